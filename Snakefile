@@ -1,0 +1,46 @@
+# privrl: full reproduction with `snakemake --cores 8`; smoke run with
+# `snakemake --cores 2 --configfile config/smoke.yaml`.
+from pathlib import Path
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+# A --configfile on the command line replaces the default config instead of being merged
+# into it (Snakemake deep-merges configs, which would mix the smoke and full experiments).
+if "experiments" not in config:
+
+    configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+from privrl import experiments as X  # noqa: E402
+
+R = config["results_dir"]
+F = config["figures_dir"]
+CELLS = X.all_cells(config)
+EXP_ENVS = sorted({(c.experiment, c.env) for c in CELLS})
+MECHANISM_TARGETS = []
+
+
+include: "workflow/rules/mdps.smk"
+include: "workflow/rules/runs.smk"
+include: "workflow/rules/aggregate.smk"
+include: "workflow/rules/fits.smk"
+include: "workflow/rules/figures.smk"
+include: "workflow/rules/tables.smk"
+
+
+if Path(workflow.basedir, "workflow/rules/audits.smk").exists():
+
+    include: "workflow/rules/audits.smk"
+
+
+rule all:
+    input:
+        [f"{F}/{e}/{v}_regret_vs_K.png" for e, v in EXP_ENVS],
+        [f"{F}/{e}/{v}_fits.md" for e, v in EXP_ENVS],
+        f"{F}/CLAIMS.md",
+        MECHANISM_TARGETS,
+    default_target: True

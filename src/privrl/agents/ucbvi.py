@@ -1,0 +1,62 @@
+"""Non-private UCBVI with the Hoeffding bonus (Azar, Osband & Munos 2017, Alg. 1, bonus_1).
+
+Time-inhomogeneous statistics per (h, s, a) (the form the private agents build on);
+bonus b = bonus_scale * 7 H L sqrt(1 / N(h, s, a)) with L = log(5 S A T / delta), T = K H;
+Q_h = min(H - h + 1, r^ + P^ V_{h+1} + b) (1-based h); unvisited pairs are fully optimistic.
+
+Parameters (vector order): bonus_scale, delta.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .. import engine
+from .base import AgentSpec, register
+from .planning import optimistic_plan, refresh_row
+
+BONUS_SCALE, DELTA = 0, 1
+
+
+@njit(cache=True)
+def hoeffding_bonus(n, H, L, scale):
+    """Azar et al. (2017) bonus_1: 7 H L sqrt(1/n) (times scale); n > 0."""
+    return scale * 7.0 * H * L / np.sqrt(n)
+
+
+@njit(cache=True)
+def kernel(env, params, K, rng, rec):
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    L = np.log(5.0 * S * A * K * H / params[DELTA])
+    n_sa = np.zeros((H, S, A))
+    n_sas = np.zeros((H, S, A, S))
+    r_sum = np.zeros((H, S, A))
+    p_hat = np.zeros((H, S, A, S))
+    q_base = np.full((H, S, A), np.inf)
+    pi = np.zeros((H, S), np.int64)
+    V = np.zeros((H + 1, S))
+    traj = engine.new_trajectory(H)
+    evc = engine.new_eval_cache(H, S)
+    for k in range(K):
+        aux = optimistic_plan(p_hat, q_base, n_sa, pi, V)
+        engine.step(env, pi, k, aux, rng, traj, evc, rec)
+        states, actions, rewards = traj
+        for h in range(H):
+            s, a = states[h], actions[h]
+            n_sa[h, s, a] += 1.0
+            n_sas[h, s, a, states[h + 1]] += 1.0
+            r_sum[h, s, a] += rewards[h]
+            n = n_sa[h, s, a]
+            refresh_row(n_sas[h, s, a], n, p_hat[h, s, a])
+            q_base[h, s, a] = r_sum[h, s, a] / n + hoeffding_bonus(n, H, L, params[BONUS_SCALE])
+
+
+SPEC = register(AgentSpec(
+    name="ucbvi",
+    kernel=kernel,
+    defaults={"bonus_scale": 1.0, "delta": 0.05},
+    privacy_model="none",
+    reference="Azar, Osband & Munos (2017), Alg. 1 with bonus_1 (Hoeffding)",
+    description="non-private UCBVI-Hoeffding, per-layer statistics",
+))

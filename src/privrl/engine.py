@@ -1,0 +1,177 @@
+"""numba building blocks the runner and the agent kernels share.
+
+The runner owns the environment, seeding, regret evaluation and output; an agent kernel
+only sequences ``plan -> engine.step -> observe`` over K episodes (numba cannot cache a
+loop that receives functions as arguments, so each agent binds this fixed skeleton to
+its own plan/observe; see docs/decisions.md, "Engine").
+
+Environment tuple ``env`` (built by :func:`env_arrays`)
+    P         float64[H, S, A, S]  transitions
+    P_cdf     float64[H, S, A, S]  cumulative rows (for sampling)
+    R         float64[H, S, A]     mean rewards
+    det_next  int64[H, S, A]       the successor of a deterministic row, else -1
+    bern      int64[1]             1 if rewards are Bernoulli(R), 0 if deterministic
+    rho       float64[S]           initial distribution
+    rho_cdf   float64[S]
+    v_star    float64[1]           rho^T V*_1
+Recorder tuple ``rec`` (built by :func:`new_recorder`)
+    ckpts int64[C] (1-based episode numbers), alphas float64[J], cum float64[C],
+    aux float64[C], mistakes int64[C, J], acc float64[2 + J], cursor int64[1]
+Trajectory tuple ``traj``: states int64[H + 1], actions int64[H], rewards float64[H].
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .mdp import TabularMDP, optimal_return
+
+
+def env_arrays(mdp: TabularMDP) -> tuple:
+    """Pack an MDP into the plain-array tuple the kernels take."""
+    P = np.ascontiguousarray(mdp.P)
+    P_cdf = np.cumsum(P, axis=3)
+    P_cdf[..., -1] = 1.0
+    det = np.where(np.isclose(P.max(axis=3), 1.0, atol=0.0, rtol=0.0), P.argmax(axis=3), -1).astype(np.int64)
+    rho_cdf = np.cumsum(mdp.rho)
+    rho_cdf[-1] = 1.0
+    bern = np.array([1 if mdp.reward_noise == "bernoulli" else 0], dtype=np.int64)
+    return (P, P_cdf, np.ascontiguousarray(mdp.R), det, bern, np.ascontiguousarray(mdp.rho), rho_cdf,
+            np.array([optimal_return(mdp)]))
+
+
+def checkpoints(K: int, n: int = 120) -> np.ndarray:
+    """At least ``min(n, K)`` distinct log-spaced episode numbers in [1, K], always including K."""
+    if K < 1:
+        raise ValueError(f"K must be >= 1; got {K}")
+    if K <= n:
+        return np.arange(1, K + 1, dtype=np.int64)
+    m = n
+    while True:
+        c = np.unique(np.round(np.logspace(0.0, np.log10(K), m)).astype(np.int64))
+        if c.size >= n:
+            break
+        m += n // 4
+    c[-1] = K
+    return np.unique(c)
+
+
+def new_recorder(K: int, alphas: np.ndarray, n_checkpoints: int = 120) -> tuple:
+    ck = checkpoints(K, n_checkpoints)
+    alphas = np.asarray(alphas, dtype=np.float64)
+    C, J = ck.size, alphas.size
+    return (ck, alphas, np.zeros(C), np.zeros(C), np.zeros((C, J), np.int64), np.zeros(2 + J),
+            np.zeros(1, np.int64))
+
+
+@njit(cache=True)
+def new_trajectory(H):
+    """(states int64[H + 1], actions int64[H], rewards float64[H])."""
+    return (np.zeros(H + 1, np.int64), np.zeros(H, np.int64), np.zeros(H))
+
+
+@njit(cache=True)
+def new_eval_cache(H, S):
+    """(last policy int64[H, S], value buffer float64[H + 1, S], [last value, valid flag])."""
+    return (np.full((H, S), -1, np.int64), np.zeros((H + 1, S)), np.zeros(2))
+
+
+@njit(cache=True)
+def sample_index(cdf, u):
+    """Smallest i with u < cdf[i] (linear search; rows are short)."""
+    n = cdf.shape[0]
+    i = 0
+    while i < n - 1 and u >= cdf[i]:
+        i += 1
+    return i
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def policy_start_value(P, R, rho, pi, V):
+    """rho^T V^pi_1 for a deterministic pi[H, S]; V[H + 1, S] is a work buffer."""
+    H, S = pi.shape
+    for s in range(S):
+        V[H, s] = 0.0
+    for h in range(H - 1, -1, -1):
+        for s in range(S):
+            a = pi[h, s]
+            acc = R[h, s, a]
+            for s2 in range(S):
+                acc += P[h, s, a, s2] * V[h + 1, s2]
+            V[h, s] = acc
+    v = 0.0
+    for s in range(S):
+        v += rho[s] * V[0, s]
+    return v
+
+
+@njit(cache=True)
+def policy_gap(env, pi, evc):
+    """V*_1 - V^pi_1 averaged over rho; re-evaluated only when pi changed (exact either way)."""
+    P, R, rho, v_star = env[0], env[2], env[5], env[7]
+    last_pi, V, memo = evc
+    H, S = pi.shape
+    same = memo[1] > 0.5
+    if same:
+        for h in range(H):
+            for s in range(S):
+                if last_pi[h, s] != pi[h, s]:
+                    same = False
+                    break
+            if not same:
+                break
+    if not same:
+        memo[0] = policy_start_value(P, R, rho, pi, V)
+        memo[1] = 1.0
+        last_pi[:, :] = pi
+    gap = v_star[0] - memo[0]
+    return gap if gap > 0.0 else 0.0
+
+
+@njit(cache=True)
+def play_episode(env, pi, rng, traj):
+    """Sample one episode of pi[H, S]; fills traj = (states[H + 1], actions[H], rewards[H])."""
+    P_cdf, R, det_next, bern, rho_cdf = env[1], env[2], env[3], env[4], env[6]
+    states, actions, rewards = traj
+    H = pi.shape[0]
+    s = sample_index(rho_cdf, rng.random()) if rho_cdf.shape[0] > 1 and rho_cdf[0] < 1.0 else 0
+    for h in range(H):
+        a = pi[h, s]
+        states[h] = s
+        actions[h] = a
+        mean = R[h, s, a]
+        if bern[0] == 1 and 0.0 < mean < 1.0:
+            rewards[h] = 1.0 if rng.random() < mean else 0.0
+        else:
+            rewards[h] = mean
+        nxt = det_next[h, s, a]
+        if nxt < 0:
+            nxt = sample_index(P_cdf[h, s, a], rng.random())
+        s = nxt
+    states[H] = s
+
+
+@njit(cache=True)
+def record(rec, k, gap, aux):
+    """Accumulate episode k's (0-based) regret gap, agent diagnostic and PAC mistakes."""
+    ckpts, alphas, cum, auxo, mist, acc, cursor = rec
+    acc[0] += gap
+    acc[1] += aux
+    J = alphas.shape[0]
+    for j in range(J):
+        if gap > alphas[j]:
+            acc[2 + j] += 1.0
+    c = cursor[0]
+    if c < ckpts.shape[0] and k + 1 == ckpts[c]:
+        cum[c] = acc[0]
+        auxo[c] = acc[1]
+        for j in range(J):
+            mist[c, j] = np.int64(acc[2 + j])
+        cursor[0] = c + 1
+
+
+@njit(cache=True)
+def step(env, pi, k, aux, rng, traj, evc, rec):
+    """The runner's share of episode k: score pi (exact gap), record, then play it."""
+    record(rec, k, policy_gap(env, pi, evc), aux)
+    play_episode(env, pi, rng, traj)

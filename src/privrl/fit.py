@@ -1,0 +1,52 @@
+"""Empirical rate exponents with seed-bootstrap confidence intervals.
+
+* K-exponent: cumulative regret R(K) ~ c K^a, OLS of log mean R on log K over the fit
+  window (default: the last two decades of K, [K/100, K]).
+Each fit returns plain dicts so the DAG can write them as CSV rows.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .stats import bootstrap_indices
+
+TINY = 1e-12
+
+
+def window_mask(episodes: np.ndarray, decades: float = 2.0) -> np.ndarray:
+    """Checkpoints in the last ``decades`` decades of K = episodes.max()."""
+    K = episodes.max()
+    return episodes >= K / 10.0 ** decades
+
+
+def loglog_slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """(slope, intercept) of log y on log x by least squares; nan if y has no positive values."""
+    y = np.asarray(y, dtype=np.float64)
+    if np.all(y <= 0):
+        return float("nan"), float("nan")
+    a, b = np.polyfit(np.log(x), np.log(np.maximum(y, TINY)), 1)
+    return float(a), float(b)
+
+
+def fit_k_exponent(episodes: np.ndarray, curves: np.ndarray, rng: np.random.Generator,
+                   decades: float = 2.0, n_boot: int = 1000, level: float = 0.95) -> dict:
+    """Exponent a of R(K) ~ K^a on the mean curve; CI from resampling seeds.
+
+    episodes: int64[C]; curves: float64[n_seeds, C] cumulative regret per seed.
+    """
+    episodes = np.asarray(episodes, dtype=np.float64)
+    curves = np.atleast_2d(curves)
+    m = window_mask(episodes, decades)
+    if m.sum() < 3:
+        raise ValueError(f"fit window [{episodes.max() / 10 ** decades:g}, {episodes.max():g}] holds "
+                         f"{m.sum()} checkpoints; need >= 3 (raise K or n_checkpoints)")
+    x = episodes[m]
+    a, b = loglog_slope(x, curves[:, m].mean(axis=0))
+    if curves.shape[0] >= 2 and np.isfinite(a):
+        idx = bootstrap_indices(curves.shape[0], n_boot, rng)
+        boots = np.array([loglog_slope(x, curves[i][:, m].mean(axis=0))[0] for i in idx])
+        lo, hi = np.nanquantile(boots, [(1 - level) / 2, (1 + level) / 2])
+    else:
+        lo = hi = a
+    return {"exponent": a, "exponent_lo": float(lo), "exponent_hi": float(hi), "log_intercept": b,
+            "window_lo": float(x.min()), "window_hi": float(x.max()), "n_seeds": int(curves.shape[0])}

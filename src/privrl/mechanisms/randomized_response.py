@@ -1,0 +1,223 @@
+"""Randomized response R_p, the trajectory randomizer M_sh, a shuffler and the analyzer.
+
+Garcelon, Perchet, Pike-Burke, Pirotta (ICML-21 RL-theory workshop), Sec. 3.1:
+
+* Alg. 2, local randomizer ``R_p^{0/1}``: with probability ``p`` output a fair coin, else the
+  input bit. It is ``ln(2/p - 1)``-LDP; ``p = 2/(e^eps + 1)`` gives eps (Alg. 3).
+* Eq. 4: one-hot encodings x (visits) and y (transitions); here a message is given by the
+  *flat* indices of its ones, so the module knows nothing of (h, s, a).
+* Eq. 5: m-bit unary reward encoding. The printed ``mu = [m r]`` is read as the ceiling
+  (then ``p_{h,s,a} = m r - mu + 1`` lies in (0, 1] and the bit sum has mean ``m r``);
+  the number of ones is therefore ``floor(m r) + Ber(m r - floor(m r))`` (decisions D4).
+* Alg. 3, ``M_sh``: R_p on every bit of x, y and the unary reward codes.
+* Shuffler: a uniform random permutation of a batch of messages (Alg. 1).
+* Analyzer, Eq. 6: the printed ``1/(1-p) sum R_p(.) - p/2`` is biased as written; the
+  unbiased estimator of the number of ones among ``nbits`` randomized bits is
+  ``(sum - nbits p / 2) / (1 - p)`` (rewards: further divided by ``m``) (decisions D3).
+
+Aggregated sampling: the sum of R_p over ``nbits`` bits of which ``c`` are ones is exactly
+``Bin(c, 1 - p/2) + Bin(nbits - c, p/2)`` (independent bits); ``rr_sum_counts`` draws it so
+(per bit when ``nbits`` is small, by two binomials otherwise), tested equal in law to the
+per-bit ``rr_randomize_bits``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+#: below this many bits per entry, draw one uniform per bit instead of two binomials
+_PER_BIT_MAX = 12
+
+
+@njit(cache=True)
+def rr_p_from_epsilon(epsilon):
+    """``p = 2/(e^eps + 1)`` (Garcelon Alg. 3): R_p is then eps-LDP per bit."""
+    return 2.0 / (math.exp(epsilon) + 1.0)
+
+
+@njit(cache=True)
+def rr_epsilon_from_p(p):
+    """Per-bit LDP level ``ln(2/p - 1)`` of R_p (Garcelon Sec. 3.1)."""
+    return math.log(2.0 / p - 1.0)
+
+
+@njit(cache=True)
+def rr_randomize_bits(x, p, rng, out):
+    """Alg. 2 literally, bit by bit: x[n] in {0,1} -> out[n] in {0,1} (any numeric dtypes).
+
+    For each bit: ``b ~ Ber(p)``; if ``b == 0`` return the bit, else return ``Ber(1/2)``.
+    """
+    for i in range(x.shape[0]):
+        if rng.random() < p:
+            out[i] = 1 if rng.random() < 0.5 else 0
+        else:
+            out[i] = x[i]
+
+
+@njit(cache=True)
+def rr_sum_counts(ones, nbits, p, rng, out):
+    """Sum of R_p outputs over ``nbits`` bits per entry, ``ones[i]`` of which are 1.
+
+    ones[n] float64 (integers in [0, nbits]); nbits int; out[n] float64 receives the raw
+    (biased) sums. Exactly ``Bin(c, 1-p/2) + Bin(nbits-c, p/2)`` per entry.
+    """
+    q1 = 1.0 - 0.5 * p
+    q0 = 0.5 * p
+    for i in range(ones.shape[0]):
+        c = int(ones[i])
+        if c < 0 or c > nbits:
+            raise ValueError("rr_sum_counts: entry outside [0, nbits]")
+        if nbits <= _PER_BIT_MAX:
+            s = 0
+            for _ in range(c):
+                if rng.random() < q1:
+                    s += 1
+            for _ in range(nbits - c):
+                if rng.random() < q0:
+                    s += 1
+            out[i] = s
+        else:
+            out[i] = rng.binomial(c, q1) + rng.binomial(nbits - c, q0)
+
+
+@njit(cache=True)
+def rr_debias(sums, nbits, p, out):
+    """Unbiased analyzer (Eq. 6, corrected): ``out = (sums - nbits p/2) / (1 - p)``.
+
+    sums[n] raw sums of ``nbits`` randomized bits per entry; out[n] may alias sums.
+    """
+    half = 0.5 * p * nbits
+    inv = 1.0 / (1.0 - p)
+    for i in range(sums.shape[0]):
+        out[i] = (sums[i] - half) * inv
+
+
+@njit(cache=True)
+def unary_encode(r, m, rng, bits):
+    """Eq. 5 literally for one reward ``r in [0, 1]``: bits[m] <- the unary code.
+
+    ``mu = ceil(m r)``; ``b_j = 1`` for ``j < mu``, ``Ber(m r - mu + 1)`` for ``j = mu``, 0 after
+    (``j = 1..m``).
+    """
+    mr = m * r
+    mu = math.ceil(mr)
+    pj = mr - mu + 1.0
+    for j in range(1, m + 1):
+        if j < mu:
+            bits[j - 1] = 1
+        elif j == mu:
+            bits[j - 1] = 1 if rng.random() < pj else 0
+        else:
+            bits[j - 1] = 0
+
+
+@njit(cache=True)
+def unary_count(r, m, rng, out):
+    """Number of ones of the Eq. 5 code of each reward: ``floor(m r) + Ber(frac(m r))``.
+
+    r[n] float64 in [0, 1]; out[n] float64. Equal in law to ``unary_encode(...).sum()``.
+    """
+    for i in range(r.shape[0]):
+        mr = m * r[i]
+        f = math.floor(mr)
+        out[i] = f + (1.0 if rng.random() < mr - f else 0.0)
+
+
+@njit(cache=True)
+def onehot_encode(idx, out):
+    """Eq. 4 with flat indices: out[n_cells] <- 0, then ``out[idx[h]] += 1`` for each h."""
+    for i in range(out.shape[0]):
+        out[i] = 0
+    for h in range(idx.shape[0]):
+        out[idx[h]] += 1
+
+
+@njit(cache=True)
+def msh_randomize(x_idx, n_x, y_idx, n_y, r_idx, rewards, m, n_r, p, rng):
+    """Alg. 3 (M_sh) for one trajectory, bit by bit; returns ``(xq[n_x], yq[n_y], bq[n_r, m])``.
+
+    x_idx[H] int64: flat index of each visited (h, s, a) (Eq. 4, x); y_idx[H-1] int64: flat
+    index of each (h, s, a, s') (Eq. 4, y); r_idx[H], rewards[H]: flat (h, s, a) index and
+    reward of each step (Eq. 5). Every bit then goes through R_p (Alg. 2). int64 outputs.
+    """
+    x = np.zeros(n_x, np.int64)
+    y = np.zeros(n_y, np.int64)
+    onehot_encode(x_idx, x)
+    onehot_encode(y_idx, y)
+    b = np.zeros((n_r, m), np.int64)
+    code = np.zeros(m, np.int64)
+    for h in range(r_idx.shape[0]):
+        unary_encode(rewards[h], m, rng, code)
+        for j in range(m):
+            b[r_idx[h], j] = code[j]
+    xq = np.empty(n_x, np.int64)
+    yq = np.empty(n_y, np.int64)
+    bq = np.empty((n_r, m), np.int64)
+    rr_randomize_bits(x, p, rng, xq)
+    rr_randomize_bits(y, p, rng, yq)
+    rr_randomize_bits(b.reshape(n_r * m), p, rng, bq.reshape(n_r * m))
+    return xq, yq, bq
+
+
+@njit(cache=True)
+def shuffle_rows(messages, rng):
+    """The shuffler: uniform random permutation of the rows of messages[k, d], in place.
+
+    Fisher-Yates with ``rng.integers``; returns the permutation applied (``perm[k]``: new row
+    ``i`` is old row ``perm[i]``).
+    """
+    k = messages.shape[0]
+    perm = np.arange(k)
+    for i in range(k - 1, 0, -1):
+        j = rng.integers(0, i + 1)
+        if j != i:
+            tmp = perm[i]
+            perm[i] = perm[j]
+            perm[j] = tmp
+            for c in range(messages.shape[1]):
+                v = messages[i, c]
+                messages[i, c] = messages[j, c]
+                messages[j, c] = v
+    return perm
+
+
+@njit(cache=True)
+def rr_analyzer(messages, bits_per_coord, p, out):
+    """Analyzer (Eq. 6, unbiased): debiased column sums of shuffled messages[k, d].
+
+    Each coordinate of each message carries ``bits_per_coord`` randomized bits summed;
+    out[d] = (sum_rows - k * bits_per_coord * p/2) / (1 - p). Permutation-invariant.
+    """
+    k = messages.shape[0]
+    d = messages.shape[1]
+    for c in range(d):
+        s = 0.0
+        for i in range(k):
+            s += messages[i, c]
+        out[c] = s
+    rr_debias(out, k * bits_per_coord, p, out)
+
+
+def garcelon_eq7_bound(n_bits: float, p: float, delta: float) -> float:
+    """Garcelon Eq. 7: ``2 ln(1/d) / (3(1-p)) + sqrt(n p (1 - p/2) ln(1/d)) / (1-p)``.
+
+    Deviation of the debiased count from the true count with probability >= 1 - delta;
+    ``n_bits = (k-1) H`` in the paper (number of randomized bits summed per counter).
+    """
+    L = math.log(1.0 / delta)
+    return 2.0 * L / (3.0 * (1.0 - p)) + math.sqrt(n_bits * p * (1.0 - p / 2.0) * L) / (1.0 - p)
+
+
+def garcelon_eq8_bound(k: float, H: int, m: int, p: float, delta: float) -> float:
+    """Garcelon Eq. 8 (reward counter), exactly as printed::
+
+        sqrt(2 H k log(2/d)) / m + sqrt(k H m p (1 - p/2) ln(1/d)) / (m (1-p)) + 2 ln(1/d) / (3(1-p))
+    """
+    L = math.log(1.0 / delta)
+    return (
+        math.sqrt(2.0 * H * k * math.log(2.0 / delta)) / m
+        + math.sqrt(k * H * m * p * (1.0 - p / 2.0) * L) / (m * (1.0 - p))
+        + 2.0 * L / (3.0 * (1.0 - p))
+    )

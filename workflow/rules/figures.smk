@@ -1,0 +1,16 @@
+rule regret_figure:
+    """Regret vs K (log-log) with CI bands and the fitted slope."""
+    input:
+        agg=f"{R}/{{experiment}}/aggregate/{{env}}.parquet",
+        fits=f"{R}/{{experiment}}/fits/{{env}}.csv",
+    output:
+        f"{F}/{{experiment}}/{{env}}_regret_vs_K.png",
+    log:
+        f"{R}/logs/figures/{{experiment}}/{{env}}.log",
+    benchmark:
+        f"{R}/benchmarks/figures/{{experiment}}/{{env}}.tsv"
+    params:
+        title=lambda w: f"{w.experiment}: {w.env}",
+        note=lambda w: config["experiments"][w.experiment].get("note", ""),
+    script:
+        "../scripts/regret_figure.py"

@@ -1,0 +1,15 @@
+rule fit:
+    """K-exponent of cumulative regret per cell (last decades of K), seed-bootstrap CI."""
+    input:
+        cell_results,
+    output:
+        f"{R}/{{experiment}}/fits/{{env}}.csv",
+    log:
+        f"{R}/logs/fits/{{experiment}}/{{env}}.log",
+    benchmark:
+        f"{R}/benchmarks/fits/{{experiment}}/{{env}}.tsv"
+    params:
+        n_boot=config["bootstrap"]["n"],
+        decades=lambda w: config["experiments"][w.experiment].get("fit_decades", 2),
+    script:
+        "../scripts/fit.py"

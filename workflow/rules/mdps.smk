@@ -1,0 +1,12 @@
+rule mdp:
+    """Build and validate one experiment's MDP (privrl.envs registry)."""
+    output:
+        f"{R}/{{experiment}}/mdp/{{env}}.npz",
+    log:
+        f"{R}/logs/mdp/{{experiment}}/{{env}}.log",
+    benchmark:
+        f"{R}/benchmarks/mdp/{{experiment}}/{{env}}.tsv"
+    params:
+        spec=lambda w: X.env_spec(config, w.experiment, w.env),
+    script:
+        "../scripts/make_mdp.py"

@@ -1,0 +1,17 @@
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from privrl import aggregate, io, seeding
+from privrl.glue import logged
+
+with logged(snakemake) as log:  # noqa: F821
+    sm = snakemake  # noqa: F821
+    frames = []
+    for path in sm.input:
+        info = json.loads(Path(path).with_suffix(".json").read_text())
+        rng = seeding.generator("aggregate", f"{sm.wildcards.experiment}/{info['setting']}", 0)
+        agg = aggregate.aggregate_cell(pd.read_parquet(path), rng, sm.params.n_boot)
+        frames.append(agg.assign(cell=info["cell"], label=info["label"], agent=info["agent"]))
+    io.write_parquet(sm.output[0], pd.concat(frames, ignore_index=True))

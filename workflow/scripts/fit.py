@@ -1,0 +1,21 @@
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from privrl import aggregate, io, seeding
+from privrl.glue import logged
+
+with logged(snakemake) as log:  # noqa: F821
+    sm = snakemake  # noqa: F821
+    rows = []
+    for path in sm.input:
+        info = json.loads(Path(path).with_suffix(".json").read_text())
+        rng = seeding.generator("fit", f"{sm.wildcards.experiment}/{info['setting']}", 0)
+        row = aggregate.fit_cell(pd.read_parquet(path), rng, sm.params.decades, sm.params.n_boot)
+        row.update(env=sm.wildcards.env, cell=info["cell"], label=info["label"], agent=info["agent"],
+                   privacy_model=info["privacy_model"], reconstruction=info["reconstruction"],
+                   **{f"param_{k}": v for k, v in info["params"].items()})
+        log.info("%s: exponent %.3f", info["cell"], row["exponent"])
+        rows.append(row)
+    io.write_csv(sm.output[0], pd.DataFrame(rows))
