@@ -29,7 +29,7 @@ include: "workflow/rules/runs.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/fits.smk"
 include: "workflow/rules/figures.smk"
-include: "workflow/rules/tables.smk"
+include: "workflow/rules/analyses.smk"
 
 
 if Path(workflow.basedir, "workflow/rules/audits.smk").exists():
@@ -37,10 +37,14 @@ if Path(workflow.basedir, "workflow/rules/audits.smk").exists():
     include: "workflow/rules/audits.smk"
 
 
+include: "workflow/rules/tables.smk"
+
+
 rule all:
     input:
         [f"{F}/{e}/{v}_regret_vs_K.png" for e, v in EXP_ENVS],
         [f"{F}/{e}/{v}_fits.md" for e, v in EXP_ENVS],
         f"{F}/CLAIMS.md",
+        [f"{F}/{e}/{a}.{x}" for e, a in ANALYSIS_TARGETS for x in ("csv", "md", "png")],
         MECHANISM_TARGETS,
     default_target: True

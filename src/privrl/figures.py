@@ -44,3 +44,13 @@ def regret_vs_k(agg: pd.DataFrame, fits: pd.DataFrame, path: str, title: str = "
     fig.tight_layout(rect=(0, 0.04 if note else 0, 1, 1))
     io.save_figure(fig, path, dpi=150)
     plt.close(fig)
+
+
+def save_or_placeholder(fig, path: str, name: str) -> None:
+    """Save ``fig``; for a table-only analysis write a small figure saying so."""
+    if fig is None:
+        fig, ax = plt.subplots(figsize=(4, 1))
+        ax.axis("off")
+        ax.text(0.5, 0.5, f"{name}: table only (see {name}.md)", ha="center", va="center", fontsize=8)
+    io.save_figure(fig, path, dpi=150)
+    plt.close(fig)

@@ -18,6 +18,7 @@ rule claims:
     input:
         fits=[f"{R}/{e}/fits/{v}.csv" for e, v in EXP_ENVS],
         extra=MECHANISM_TARGETS,
+        analyses=[f"{R}/{e}/analysis/{a}_claims.csv" for e, a in ANALYSIS_TARGETS],
     output:
         md=f"{F}/CLAIMS.md",
         csv=f"{F}/claims.csv",

@@ -16,6 +16,7 @@ with logged(snakemake) as log:  # noqa: F821
         specs = [c for c in cfg["experiments"][exp].get("claims", []) if c["check"]["env"] == env]
         artifact = f"{sm.params.figures_dir}/{exp}/{env}_regret_vs_K.png"
         tables.append(claims.score_claims(exp, specs, fits, artifact))
-    table = pd.concat(tables, ignore_index=True)
+    tables += [pd.read_csv(p) for p in sm.input.analyses]
+    table = pd.concat([t for t in tables if not t.empty], ignore_index=True)
     io.write_csv(sm.output.csv, table)
     io.write_text(sm.output.md, claims.claims_markdown(table, claims.extra_sections(sm.input.extra)))

@@ -1,15 +1,11 @@
-"""Agents: one registry (:data:`REGISTRY`), one module per algorithm family."""
+"""Agents: one registry (:data:`REGISTRY`); every module of this package registers its agents."""
+import importlib
+import pkgutil
+
 from .base import REGISTRY, AgentSpec, get, register  # noqa: F401
 
-_MODULES = ("ucbvi",)
-
-
-def _import_all() -> None:
-    import importlib
-
-    for mod in _MODULES:
-        importlib.import_module(f"{__name__}.{mod}")
-
-
-_import_all()
+_INFRA = {"base", "planning"}
+for _mod in pkgutil.iter_modules(__path__):
+    if _mod.name not in _INFRA and not _mod.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_mod.name}")
 _load_all = True
