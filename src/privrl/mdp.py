@@ -38,9 +38,10 @@ class TabularMDP:
     params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        P = np.ascontiguousarray(self.P, dtype=np.float64)
-        R = np.ascontiguousarray(self.R, dtype=np.float64)
-        rho = np.ascontiguousarray(self.rho, dtype=np.float64)
+        # private copies: freezing them must not touch the caller's arrays
+        P = np.array(self.P, dtype=np.float64, order="C", copy=True)
+        R = np.array(self.R, dtype=np.float64, order="C", copy=True)
+        rho = np.array(self.rho, dtype=np.float64, order="C", copy=True)
         validate(P, R, rho, self.reward_noise)
         for arr in (P, R, rho):
             arr.setflags(write=False)
