@@ -22,6 +22,7 @@ F = config["figures_dir"]
 CELLS = X.all_cells(config)
 EXP_ENVS = sorted({(c.experiment, c.env) for c in CELLS})
 MECHANISM_TARGETS = []
+CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
 
 
 include: "workflow/rules/mdps.smk"

@@ -15,5 +15,7 @@ rule aggregate:
         f"{R}/benchmarks/aggregate/{{experiment}}/{{env}}.tsv"
     params:
         n_boot=config["bootstrap"]["n"],
+    conda:
+        CONDA_ENV
     script:
         "../scripts/aggregate.py"

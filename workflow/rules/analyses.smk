@@ -29,5 +29,7 @@ rule analysis:
         f"{R}/benchmarks/analysis/{{experiment}}/{{analysis}}.tsv"
     params:
         figures_dir=F,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/analysis.py"

@@ -12,5 +12,7 @@ rule regret_figure:
     params:
         title=lambda w: f"{w.experiment}: {w.env}",
         note=lambda w: config["experiments"][w.experiment].get("note", ""),
+    conda:
+        CONDA_ENV
     script:
         "../scripts/regret_figure.py"

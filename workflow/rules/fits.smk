@@ -11,5 +11,7 @@ rule fit:
     params:
         n_boot=config["bootstrap"]["n"],
         decades=lambda w: config["experiments"][w.experiment].get("fit_decades", 2),
+    conda:
+        CONDA_ENV
     script:
         "../scripts/fit.py"

@@ -8,5 +8,7 @@ rule mdp:
         f"{R}/benchmarks/mdp/{{experiment}}/{{env}}.tsv"
     params:
         spec=lambda w: X.env_spec(config, w.experiment, w.env),
+    conda:
+        CONDA_ENV
     script:
         "../scripts/make_mdp.py"

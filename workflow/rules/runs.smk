@@ -14,5 +14,7 @@ rule run_cell:
         episodes=lambda w: int(config["experiments"][w.experiment]["episodes"]),
         seeds=lambda w: X.seeds_of(config, w.experiment),
         n_checkpoints=config.get("n_checkpoints", 120),
+    conda:
+        CONDA_ENV
     script:
         "../scripts/run_cell.py"

@@ -9,6 +9,8 @@ rule fit_table:
         f"{R}/logs/tables/{{experiment}}/{{env}}.log",
     benchmark:
         f"{R}/benchmarks/tables/{{experiment}}/{{env}}.tsv"
+    conda:
+        CONDA_ENV
     script:
         "../scripts/fit_table.py"
 
@@ -28,5 +30,7 @@ rule claims:
         f"{R}/benchmarks/claims.tsv"
     params:
         figures_dir=F,
+    conda:
+        CONDA_ENV
     script:
         "../scripts/claims.py"

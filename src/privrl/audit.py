@@ -1,0 +1,322 @@
+"""Empirical privacy audits of the mechanisms (issue 3).
+
+Local / central mechanisms (Laplace, R_p, the tree counter, the RLSVI Gaussian step): run
+the mechanism ``n`` times on each of two neighbouring inputs, count a fixed event ``E``
+(chosen from the mechanism's law before sampling) and bound
+``eps >= ln((P1(E) - delta) / P0(E))`` with Clopper-Pearson intervals: the lower bound uses
+the lower limit for ``P1`` and the upper limit for ``P0``, each two-sided at level
+``alpha``, so the *false-alarm rate* -- the probability that a correct mechanism's lower
+bound exceeds its true eps -- is at most ``alpha`` (union bound over the two limits).
+The events are optimal for their mechanism (the log-ratio of the event equals the true
+eps), so a mis-calibrated variant (half the noise, wrong p) is caught (tests).
+
+Shuffled mechanisms (Bai et al. Alg. 4, Garcelon et al. shuffled RR): an event audit has
+no power at the papers' loose claims, so the implemented protocol's output distribution is
+tested against the exact law (chi-square on bins with expected count >= 5, z-tests of the
+mean and of the variance; Bonferroni over the three at level ``alpha``) and the exact eps
+from :mod:`privrl.accounting` is compared with the claim.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+from numba import njit
+from scipy import stats
+
+from . import accounting as acc
+from .mechanisms.bitsum import bitsum_analyzer, bitsum_local_randomizer, bitsum_noise_law, bitsum_tau
+from .mechanisms.gaussian import rlsvi_perturb
+from .mechanisms.laplace import laplace_release
+from .mechanisms.randomized_response import rr_p_from_epsilon, rr_randomize_bits, shuffle_rows
+from .mechanisms.tree import tree_step
+
+COLUMNS = ["mechanism", "claimed_epsilon", "delta", "empirical_lower_bound", "ci_low", "ci_high",
+           "exact_epsilon", "test_pvalue", "n_trials", "verdict", "source"]
+
+
+def clopper_pearson(k: int, n: int, alpha: float) -> tuple[float, float]:
+    """Two-sided ``1 - alpha`` Clopper-Pearson interval for a binomial proportion ``k / n``."""
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(alpha / 2, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(1 - alpha / 2, k + 1, n - k))
+    return lo, hi
+
+
+def _log_ratio(a: float, b: float) -> float:
+    if a <= 0:
+        return -math.inf
+    if b <= 0:
+        return math.inf
+    return math.log(a / b)
+
+
+def epsilon_bounds(k1: int, n1: int, k0: int, n0: int, delta: float = 0.0, alpha: float = 0.05) -> dict:
+    """Point estimate and ``1 - alpha`` interval of ``ln((P1 - delta) / P0)`` from event counts.
+
+    ``ci_low`` is the empirical lower bound on eps (false-alarm rate <= alpha).
+    """
+    l1, h1 = clopper_pearson(k1, n1, alpha)
+    l0, h0 = clopper_pearson(k0, n0, alpha)
+    return {
+        "point": _log_ratio(k1 / n1 - delta, k0 / n0),
+        "ci_low": _log_ratio(l1 - delta, h0),
+        "ci_high": _log_ratio(h1 - delta, l0),
+    }
+
+
+def _row(mechanism, claimed, delta, bounds, exact, n, source, pvalue=float("nan")) -> dict:
+    lb = bounds["ci_low"] if bounds else float("nan")
+    verdict = "pass" if not (lb > claimed) else "VIOLATION"
+    return {"mechanism": mechanism, "claimed_epsilon": claimed, "delta": delta,
+            "empirical_lower_bound": lb,
+            "ci_low": bounds["ci_low"] if bounds else float("nan"),
+            "ci_high": bounds["ci_high"] if bounds else float("nan"),
+            "exact_epsilon": exact, "test_pvalue": pvalue, "n_trials": n, "verdict": verdict,
+            "source": source}
+
+
+# ----------------------------------------------------------------------------- event audits
+def audit_laplace(rng, n_trials: int, epsilon: float = 1.0, noise_factor: float = 1.0, alpha: float = 0.05) -> dict:
+    """Laplace mechanism, inputs 0 vs 1, event ``{y >= 1}``: ``P1/P0 = e^eps`` exactly."""
+    scale = noise_factor / epsilon
+    out = np.empty(n_trials)
+    laplace_release(np.ones(n_trials), scale, rng, out)
+    k1 = int((out >= 1.0).sum())
+    laplace_release(np.zeros(n_trials), scale, rng, out)
+    k0 = int((out >= 1.0).sum())
+    b = epsilon_bounds(k1, n_trials, k0, n_trials, 0.0, alpha)
+    return _row("laplace", epsilon, 0.0, b, acc.laplace_epsilon(scale), n_trials, "Dwork et al. 2006")
+
+
+def audit_rr(rng, n_trials: int, epsilon: float = 1.0, p: float | None = None, alpha: float = 0.05) -> dict:
+    """R_p (Garcelon Alg. 2), bits 1 vs 0, event ``{output = 1}``: ``P1/P0 = (2-p)/p = e^eps``.
+
+    ``p`` overrides the correct ``2/(e^eps + 1)`` (to test a broken variant).
+    """
+    p = rr_p_from_epsilon(epsilon) if p is None else p
+    out = np.empty(n_trials)
+    rr_randomize_bits(np.ones(n_trials), p, rng, out)
+    k1 = int(out.sum())
+    rr_randomize_bits(np.zeros(n_trials), p, rng, out)
+    k0 = int(out.sum())
+    b = epsilon_bounds(k1, n_trials, k0, n_trials, 0.0, alpha)
+    return _row("randomized response R_p", epsilon, 0.0, b, acc.rr_epsilon(p), n_trials, "Garcelon et al. Alg. 2")
+
+
+@njit(cache=True)
+def _tree_path_nodes(x1, L, scale, rng, nodes):
+    """Run a tree of n = len(x1) counters over T = 2^(L-1) steps with stream (x1, 0, 0, ...)
+    and record nodes[j, c] = the noisy node of level j when it is released (t = 2^j)."""
+    n = x1.shape[0]
+    exact = np.zeros((L, n))
+    noisy = np.zeros((L, n))
+    psum = np.zeros((L + 1, n))
+    zero = np.zeros(n)
+    out = np.zeros(n)
+    T = 1 << (L - 1)
+    j = 0
+    for t in range(1, T + 1):
+        tree_step(exact, noisy, psum, t, x1 if t == 1 else zero, scale, rng, out)
+        if t == (1 << j):
+            for c in range(n):
+                nodes[j, c] = noisy[j, c]
+            j += 1
+
+
+def audit_tree(rng, n_trials: int, epsilon: float = 1.0, levels: int = 3, noise_factor: float = 1.0,
+               alpha: float = 0.05) -> dict:
+    """Binary mechanism (Vietri App. A Alg. 5): streams differing in sigma(1), event on the noisy
+    nodes of t=1's path (all L nodes containing element 1): ``{all >= 1}``, ``P1/P0 = e^eps``.
+
+    Each trial is one counter of a vectorised tree with ``T = 2^(levels-1)``.
+    """
+    scale = levels * noise_factor / epsilon
+    nodes = np.empty((levels, n_trials))
+    _tree_path_nodes(np.ones(n_trials), levels, scale, rng, nodes)
+    k1 = int((nodes >= 1.0).all(axis=0).sum())
+    _tree_path_nodes(np.zeros(n_trials), levels, scale, rng, nodes)
+    k0 = int((nodes >= 1.0).all(axis=0).sum())
+    b = epsilon_bounds(k1, n_trials, k0, n_trials, 0.0, alpha)
+    return _row("binary mechanism counter", epsilon, 0.0, b, acc.tree_counter_epsilon(scale, 1 << (levels - 1)),
+                n_trials, "Vietri et al. App. A Alg. 5, Thm 12")
+
+
+def gaussian_step_claim(beta: float, N: float, delta: float) -> float:
+    """Claimed eps of one RLSVI Gaussian step: Lemma 11's RDP ``alpha (N+1)/(2 beta N^2)``
+    converted as in Thm 13 / Cor. 14: ``rho + 2 sqrt(rho log(1/delta))``."""
+    rho = (N + 1.0) / (2.0 * beta * N * N)
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+
+def audit_gaussian(rng, n_trials: int, beta: float = 48.0, N: float = 1.0, delta: float = 1e-5,
+                   noise_factor: float = 1.0, alpha: float = 0.05) -> dict:
+    """RLSVI step (Lu et al. Alg. 1 line 10): rewards mean 0 vs 1/N (sensitivity, Lemma 11),
+    noise ``N(0, beta/(N+1))``; event ``{y >= c}`` with ``P0(E) = q0`` fixed in advance."""
+    sigma = math.sqrt(beta / (N + 1.0))
+    q0 = min(0.05, max(1e-3, 1000.0 / n_trials))
+    c = sigma * float(stats.norm.isf(q0))
+    counts = np.full(n_trials, N)
+    out = np.empty(n_trials)
+    b_eff = beta * noise_factor**2
+    rlsvi_perturb(np.full(n_trials, 1.0 / N), b_eff, counts, rng, out)
+    k1 = int((out >= c).sum())
+    rlsvi_perturb(np.zeros(n_trials), b_eff, counts, rng, out)
+    k0 = int((out >= c).sum())
+    b = epsilon_bounds(k1, n_trials, k0, n_trials, delta, alpha)
+    exact = acc.gaussian_exact_epsilon((1.0 / N) / (sigma * noise_factor), delta)
+    return _row("RLSVI Gaussian step", gaussian_step_claim(beta, N, delta), delta, b, exact, n_trials,
+                "Lu et al. Alg. 1, Lemma 11")
+
+
+# ----------------------------------------------------------------------------- distribution tests
+def distribution_test(samples: np.ndarray, offset: int, logpmf: np.ndarray, alpha: float = 0.05) -> dict:
+    """Chi-square, mean and variance z-tests of integer ``samples`` against an exact law
+    (``logpmf[i]`` = log P(offset + i)). ``passed`` if all p-values exceed ``alpha / 3``."""
+    samples = np.asarray(samples, dtype=np.int64)
+    pmf = np.exp(logpmf - logpmf.max())
+    pmf /= pmf.sum()
+    xs = offset + np.arange(len(pmf), dtype=float)
+    mu = float((pmf * xs).sum())
+    var = float((pmf * (xs - mu) ** 2).sum())
+    m4 = float((pmf * (xs - mu) ** 4).sum())
+    n = len(samples)
+    z_mean = (samples.mean() - mu) / math.sqrt(var / n)
+    z_var = (samples.var(ddof=1) - var) / math.sqrt(max(m4 - var**2 * (n - 3) / (n - 1), 1e-300) / n)
+    # chi-square on bins merged left to right until each expects >= 5
+    counts = np.bincount(np.clip(samples - offset, 0, len(pmf) - 1), minlength=len(pmf))
+    exp_bins, obs_bins, e_acc, o_acc = [], [], 0.0, 0
+    for e, o in zip(pmf * n, counts):
+        e_acc += e
+        o_acc += o
+        if e_acc >= 5:
+            exp_bins.append(e_acc), obs_bins.append(o_acc)
+            e_acc, o_acc = 0.0, 0
+    if exp_bins:
+        exp_bins[-1] += e_acc
+        obs_bins[-1] += o_acc
+    if len(exp_bins) >= 2:
+        chi2 = float(((np.array(obs_bins) - np.array(exp_bins)) ** 2 / np.array(exp_bins)).sum())
+        p_chi = float(stats.chi2.sf(chi2, len(exp_bins) - 1))
+    else:
+        p_chi = 1.0
+    p_mean = float(2 * stats.norm.sf(abs(z_mean)))
+    p_var = float(2 * stats.norm.sf(abs(z_var)))
+    pmin = min(p_chi, p_mean, p_var)
+    return {"p_chi2": p_chi, "p_mean": p_mean, "p_var": p_var, "p_min": pmin, "passed": pmin > alpha / 3}
+
+
+@njit(cache=True)
+def _bitsum_protocol(y, tau, n_samples, noise_bits_factor, rng):
+    """Samples of Alg. 4 run user by user: randomizer -> shuffler -> analyzer, minus sum(y).
+
+    ``noise_bits_factor != 1`` is a deliberately broken variant (scaled noise in both regimes,
+    analyzer re-centred so that the mean stays right)."""
+    n = y.shape[0]
+    z = np.empty((n, 1), np.int64)
+    res = np.empty(n_samples, np.int64)
+    ysum = 0
+    for i in range(n):
+        ysum += y[i]
+    n_bits, q, _ = bitsum_noise_law(n, tau)
+    for s in range(n_samples):
+        if noise_bits_factor == 1.0:
+            bitsum_local_randomizer(y, tau, rng, z[:, 0])
+            shuffle_rows(z, rng)
+            res[s] = int(round(bitsum_analyzer(z[:, 0], tau) - ysum + n_bits * q))
+        else:
+            nb = int(n_bits * noise_bits_factor)
+            res[s] = rng.binomial(nb, q)  # what a mis-sized randomizer would sum to
+    return res
+
+
+def audit_bitsum(rng, n_samples: int, epsilon: float, beta: float, n_users: int,
+                 noise_bits_factor: float = 1.0, alpha: float = 0.05) -> dict:
+    """Bai et al. Alg. 4 output law vs exact ``Bin(n_bits, q)`` noise; exact eps vs claimed eps."""
+    tau = bitsum_tau(epsilon, beta)
+    y = (np.arange(n_users) % 3 == 0).astype(np.int64)
+    samples = _bitsum_protocol(y, tau, n_samples, float(noise_bits_factor), rng)
+    n_bits, q, regime = bitsum_noise_law(n_users, tau)
+    lo = 0
+    logpmf = stats.binom.logpmf(np.arange(int(n_bits) + 1), int(n_bits), q)
+    t = distribution_test(samples, lo, logpmf, alpha)
+    exact = acc.bitsum_exact_epsilon(n_users, tau, beta)
+    row = _row(f"shuffle bit-sum ({'small' if regime == 0 else 'large'} regime, n={n_users})", epsilon, beta,
+               None, exact, n_samples, "Bai et al. App. Alg. 4, Lemma 42", t["p_min"])
+    row["verdict"] = "pass" if (t["passed"] and exact <= epsilon) else "FAIL"
+    return row | {"test": t}
+
+
+@njit(cache=True)
+def _rr_sums(x, p, n_samples, rng):
+    """Samples of the shuffled-RR counter: R_p on every bit of x[n] (Alg. 2), shuffled, summed."""
+    n = x.shape[0]
+    bits = np.empty((n, 1))
+    res = np.empty(n_samples, np.int64)
+    for s in range(n_samples):
+        rr_randomize_bits(x, p, rng, bits[:, 0])
+        shuffle_rows(bits, rng)
+        res[s] = int(bits.sum())
+    return res
+
+
+def audit_shuffled_rr(rng, n_samples: int, eps0: float, k: int, H: int, m: int, delta0: float,
+                      p: float | None = None, alpha: float = 0.05) -> dict:
+    """Garcelon et al. shuffled RR: one counter's law (k H bits, k of them ones) vs the exact
+    law; exact composed eps of Prop. 5's three families vs ``eps_{c,k}`` as printed."""
+    eps = acc.garcelon_lemma4_epsilon(eps0, m, H)
+    p_claim = rr_p_from_epsilon(eps)
+    p_used = p_claim if p is None else p
+    n_bits, ones = k * H, k
+    x = np.zeros(n_bits)
+    x[:ones] = 1.0
+    samples = _rr_sums(x, p_used, n_samples, rng)
+    off, logpmf = acc.rr_sum_logpmf(n_bits, ones, p_claim)
+    t = distribution_test(samples, off, logpmf, alpha)
+    claimed = acc.garcelon_prop5_epsilon(k, H, m, p_claim, delta0)
+    exact = acc.shuffled_rr_composed_epsilon(k, H, m, p_claim, delta0)
+    row = _row(f"shuffled RR (k={k}, H={H}, m={m})", claimed, delta0, None, exact, n_samples,
+               "Garcelon et al. Alg. 2-3, Prop. 5", t["p_min"])
+    row["verdict"] = "pass" if (t["passed"] and exact <= claimed) else "FAIL"
+    return row | {"test": t}
+
+
+def privacy_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
+    """All audits as one table (columns ``COLUMNS``). ``rng``: Generator or SeedSequence.
+
+    sizes: ``n_event`` (trials per input for Laplace, R_p, tree), ``n_gaussian``, ``n_shuffle``
+    (protocol samples), ``alpha``, ``epsilon``; ``shuffle_rr`` = dict(eps0, k, H, m, delta0).
+    """
+    sizes = dict(sizes or {})
+    if isinstance(rng, np.random.SeedSequence):
+        rng = np.random.default_rng(rng)
+    n_ev = int(sizes.get("n_event", 200_000))
+    n_g = int(sizes.get("n_gaussian", 1_000_000))
+    n_sh = int(sizes.get("n_shuffle", 2000))
+    alpha = float(sizes.get("alpha", 0.05))
+    eps = float(sizes.get("epsilon", 1.0))
+    bs_eps, bs_beta = float(sizes.get("bitsum_epsilon", 0.5)), float(sizes.get("bitsum_beta", 0.01))
+    srr = {"eps0": 1.0, "k": 200, "H": 5, "m": 1, "delta0": 1e-6} | dict(sizes.get("shuffle_rr", {}))
+    r = rng.spawn(7)
+    tau = bitsum_tau(bs_eps, bs_beta)
+    rows = [
+        audit_laplace(r[0], n_ev, eps, alpha=alpha),
+        audit_rr(r[1], n_ev, eps, alpha=alpha),
+        audit_tree(r[2], n_ev, eps, alpha=alpha),
+        audit_gaussian(r[3], n_g, alpha=alpha),
+        audit_bitsum(r[4], n_sh, bs_eps, bs_beta, max(1, int(tau / 4)), alpha=alpha),
+        audit_bitsum(r[5], n_sh, bs_eps, bs_beta, int(4 * tau), alpha=alpha),
+        audit_shuffled_rr(r[6], n_sh, srr["eps0"], int(srr["k"]), int(srr["H"]), int(srr["m"]),
+                          float(srr["delta0"]), alpha=alpha),
+    ]
+    return pd.DataFrame([{c: row[c] for c in COLUMNS} for row in rows], columns=COLUMNS)
+
+
+def audit_table_markdown(df: pd.DataFrame) -> str:
+    """The audit table as GitHub markdown (floats to 4 significant digits)."""
+    cols = list(df.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in df.iterrows():
+        cells = [f"{v:.4g}" if isinstance(v, float) else str(v) for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
