@@ -150,22 +150,33 @@ def gaussian_step_claim(beta: float, N: float, delta: float) -> float:
 
 
 def audit_gaussian(rng, n_trials: int, beta: float = 48.0, N: float = 1.0, delta: float = 1e-5,
-                   noise_factor: float = 1.0, alpha: float = 0.05) -> dict:
+                   noise_factor: float = 1.0, alpha: float = 0.05, select_frac: float = 0.2) -> dict:
     """RLSVI step (Lu et al. Alg. 1 line 10): rewards mean 0 vs 1/N (sensitivity, Lemma 11),
-    noise ``N(0, beta/(N+1))``; event ``{y >= c}`` with ``P0(E) = q0`` fixed in advance."""
+    noise ``N(0, beta/(N+1))``; event ``{y >= c}``.
+
+    No single threshold is optimal for a Gaussian, so ``c`` is chosen on a selection split
+    (the first ``select_frac`` of the trials: the threshold with the largest lower bound among
+    empirical quantiles of the input-0 outputs) and the bound is computed on the held-out
+    trials only, which keeps the false-alarm rate at ``alpha``.
+    """
     sigma = math.sqrt(beta / (N + 1.0))
-    q0 = min(0.05, max(1e-3, 1000.0 / n_trials))
-    c = sigma * float(stats.norm.isf(q0))
     counts = np.full(n_trials, N)
-    out = np.empty(n_trials)
+    y1, y0 = np.empty(n_trials), np.empty(n_trials)
     b_eff = beta * noise_factor**2
-    rlsvi_perturb(np.full(n_trials, 1.0 / N), b_eff, counts, rng, out)
-    k1 = int((out >= c).sum())
-    rlsvi_perturb(np.zeros(n_trials), b_eff, counts, rng, out)
-    k0 = int((out >= c).sum())
-    b = epsilon_bounds(k1, n_trials, k0, n_trials, delta, alpha)
+    rlsvi_perturb(np.full(n_trials, 1.0 / N), b_eff, counts, rng, y1)
+    rlsvi_perturb(np.zeros(n_trials), b_eff, counts, rng, y0)
+    n_sel = int(n_trials * select_frac)
+    s1, s0, h1, h0 = y1[:n_sel], y0[:n_sel], y1[n_sel:], y0[n_sel:]
+    best_c, best_lb = float(np.median(s0)), -math.inf
+    for q in np.geomspace(0.3, min(0.3, 30.0 / max(n_sel, 1)), 25):
+        c = float(np.quantile(s0, 1.0 - q))
+        lb = epsilon_bounds(int((s1 >= c).sum()), n_sel, int((s0 >= c).sum()), n_sel, delta, alpha)["ci_low"]
+        if lb > best_lb:
+            best_c, best_lb = c, lb
+    n_h = n_trials - n_sel
+    b = epsilon_bounds(int((h1 >= best_c).sum()), n_h, int((h0 >= best_c).sum()), n_h, delta, alpha)
     exact = acc.gaussian_exact_epsilon((1.0 / N) / (sigma * noise_factor), delta)
-    return _row("RLSVI Gaussian step", gaussian_step_claim(beta, N, delta), delta, b, exact, n_trials,
+    return _row("RLSVI Gaussian step", gaussian_step_claim(beta, N, delta), delta, b, exact, n_h,
                 "Lu et al. Alg. 1, Lemma 11")
 
 
@@ -207,39 +218,36 @@ def distribution_test(samples: np.ndarray, offset: int, logpmf: np.ndarray, alph
 
 
 @njit(cache=True)
-def _bitsum_protocol(y, tau, n_samples, noise_bits_factor, rng):
-    """Samples of Alg. 4 run user by user: randomizer -> shuffler -> analyzer, minus sum(y).
+def _bitsum_protocol(y, tau_used, tau_claim, n_samples, rng):
+    """Samples of ``Q = Z - sum(y) + E[Q]`` from Alg. 4 run user by user (randomizer ->
+    shuffler -> analyzer) with ``tau_used``; ``E[Q]`` of the claimed ``tau_claim``.
 
-    ``noise_bits_factor != 1`` is a deliberately broken variant (scaled noise in both regimes,
-    analyzer re-centred so that the mean stays right)."""
+    ``tau_used != tau_claim`` is a deliberately broken variant (e.g. half the noise)."""
     n = y.shape[0]
     z = np.empty((n, 1), np.int64)
     res = np.empty(n_samples, np.int64)
     ysum = 0
     for i in range(n):
         ysum += y[i]
-    n_bits, q, _ = bitsum_noise_law(n, tau)
+    n_bits, q, _ = bitsum_noise_law(n, tau_claim)
     for s in range(n_samples):
-        if noise_bits_factor == 1.0:
-            bitsum_local_randomizer(y, tau, rng, z[:, 0])
-            shuffle_rows(z, rng)
-            res[s] = int(round(bitsum_analyzer(z[:, 0], tau) - ysum + n_bits * q))
-        else:
-            nb = int(n_bits * noise_bits_factor)
-            res[s] = rng.binomial(nb, q)  # what a mis-sized randomizer would sum to
+        bitsum_local_randomizer(y, tau_used, rng, z[:, 0])
+        shuffle_rows(z, rng)
+        res[s] = int(round(bitsum_analyzer(z[:, 0], tau_used) - ysum + n_bits * q))
     return res
 
 
 def audit_bitsum(rng, n_samples: int, epsilon: float, beta: float, n_users: int,
-                 noise_bits_factor: float = 1.0, alpha: float = 0.05) -> dict:
-    """Bai et al. Alg. 4 output law vs exact ``Bin(n_bits, q)`` noise; exact eps vs claimed eps."""
+                 tau_factor: float = 1.0, alpha: float = 0.05) -> dict:
+    """Bai et al. Alg. 4 output law vs exact ``Bin(n_bits, q)`` noise; exact eps vs claimed eps.
+
+    ``tau_factor != 1`` runs a broken protocol (tau scaled, e.g. 0.5 = half the noise)."""
     tau = bitsum_tau(epsilon, beta)
     y = (np.arange(n_users) % 3 == 0).astype(np.int64)
-    samples = _bitsum_protocol(y, tau, n_samples, float(noise_bits_factor), rng)
+    samples = _bitsum_protocol(y, tau * tau_factor, tau, n_samples, rng)
     n_bits, q, regime = bitsum_noise_law(n_users, tau)
-    lo = 0
     logpmf = stats.binom.logpmf(np.arange(int(n_bits) + 1), int(n_bits), q)
-    t = distribution_test(samples, lo, logpmf, alpha)
+    t = distribution_test(samples, 0, logpmf, alpha)
     exact = acc.bitsum_exact_epsilon(n_users, tau, beta)
     row = _row(f"shuffle bit-sum ({'small' if regime == 0 else 'large'} regime, n={n_users})", epsilon, beta,
                None, exact, n_samples, "Bai et al. App. Alg. 4, Lemma 42", t["p_min"])

@@ -1,0 +1,152 @@
+"""PUCB: Private Upper Confidence Bound (Vietri, Balle, Krishnamurthy & Wu, ICML 2020).
+
+Alg. 2 (PUCB) with Alg. 3 (PrivQ), time-inhomogeneous statistics per (s, a, h):
+
+* private counters r~(s,a,h), n~(s,a,h), m~(s,a,s',h) -- one binary mechanism (App. A,
+  Alg. 5) per counter, each eps' = eps/(3H)-DP, horizon T = K releases (one per episode);
+  all through ``privatizers.privatizer_release`` (kind ``central-tree``);
+* E_eps *as printed* (Sec. 3 and Alg. 3): ``(3/eps) H ln((2SAH + S^2AH)/beta') ln(T)^{5/2}``
+  with beta' = beta/T (App. B.2); both logarithms natural (decisions, "PUCB E_eps");
+* PrivQ (Alg. 3): if n~ >= 2 E_eps, ``conf = (H+1) phi~ + psi~`` with
+  ``phi~ = sqrt(2 ln(T/beta') / max(n~ - E_eps, 1))``,
+  ``psi~ = (1 + SH)(3 E_eps/n~ + 2 E_eps^2/n~^2)``,
+  ``Q~ = (r~ + sum_s' V~_{h+1}(s') m~(s')) / n~``, ``Q+ = min(H, Q~ + conf)``; otherwise
+  ``Q+ = H`` (App. B.4 Eq. after (29): Alg. 3's ``min(H, Q~ + H)`` is undefined for n~ <= 0
+  and the proof uses Q+ = H). Note the cap is H at every step h, as printed.
+
+``bonus_scale`` s (default 1 = the paper): the planner assumes the error level ``s E_eps``
+(threshold, psi~, phi~) and uses ``conf = s (H+1) phi~ + psi~``; the injected noise never
+changes. ``noise = 0`` switches the privatizer to exact counts and E_eps to 0 (the
+non-private counterpart: UBEV-style PrivQ on exact counts).
+
+Array layout of the counter vector c[(S + 2) H S A]: [r~ (HSA) | n~ (HSA) | m~ (HSAS)],
+index of (h, s, a) is ``(h S + s) A + a`` and of (h, s, a, s') ``2HSA + ((h S + s) A + a) S + s'``.
+
+Parameters (vector order): epsilon, bonus_scale, beta, noise.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .. import accounting, engine
+from ..mechanisms.privatizers import CENTRAL_TREE, NONE, privatizer_new, privatizer_release
+from .base import AgentSpec, register
+
+EPSILON, BONUS_SCALE, BETA, NOISE = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def pucb_error_level(eps, H, S, A, T, beta):
+    """E_eps of Vietri et al. Sec. 3 / Alg. 3, as printed, with beta' = beta / T."""
+    if T < 2:
+        return 0.0
+    beta_p = beta / T
+    return 3.0 / eps * H * math.log((2.0 * S * A * H + S * S * A * H) / beta_p) * math.log(T) ** 2.5
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def privq(c, H, S, A, E, ln_tb, scale, pi, V):
+    """Alg. 3 (PrivQ) on released counters c[(S+2)HSA]; fills pi[H, S], V[H+1, S].
+
+    E: error level the planner assumes (``bonus_scale * E_eps``); ln_tb = ln(T/beta').
+    Ties (typically several actions at the cap H) go to the smaller private n~.
+    Returns the fraction of (s, a, h) whose Q+ equals the cap H.
+    """
+    HSA = H * S * A
+    clipped = 0
+    capH = float(H)
+    for s in range(S):
+        V[H, s] = 0.0
+    for h in range(H - 1, -1, -1):
+        for s in range(S):
+            best = -np.inf
+            best_a = 0
+            best_n = 0.0
+            for a in range(A):
+                i = (h * S + s) * A + a
+                n = c[HSA + i]
+                q = capH
+                if n >= 2.0 * E and n > 0.0:
+                    acc = c[i]
+                    base = 2 * HSA + i * S
+                    for s2 in range(S):
+                        acc += V[h + 1, s2] * c[base + s2]
+                    phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
+                    psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
+                    q = acc / n + scale * (H + 1.0) * phi + psi
+                if q >= capH:
+                    q = capH
+                    clipped += 1
+                if q > best or (q == best and n < best_n):
+                    best = q
+                    best_a = a
+                    best_n = n
+            pi[h, s] = best_a
+            V[h, s] = best
+    return clipped / HSA
+
+
+@njit(cache=True)
+def kernel(env, params, K, rng, rec):
+    """PUCB (Alg. 2) for K episodes: PrivQ -> engine.step -> feed the private counters."""
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    HSA = H * S * A
+    n_cnt = HSA * (S + 2)
+    noise = params[NOISE] > 0.5
+    eps = params[EPSILON]
+    scale = params[BONUS_SCALE]
+    beta = params[BETA]
+    if noise:
+        state = privatizer_new(CENTRAL_TREE, n_cnt, K, eps / (3.0 * H), 1.0, 0.0, 1)
+        code = CENTRAL_TREE
+        E = pucb_error_level(eps, H, S, A, K, beta)
+    else:
+        state = privatizer_new(NONE, n_cnt, K, 1.0, 1.0, 0.0, 1)
+        code = NONE
+        E = 0.0
+    ln_tb = math.log(K / (beta / K))
+    x = np.zeros(n_cnt)
+    c = np.zeros(n_cnt)
+    pi = np.zeros((H, S), np.int64)
+    V = np.zeros((H + 1, S))
+    traj = engine.new_trajectory(H)
+    evc = engine.new_eval_cache(H, S)
+    for k in range(K):
+        aux = privq(c, H, S, A, scale * E, ln_tb, scale, pi, V)
+        engine.step(env, pi, k, aux, rng, traj, evc, rec)
+        states, actions, rewards = traj
+        for h in range(H):
+            i = (h * S + states[h]) * A + actions[h]
+            x[i] = rewards[h]
+            x[HSA + i] = 1.0
+            x[2 * HSA + i * S + states[h + 1]] = 1.0
+        privatizer_release(code, state, x, rng, c)
+        for h in range(H):
+            i = (h * S + states[h]) * A + actions[h]
+            x[i] = 0.0
+            x[HSA + i] = 0.0
+            x[2 * HSA + i * S + states[h + 1]] = 0.0
+
+
+def _guarantees(p, mdp, K):
+    if p["noise"] < 0.5:
+        return []
+    return [accounting.pucb_guarantee(p["epsilon"])]
+
+
+SPEC = register(AgentSpec(
+    name="pucb",
+    kernel=kernel,
+    defaults={"epsilon": 1.0, "bonus_scale": 1.0, "beta": 0.05, "noise": 1.0},
+    privacy_model="JDP",
+    reference="Vietri et al. 2020, Alg. 2 (PUCB) + Alg. 3 (PrivQ); binary mechanism App. A Alg. 5",
+    description="PUCB: per-(s,a,h) binary-mechanism counters at eps/(3H), E_eps as printed, "
+                "conf = (H+1) phi + psi if n >= 2E else Q+ = H; noise=0 gives the exact-count counterpart",
+    privatizer="central-tree",
+    reconstruction=False,
+    guarantees=_guarantees,
+))

@@ -1,0 +1,173 @@
+"""RLSVI for tabular MDPs (Lu, Gajane, Bai & Talebi 2026, Alg. 1) -- a JDP agent "as is".
+
+Per episode k (1-based in the paper, ``k + 1`` here for the 0-based loop index):
+
+* counts N_h^k(s, a), N_h^k(s, a, s') and reward sums R_h^k(s, a) of episodes 1..k-1;
+  R^ = R / N and P^ = N(s, a, .) / N, both **zero where N = 0** (Eq. 1);
+* ``beta_k = (1/2) S H^3 log(2 H S A k)`` (Alg. 1 input) times ``beta_scale`` (1 = the paper);
+* backward induction (Alg. 1 lines 5-15), for h = H..1::
+
+      Q~_h(s, a) = R^_h(s, a) + sum_s' P^_h(s'|s, a) V~_{h+1}(s') + w_h(s, a),
+      w_h(s, a) ~ N(0, beta_k / (N_h(s, a) + 1)),     V~_h(s) = max_a Q~_h(s, a)
+
+  and the greedy policy pi_h(s) = argmax_a Q~_h(s, a) (no clipping: Alg. 1 has none).
+
+The noise is drawn in one block per episode: ``Z[H, S, A]`` standard normals from
+:func:`privrl.mechanisms.gaussian.gaussian_noise` (the agent draws no noise itself), then
+``w = sqrt(beta_k / (N + 1)) Z`` (:func:`rlsvi_noise_block`). Layer h uses ``Z[h]``.
+
+Privacy is *computed*, not added (Lu et al. Lemma 11-12, Thm 13, Cor. 14): the run's
+guarantees are Cor. 14, the numeric minimum of Thm 13 over alpha, and dp_accounting's
+conversions of the same RDP curve (:func:`guarantees`). The RDP slope scales as
+``1 / beta_scale``, i.e. every formula is evaluated at ``K / beta_scale`` episodes. The
+guarantee covers **rewards only**: neighbouring users share their states and actions
+(Lu et al. Remark 2).
+
+Diagnostic ``aux`` (per episode): fraction of (h, s, a) whose perturbation standard deviation
+``sqrt(beta_k / (N + 1))`` exceeds the remaining value range ``H - h`` (0-based h) -- the
+analogue of a saturated optimism bonus: near 1, the policy is driven by the noise.
+
+Parameters (vector order): beta_scale, delta (the delta of the reported (eps, delta)-JDP).
+Arrays: counts float64[H, S, A], transitions float64[H, S, A, S], policy int64[H, S].
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .. import accounting, engine
+from ..mechanisms.gaussian import gaussian_noise, rlsvi_beta
+from .base import AgentSpec, register
+from .planning import refresh_row
+
+BETA_SCALE, DELTA = 0, 1
+
+
+@njit(cache=True)
+def rlsvi_noise_block(beta, n_sa, z, w):
+    """w[H, S, A] = sqrt(beta / (n_sa + 1)) * z (Alg. 1 line 10 variance); returns the aux fraction."""
+    H, S, A = n_sa.shape
+    wide = 0
+    for h in range(H):
+        cap = float(H - h)
+        for s in range(S):
+            for a in range(A):
+                sd = math.sqrt(beta / (n_sa[h, s, a] + 1.0))
+                w[h, s, a] = sd * z[h, s, a]
+                if sd > cap:
+                    wide += 1
+    return wide / (H * S * A)
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def rlsvi_backward(r_hat, p_hat, w, pi, V, Q):
+    """Alg. 1 lines 5-15: Q~ = R^ + P^ V~_{h+1} + w, V~ = max_a Q~, pi = argmax_a (first index)."""
+    H, S, A = r_hat.shape
+    for s in range(S):
+        V[H, s] = 0.0
+    for h in range(H - 1, -1, -1):
+        for s in range(S):
+            best = -np.inf
+            best_a = 0
+            for a in range(A):
+                q = r_hat[h, s, a] + w[h, s, a]
+                for s2 in range(S):
+                    q += p_hat[h, s, a, s2] * V[h + 1, s2]
+                Q[h, s, a] = q
+                if q > best:
+                    best = q
+                    best_a = a
+            pi[h, s] = best_a
+            V[h, s] = best
+
+
+@njit(cache=True)
+def rlsvi_plan(k1, r_hat, p_hat, n_sa, beta_scale, rng, z, w, pi, V, Q):
+    """Plan episode k1 (1-based): draw the noise block, perturb, backward induction; returns aux."""
+    H, S, A = n_sa.shape
+    beta = beta_scale * rlsvi_beta(k1, H, S, A)
+    gaussian_noise(1.0, rng, z.reshape(H * S * A))
+    aux = rlsvi_noise_block(beta, n_sa, z, w)
+    rlsvi_backward(r_hat, p_hat, w, pi, V, Q)
+    return aux
+
+
+@njit(cache=True)
+def kernel(env, params, K, rng, rec):
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    n_sa = np.zeros((H, S, A))
+    n_sas = np.zeros((H, S, A, S))
+    r_sum = np.zeros((H, S, A))
+    r_hat = np.zeros((H, S, A))
+    p_hat = np.zeros((H, S, A, S))
+    z = np.zeros((H, S, A))
+    w = np.zeros((H, S, A))
+    Q = np.zeros((H, S, A))
+    pi = np.zeros((H, S), np.int64)
+    V = np.zeros((H + 1, S))
+    traj = engine.new_trajectory(H)
+    evc = engine.new_eval_cache(H, S)
+    for k in range(K):
+        aux = rlsvi_plan(k + 1, r_hat, p_hat, n_sa, params[BETA_SCALE], rng, z, w, pi, V, Q)
+        engine.step(env, pi, k, aux, rng, traj, evc, rec)
+        states, actions, rewards = traj
+        for h in range(H):
+            s, a = states[h], actions[h]
+            n_sa[h, s, a] += 1.0
+            n_sas[h, s, a, states[h + 1]] += 1.0
+            r_sum[h, s, a] += rewards[h]
+            n = n_sa[h, s, a]
+            refresh_row(n_sas[h, s, a], n, p_hat[h, s, a])
+            r_hat[h, s, a] = r_sum[h, s, a] / n
+
+
+REMARK_2 = "covers rewards only: neighbouring users share states and actions (Lu et al. Remark 2)"
+
+
+def effective_episodes(K: int, beta_scale: float) -> float:
+    """The RDP slope of K episodes at ``beta_scale`` equals the paper's at ``K / beta_scale`` episodes."""
+    if not beta_scale > 0:
+        raise ValueError(f"beta_scale must be > 0; got {beta_scale}")
+    return K / beta_scale
+
+
+def privacy_table(delta: float, K: int, H: int, S: int, A: int, beta_scale: float = 1.0) -> dict:
+    """eps(delta) of K RLSVI episodes four ways: Cor. 14, min_alpha Thm 13, dp_accounting RDP and PLD."""
+    Ke = effective_episodes(K, beta_scale)
+    cor14 = accounting.lu_cor14_epsilon(delta, Ke, H, S, A)
+    num, alpha = accounting.lu_thm13_minimised(delta, Ke, H, S, A)
+    return {"K": K, "beta_scale": beta_scale, "delta": delta, "rho": accounting.lu_rho(Ke, H, S, A),
+            "eps_cor14": cor14, "eps_thm13_min": num, "alpha_opt": alpha,
+            "eps_library_rdp": accounting.lu_library_epsilon(delta, Ke, H, S, A, method="rdp"),
+            "eps_library_pld": accounting.lu_library_epsilon(delta, Ke, H, S, A, method="pld")}
+
+
+def guarantees(params, mdp, K: int) -> list:
+    """(eps(delta), delta)-JDP of the run, w.r.t. rewards (Cor. 14, Thm 13 numeric, library)."""
+    t = privacy_table(params["delta"], K, mdp.H, mdp.S, mdp.A, params["beta_scale"])
+    scale = "" if params["beta_scale"] == 1.0 else f"; beta_scale={params['beta_scale']:g}: evaluated at K/beta_scale"
+    G = accounting.Guarantee
+    return [
+        G("JDP", t["eps_cor14"], t["delta"], "Lu et al. Cor. 14", REMARK_2 + scale),
+        G("JDP", t["eps_thm13_min"], t["delta"], "Lu et al. Thm 13, numeric min over alpha",
+          f"alpha* = {t['alpha_opt']:.6g}; {REMARK_2}{scale}"),
+        G("JDP", t["eps_library_rdp"], t["delta"], "dp_accounting RdpAccountant on Lemma 12's RDP curve",
+          REMARK_2 + scale),
+        G("JDP", t["eps_library_pld"], t["delta"], "dp_accounting PLDAccountant on Lemma 12's RDP curve (Gaussian)",
+          REMARK_2 + scale),
+    ]
+
+
+SPEC = register(AgentSpec(
+    name="rlsvi",
+    kernel=kernel,
+    defaults={"beta_scale": 1.0, "delta": 1e-5},
+    privacy_model="JDP",
+    reference="Lu, Gajane, Bai & Talebi (2026), Alg. 1; privacy Lemma 11-12, Thm 13, Cor. 14",
+    description="RLSVI (Gaussian-perturbed empirical value iteration); JDP w.r.t. rewards without added noise",
+    privatizer="none (its own exploration noise)",
+    guarantees=guarantees,
+))

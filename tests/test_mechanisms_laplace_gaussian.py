@@ -1,0 +1,63 @@
+"""Laplace mechanism (sign x exponential sampler) and the RLSVI Gaussian (Lu et al. Alg. 1)."""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from privrl.mechanisms.gaussian import gaussian, gaussian_noise, rlsvi_beta, rlsvi_noise, rlsvi_perturb
+from privrl.mechanisms.laplace import laplace, laplace_draw, laplace_noise, laplace_release, laplace_scale
+
+
+def test_laplace_law_ks():
+    # KS against Laplace(0, 2); false-alarm rate 1e-3 per test (fixed seed).
+    rng = np.random.default_rng(11)
+    out = np.empty(200_000)
+    laplace_noise(2.0, rng, out)
+    assert stats.kstest(out, stats.laplace(scale=2.0).cdf).pvalue > 1e-3
+    assert laplace_draw(0.0, rng) == 0.0
+
+
+def test_laplace_release_and_scale_zero():
+    rng = np.random.default_rng(0)
+    x = np.arange(5, dtype=float)
+    out = np.empty(5)
+    laplace_release(x, 0.0, rng, out)
+    np.testing.assert_array_equal(out, x)
+    laplace_noise(0.0, rng, out)
+    assert not out.any()
+    assert laplace_scale(0.5, 2.0) == 4.0
+    with pytest.raises(ValueError):
+        laplace_scale(0.0)
+    y = laplace(np.zeros(100_000), 1.0, np.random.default_rng(1))
+    assert abs(y.var() - 2.0) < 0.05  # sd of sample var ~ sqrt(20/n) = 0.014; 3.5 sigma
+
+
+def test_laplace_reproducible_from_generator():
+    a = laplace(np.zeros(10), 1.0, np.random.default_rng(5))
+    np.random.seed(0)
+    b = laplace(np.zeros(10), 1.0, np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_rlsvi_noise_variance():
+    # variance beta/(N+1) per entry; 4-sigma band on each sample variance (false-alarm < 1e-4).
+    rng = np.random.default_rng(3)
+    n = 100_000
+    for N in (0.0, 3.0, 99.0):
+        counts = np.full(n, N)
+        out = np.empty(n)
+        rlsvi_noise(10.0, counts, rng, out)
+        assert abs(out.var() / (10.0 / (N + 1)) - 1) < 4 * math.sqrt(2 / n)
+    vals = np.ones(n)
+    rlsvi_perturb(vals, 8.0, np.full(n, 1.0), rng, out)
+    assert abs(out.mean() - 1) < 4 * 2 / math.sqrt(n)
+
+
+def test_gaussian_helpers():
+    rng = np.random.default_rng(0)
+    out = np.empty(4)
+    gaussian_noise(0.0, rng, out)
+    assert not out.any()
+    assert gaussian(np.zeros(50_000), 3.0, rng).std() == pytest.approx(3.0, rel=0.03)
+    assert rlsvi_beta(2, 5, 4, 3) == pytest.approx(0.5 * 4 * 125 * math.log(2 * 5 * 4 * 3 * 2))
