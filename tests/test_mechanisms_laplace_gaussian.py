@@ -61,3 +61,17 @@ def test_gaussian_helpers():
     assert not out.any()
     assert gaussian(np.zeros(50_000), 3.0, rng).std() == pytest.approx(3.0, rel=0.03)
     assert rlsvi_beta(2, 5, 4, 3) == pytest.approx(0.5 * 4 * 125 * math.log(2 * 5 * 4 * 3 * 2))
+
+
+@pytest.mark.parametrize("k", [1, 10, 400])
+def test_laplace_sum_bound_coverage(k):
+    # empirical coverage of the CSS11 Cor. 2.9 width >= 1 - delta (binomial 4.5-sigma slack)
+    from privrl.mechanisms.laplace import laplace_sum_bound
+    rng = np.random.default_rng(k)
+    n, b, delta = 20_000, 1.5, 0.05
+    noise = np.empty(n * k)
+    laplace_noise(b, rng, noise)
+    s = noise.reshape(n, k).sum(1)
+    cov = (np.abs(s) <= laplace_sum_bound(k, b, delta)).mean()
+    assert cov >= 1 - delta - 4.5 * np.sqrt(delta * (1 - delta) / n)
+    assert laplace_sum_bound(0, b, delta) == 0.0

@@ -142,7 +142,8 @@ def lu_thm13_minimised(delta: float, K: int, H: int, S: int, A: int) -> tuple[fl
 
 def gaussian_delta(eps: float, mu: float) -> float:
     """Exact hockey-stick of N(mu, 1) vs N(0, 1) (Balle-Wang 2018): ``Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``."""
-    return float(stats.norm.cdf(-eps / mu + mu / 2.0) - math.exp(eps) * stats.norm.cdf(-eps / mu - mu / 2.0))
+    a = float(stats.norm.cdf(-eps / mu + mu / 2.0))
+    return a - math.exp(min(eps + float(stats.norm.logcdf(-eps / mu - mu / 2.0)), 700.0))
 
 
 def gaussian_exact_epsilon(mu: float, delta: float) -> float:

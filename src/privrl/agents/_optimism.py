@@ -6,14 +6,15 @@ randomness.
 
 Confidence widths (docs/decisions_agents_optimism.md, "Confidence widths"):
 
-* :func:`laplace_sum_bound` -- a two-sided bound on a sum of ``n`` i.i.d. Laplace(b):
-  ``max(b sqrt((16/3) n ln(2/d)), 4 b ln(2/d))``. Derivation: the Laplace MGF
-  ``1/(1 - b^2 l^2) <= exp((4/3) b^2 l^2)`` for ``|l| <= 1/(2b)`` (``-ln(1-x) <= (4/3) x`` for
-  ``x <= 1/4``), so the sum is sub-exponential with ``nu^2 = (8/3) n b^2``, ``alpha = 2b``, and
-  ``P(|S| >= t) <= 2 exp(-min(t^2/(2 nu^2), t/(2 alpha)))`` (Wainwright 2019, Prop. 2.9).
+* :func:`laplace_sum_bound` -- the exact two-sided Chernoff bound on a sum S of ``n`` i.i.d.
+  Laplace(b): with the Laplace MGF ``E e^{l X} = 1/(1 - b^2 l^2)`` (``|l| < 1/b``),
+  ``P(|S| >= t) <= 2 e^{-l t} (1 - b^2 l^2)^{-n}``; setting it to ``d`` and minimising over
+  ``v = (b l)^2`` gives ``t = b (A - n ln(1 - v)) / sqrt(v)``, ``A = ln(2/d)``, at the root of
+  ``2 n v/(1 - v) + n ln(1 - v) = A`` (increasing in v; solved by safeguarded Newton).
+  For large n, ``t -> b sqrt(4 n ln(2/d))`` (the Gaussian tail of the sum's variance 2 n b^2).
   This is the c_{k,i} of LDP-OBI (Garcelon et al. note, App. B, Prop. 7) and the E of the
-  private UCBVI family (Bai et al. Assumption 4) for Laplace-based privatizers; coverage is
-  tested by Monte Carlo (tests/test_agents_optimism.py).
+  private UCBVI family (Bai et al. Assumption 4) for Laplace-based privatizers; coverage
+  and tightness are tested (tests/test_issue4_widths.py).
 * :func:`rr_count_width` / :func:`rr_reward_width` -- Garcelon et al. note Eq. 7 / Eq. 8 as
   printed (Shuffled-OBI's c_{k,i}).
 * :func:`binomial_sum_bound` -- Bernstein for the centred bit-sum noise of Bai et al. Alg. 4.
@@ -43,8 +44,21 @@ def laplace_sum_bound(n, b, delta):
     """
     if n <= 0 or b <= 0.0:
         return 0.0
-    lg = math.log(2.0 / delta)
-    return max(b * math.sqrt(16.0 / 3.0 * n * lg), 4.0 * b * lg)
+    A = math.log(2.0 / delta)
+    lo, hi = 0.0, 1.0
+    v = min(A / n, 0.5)
+    for _ in range(60):
+        g = 2.0 * n * v / (1.0 - v) + n * math.log(1.0 - v) - A
+        if g > 0.0:
+            hi = v
+        else:
+            lo = v
+        if abs(g) < 1e-12 * A:
+            break
+        dg = 2.0 * n / (1.0 - v) ** 2 - n / (1.0 - v)
+        v_new = v - g / dg
+        v = v_new if lo < v_new < hi else 0.5 * (lo + hi)
+    return b * (A - n * math.log(1.0 - v)) / math.sqrt(v)
 
 
 @njit(cache=True)
@@ -184,7 +198,3 @@ def bernstein_plan(p_hat, q_static, coef, n_tie, pi, V):
             V[h, s] = best
     return clipped / (H * S * A)
 
-
-def laplace_sum_bound_py(n: float, b: float, delta: float) -> float:
-    """Python twin of :func:`laplace_sum_bound` (for tests and docs)."""
-    return float(laplace_sum_bound(float(n), float(b), float(delta)))

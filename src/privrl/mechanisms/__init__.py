@@ -25,6 +25,7 @@ from .privatizers import (
     privatizer_new,
     privatizer_release,
     privatizer_release_batch,
+    privatizer_release_sums,
 )
 
 __all__ = [
@@ -43,4 +44,5 @@ __all__ = [
     "privatizer_new",
     "privatizer_release",
     "privatizer_release_batch",
+    "privatizer_release_sums",
 ]

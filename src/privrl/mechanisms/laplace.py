@@ -84,3 +84,18 @@ def laplace(x, epsilon: float, rng: np.random.Generator, sensitivity: float = 1.
     out = np.empty_like(x)
     laplace_release(x, laplace_scale(epsilon, sensitivity), rng, out)
     return out
+
+
+def laplace_sum_bound(k: int, scale: float, delta: float) -> float:
+    """Width w with ``P(|sum_{i<=k} Lap(scale)| > w) <= delta`` (Chan-Shi-Song 2011, Cor. 2.9).
+
+    ``w = nu sqrt(8 ln(2/delta))`` with ``nu = scale * max(sqrt(k), sqrt(ln(2/delta)))``. Used for
+    the confidence widths of Laplace-privatized counters (LDP-OBI, reconstruction; decisions D11).
+    """
+    import math
+
+    if k <= 0:
+        return 0.0
+    L = math.log(2.0 / delta)
+    nu = scale * max(math.sqrt(k), math.sqrt(L))
+    return nu * math.sqrt(8.0 * L)

@@ -41,7 +41,8 @@ Kinds (``epsilon`` means, per kind):
   summed over h, ``m H`` for the unary reward codes); the released counts are the unbiased
   debiased sums. The shuffle is omitted: the analyzer only sums, so it is invariant.
 
-Batch releases add the batch's private counts (also left in row ROW_LAST, for algorithms
+Batch releases (``privatizer_release_batch`` on rows X[m, n], or ``privatizer_release_sums`` on
+the batch's column sums alone) add the batch's private counts (also left in row ROW_LAST, for algorithms
 that forget past batches such as Bai et al.'s SDP-PE) to the cumulative row.
 """
 from __future__ import annotations
@@ -177,40 +178,22 @@ def privatizer_release(code, state, x, rng, out):
 
 
 @njit(cache=True)
-def privatizer_release_batch(code, state, X, rng, out):
-    """Release a batch X[m, n] of m users (rows); out[n] <- private cumulative counts.
+def privatizer_release_sums(code, state, colsum, m, rng, out):
+    """Release a batch of ``m`` users given only its column sums colsum[n]; out[n] <- cumulative.
 
-    The batch's own private counts are left in ``state[0][ROW_LAST]``. central-tree takes one
-    tree step with the batch's column sums; local-laplace noises every row; shuffle-bitsum
-    runs Alg. 4 with ``n_users = m``; shuffle-rr randomizes all ``m * bits_per_entry`` bits.
+    Equal in law to ``privatizer_release_batch`` on any X[m, n] with these column sums (every
+    kind's output depends on X only through them; local-laplace adds the m users' independent
+    ``Lap(scale)`` vectors, i.e. m draws per counter). The batch's own private counts are left
+    in ``state[0][ROW_LAST]``. Avoids materialising X for large batches.
     """
     fstate, istate, fparams = state
     if istate[I_KIND] != code:
-        raise ValueError("privatizer_release_batch: code does not match the state's kind")
-    m = X.shape[0]
+        raise ValueError("privatizer_release_sums: code does not match the state's kind")
     n = fstate.shape[1]
     last = fstate[ROW_LAST]
     t = istate[I_T] + 1
     istate[I_T] = t
     istate[I_USERS] += m
-    if code == LOCAL_LAPLACE:
-        scale = fparams[F_SCALE]
-        for c in range(n):
-            last[c] = 0.0
-        for r in range(m):
-            for c in range(n):
-                e = rng.standard_exponential()
-                if rng.random() < 0.5:
-                    last[c] += X[r, c] - scale * e
-                else:
-                    last[c] += X[r, c] + scale * e
-        _finish(fstate, out)
-        return
-    # every other kind only needs the column sums
-    colsum = np.zeros(n)
-    for r in range(m):
-        for c in range(n):
-            colsum[c] += X[r, c]
     if code == NONE:
         for c in range(n):
             last[c] = colsum[c]
@@ -222,6 +205,17 @@ def privatizer_release_batch(code, state, X, rng, out):
             last[c] = out[c] - cum[c]
             cum[c] = out[c]
         return
+    elif code == LOCAL_LAPLACE:
+        scale = fparams[F_SCALE]
+        for c in range(n):
+            last[c] = colsum[c]
+        for _ in range(m):
+            for c in range(n):
+                e = rng.standard_exponential()
+                if rng.random() < 0.5:
+                    last[c] -= scale * e
+                else:
+                    last[c] += scale * e
     elif code == SHUFFLE_BITSUM:
         bitsum_release(colsum, m, fparams[F_TAU], rng, last)
     elif code == SHUFFLE_RR:
@@ -230,8 +224,26 @@ def privatizer_release_batch(code, state, X, rng, out):
         rr_sum_counts(colsum, bits, p, rng, last)
         rr_debias(last, bits, p, last)
     else:
-        raise ValueError("privatizer_release_batch: unknown privatizer code")
+        raise ValueError("privatizer_release_sums: unknown privatizer code")
     _finish(fstate, out)
+
+
+@njit(cache=True)
+def privatizer_release_batch(code, state, X, rng, out):
+    """Release a batch X[m, n] of m users (rows); out[n] <- private cumulative counts.
+
+    The batch's own private counts are left in ``state[0][ROW_LAST]``. central-tree takes one
+    tree step with the batch's column sums; local-laplace noises every user's row;
+    shuffle-bitsum runs Alg. 4 with ``n_users = m``; shuffle-rr randomizes all
+    ``m * bits_per_entry`` bits of each counter. (= ``privatizer_release_sums`` on the column sums.)
+    """
+    m = X.shape[0]
+    n = X.shape[1]
+    colsum = np.zeros(n)
+    for r in range(m):
+        for c in range(n):
+            colsum[c] += X[r, c]
+    privatizer_release_sums(code, state, colsum, m, rng, out)
 
 
 @njit(cache=True)

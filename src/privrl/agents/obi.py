@@ -1,0 +1,272 @@
+"""LDP-OBI with the Laplace mechanism and Shuffled-OBI (Garcelon, Perchet, Pike-Burke, Pirotta).
+
+Both agents keep a *stationary* model (counts summed over h, as in the papers) and plan
+with Eq. 17 of the ICML-21 workshop note (:func:`_optimism.stationary_plan`) from the
+estimators of Eq. 16 and the widths of Prop. 7 (note, App. B)::
+
+    r~ = R~ / (N~^r + alpha c2),     p~(s'|s,a) = N~^p(s,a,s') / (N~^p(s,a) + alpha c3)
+    beta^r = sqrt(2 L_k / (N~^r + alpha c2)) + ((alpha+1) c2 + c1) / (N~^r + alpha c2)
+    beta^p = sqrt(14 S L_k / (N~^p + alpha c3)) + (S c4 + (alpha+1) c3) / (N~^p + alpha c3)
+    b_{h,k} = bonus_scale ((H - h + 1) beta^p + beta^r),   L_k = ln(4 pi^2 S A H k^3 / (3 delta))
+
+with c1..c4 the deviation bounds of R~, N~^r, N~^p(s,a) = sum_s' N~^p(s,a,s') and N~^p(s,a,s')
+(the printed Prop. 7 lists c3 and c4 for the same quantity; decisions, "Prop. 7 typo"),
+each at confidence ``delta_k = 3 delta / (2 pi^2 k^2)`` (Alg. 4) split over the four
+families and union-bounded over their counters. N^p counts the transitions h = 1..H-1
+(Prop. 7), N^r and R the steps h = 1..H.
+
+* ``ldp-obi`` (Garcelon et al. 2021 as summarised in the note's App. B / Table 1 --
+  a *reconstruction*: the note does not print the mechanism): every user adds i.i.d.
+  Laplace((6H - 2)/eps) to each coordinate of its count vector [N^r | R | N^p] (l1
+  sensitivity 2H + 2H + 2(H-1)) through the ``local-laplace`` privatizer: eps-LDP.
+  c_{k,i} = :func:`_optimism.laplace_sum_bound` of the (k-1) (or S (k-1)) noise terms.
+* ``shuffled-obi`` (note Alg. 1-4): tau burn-in episodes with uniformly random
+  deterministic policies; every user applies M_sh (Alg. 3: one-hot x, y of Eq. 4, unary
+  reward code of Eq. 5 with m bits) with per-bit eps = eps0/((4 + 2m) H) (Lemma 4) through
+  the ``shuffle-rr`` privatizer (R_p, shuffler, unbiased Eq. 6 analyzer); c_{k,i} from
+  Eq. 7-8 as printed (ln(1/delta) read one-sided: applied at delta/2 per tail). Reports
+  eps0-LDP and (eps_{c,tau}, delta0)-JDP (Prop. 5, Thm 6).
+
+``noise = 0``: exact counts, all c = 0 (and no M_sh / unary rounding): both agents reduce
+to the same non-private OBI. Episode k (0-based) plans from the k users released so far.
+
+Parameters (vector order) -- ldp-obi: epsilon, bonus_scale, delta, alpha, noise;
+shuffled-obi: epsilon (= eps0), bonus_scale, delta, alpha, m, tau, tau_power, delta0, noise
+(tau_power > 0 sets tau = ceil(K^tau_power), e.g. 1/3 for Table 1's tau = K^(1/3)).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .. import accounting, engine
+from ..mechanisms.privatizers import (
+    LOCAL_LAPLACE, NONE, SHUFFLE_RR, privatizer_new, privatizer_release)
+from ..mechanisms.randomized_response import rr_p_from_epsilon, unary_count
+from ._optimism import laplace_sum_bound, obi_widths, rr_count_width, rr_reward_width, stationary_plan
+from .base import AgentSpec, register
+
+# ldp-obi parameter indices
+L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE = 0, 1, 2, 3, 4
+# shuffled-obi parameter indices
+S_EPS, S_SCALE, S_DELTA, S_ALPHA, S_M, S_TAU, S_TAU_POWER, S_DELTA0, S_NOISE = 0, 1, 2, 3, 4, 5, 6, 7, 8
+
+
+@njit(cache=True)
+def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, p_t, r_plus, bp):
+    """Eq. 16 + Prop. 7 for all (s, a): nr[S, A] = N~^r, rs[S, A] = R~, nps[S, A, S] = N~^p.
+
+    Fills p_t[S, A, S], r_plus[S, A] = r~ + scale beta^r, bp[S, A] = scale beta^p.
+    """
+    S, A = nr.shape
+    for s in range(S):
+        for a in range(A):
+            np_sa = 0.0
+            for s2 in range(S):
+                np_sa += nps[s, a, s2]
+            br, bpp, den_r, den_p = obi_widths(nr[s, a], np_sa, c1, c2, c3, c4, alpha, Lk, S)
+            if den_r > 0.0 and den_p > 0.0:
+                r_plus[s, a] = rs[s, a] / den_r + scale * br
+                bp[s, a] = scale * bpp
+                inv = 1.0 / den_p
+                for s2 in range(S):
+                    p_t[s, a, s2] = nps[s, a, s2] * inv
+            else:
+                r_plus[s, a] = np.inf
+                bp[s, a] = np.inf
+
+
+@njit(cache=True)
+def _lk(S, A, H, k1, delta):
+    """L_k = ln(4 pi^2 S A H k^3 / (3 delta)) for the 1-based episode k1 (Prop. 7)."""
+    return math.log(4.0 * math.pi ** 2 * S * A * H * float(k1) ** 3 / (3.0 * delta))
+
+
+@njit(cache=True)
+def ldp_kernel(env, params, K, rng, rec):
+    """LDP-OBI with the Laplace mechanism (reconstruction; see module docstring)."""
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    SA = S * A
+    n_cnt = SA * (S + 2)  # [N^r (SA) | R (SA) | N^p (SAS)]
+    eps, scale, delta, alpha = params[L_EPS], params[L_SCALE], params[L_DELTA], params[L_ALPHA]
+    noise = params[L_NOISE] > 0.5
+    b = (6.0 * H - 2.0) / eps if noise else 0.0
+    code = LOCAL_LAPLACE if noise else NONE
+    state = privatizer_new(code, n_cnt, K, eps if noise else 1.0, 6.0 * H - 2.0, 0.0, 1)
+    x = np.zeros(n_cnt)
+    c = np.zeros(n_cnt)
+    p_t = np.zeros((S, A, S))
+    r_plus = np.zeros((S, A))
+    bp = np.zeros((S, A))
+    pi = np.zeros((H, S), np.int64)
+    V = np.zeros((H + 1, S))
+    traj = engine.new_trajectory(H)
+    evc = engine.new_eval_cache(H, S)
+    for k in range(K):
+        dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
+        c12 = laplace_sum_bound(k, b, dk / (4.0 * SA))
+        c3 = laplace_sum_bound(S * k, b, dk / (4.0 * SA))
+        c4 = laplace_sum_bound(k, b, dk / (4.0 * SA * S))
+        nr = c[:SA].reshape((S, A))
+        rs = c[SA:2 * SA].reshape((S, A))
+        nps = c[2 * SA:].reshape((S, A, S))
+        _model(nr, rs, nps, c12, c12, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, p_t, r_plus, bp)
+        aux = stationary_plan(p_t, r_plus, bp, nr, pi, V)
+        engine.step(env, pi, k, aux, rng, traj, evc, rec)
+        states, actions, rewards = traj
+        for h in range(H):
+            i = states[h] * A + actions[h]
+            x[i] += 1.0
+            x[SA + i] += rewards[h]
+            if h < H - 1:
+                x[2 * SA + i * S + states[h + 1]] += 1.0
+        privatizer_release(code, state, x, rng, c)
+        for j in range(n_cnt):
+            x[j] = 0.0
+
+
+@njit(cache=True)
+def shuffled_tau(params, K):
+    """Burn-in length: ceil(K^tau_power) if tau_power > 0, else the tau parameter."""
+    if params[S_TAU_POWER] > 0.0:
+        return int(math.ceil(K ** params[S_TAU_POWER] - 1e-9))
+    return int(params[S_TAU])
+
+
+@njit(cache=True)
+def shuffled_kernel(env, params, K, rng, rec):
+    """Shuffled-OBI (Garcelon note Alg. 4 with M_sh of Alg. 3; see module docstring)."""
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    if H < 2:
+        raise ValueError("shuffled-obi needs H >= 2 (the y encoding has H - 1 steps)")
+    SA = S * A
+    eps0, scale, delta, alpha = params[S_EPS], params[S_SCALE], params[S_DELTA], params[S_ALPHA]
+    m = int(params[S_M])
+    noise = params[S_NOISE] > 0.5
+    tau = shuffled_tau(params, K)
+    eps_bit = eps0 / ((4.0 + 2.0 * m) * H)  # Lemma 4
+    p = rr_p_from_epsilon(eps_bit) if noise else 0.0
+    code = SHUFFLE_RR if noise else NONE
+    e_arg = eps_bit if noise else 1.0
+    st_x = privatizer_new(code, SA, K, e_arg, 1.0, 0.0, H)
+    st_y = privatizer_new(code, SA * S, K, e_arg, 1.0, 0.0, H - 1)
+    st_r = privatizer_new(code, SA, K, e_arg, 1.0, 0.0, m * H)
+    xx = np.zeros(SA)
+    xy = np.zeros(SA * S)
+    xr = np.zeros(SA)
+    nr = np.zeros((S, A))
+    rs_ones = np.zeros(SA)
+    rs = np.zeros((S, A))
+    nps = np.zeros((S, A, S))
+    r1 = np.zeros(1)
+    o1 = np.zeros(1)
+    p_t = np.zeros((S, A, S))
+    r_plus = np.zeros((S, A))
+    bp = np.zeros((S, A))
+    pi = np.zeros((H, S), np.int64)
+    V = np.zeros((H + 1, S))
+    traj = engine.new_trajectory(H)
+    evc = engine.new_eval_cache(H, S)
+    for k in range(K):
+        if k < tau:
+            for h in range(H):
+                for s in range(S):
+                    pi[h, s] = rng.integers(0, A)
+            aux = 1.0
+        else:
+            dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
+            d_sa = dk / (8.0 * SA)  # 4 families, two tails
+            d_sas = dk / (8.0 * SA * S)
+            if noise:
+                c1 = rr_reward_width(k + 1.0, H, m, p, d_sa)
+                c2 = rr_count_width(k * H, p, d_sa)
+                c3 = rr_count_width(S * k * H, p, d_sa)
+                c4 = rr_count_width(k * H, p, d_sas)
+            else:
+                c1 = c2 = c3 = c4 = 0.0
+            for j in range(SA):
+                rs.reshape(SA)[j] = rs_ones[j] / m
+            _model(nr, rs, nps, c1, c2, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, p_t, r_plus, bp)
+            aux = stationary_plan(p_t, r_plus, bp, nr, pi, V)
+        engine.step(env, pi, k, aux, rng, traj, evc, rec)
+        states, actions, rewards = traj
+        for h in range(H):
+            i = states[h] * A + actions[h]
+            xx[i] += 1.0
+            if noise:
+                r1[0] = rewards[h]
+                unary_count(r1, m, rng, o1)  # Eq. 5: number of ones of the unary code
+                xr[i] += o1[0]
+            else:
+                xr[i] += m * rewards[h]
+            if h < H - 1:
+                xy[i * S + states[h + 1]] += 1.0
+        privatizer_release(code, st_x, xx, rng, nr.reshape(SA))
+        privatizer_release(code, st_y, xy, rng, nps.reshape(SA * S))
+        privatizer_release(code, st_r, xr, rng, rs_ones)
+        xx[:] = 0.0
+        xy[:] = 0.0
+        xr[:] = 0.0
+
+
+def _ldp_guarantees(p, mdp, K):
+    """eps-LDP (Garcelon et al. Table 1); an eps-LDP protocol is also eps-JDP (Table 1's JDP column)."""
+    if p["noise"] < 0.5:
+        return []
+    return [accounting.ldp_obi_guarantee(p["epsilon"]),
+            accounting.Guarantee("JDP", p["epsilon"], 0.0, "implied by eps-LDP (Garcelon et al. note, Table 1)",
+                                 "every output is post-processing of eps-LDP messages")]
+
+
+def shuffled_tau_py(p, K: int) -> int:
+    return int(math.ceil(K ** p["tau_power"] - 1e-9)) if p["tau_power"] > 0 else int(p["tau"])
+
+
+def _shuffled_guarantees(p, mdp, K):
+    """eps0-LDP (Lemma 4) and (eps_{c,tau}, delta0)-JDP (Prop. 5); also min(eps0, eps_c)-JDP
+    (an eps0-LDP protocol is eps0-JDP, which is how Table 1 reads the tau = 0 row)."""
+    if p["noise"] < 0.5:
+        return []
+    tau = shuffled_tau_py(p, K)
+    gs = accounting.shuffled_obi_guarantees(p["epsilon"], int(p["m"]), mdp.H, tau, p["delta0"])
+    jdp = [g for g in gs if g.model == "JDP"][0]
+    eff = min(p["epsilon"], jdp.epsilon)
+    gs.append(accounting.Guarantee("JDP", eff, p["delta0"] if jdp.epsilon < p["epsilon"] else 0.0,
+                                   "Garcelon et al. Thm 6 / Table 1: min(eps0-LDP => eps0-JDP, Prop. 5)",
+                                   f"effective JDP at tau = {tau}"))
+    return gs
+
+
+LDP_SPEC = register(AgentSpec(
+    name="ldp-obi",
+    kernel=ldp_kernel,
+    defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "noise": 1.0},
+    privacy_model="LDP",
+    reference="Garcelon et al. 2021 (LDP-OBI, Laplace mechanism) as summarised in App. B of the "
+              "Garcelon et al. ICML-21 note: Eq. 16, Prop. 7, Eq. 17",
+    description="RECONSTRUCTION. Stationary OBI on user counts noised with Lap((6H-2)/eps) "
+                "per coordinate; c_{k,i} = Laplace-sum concentration bounds (decisions doc)",
+    privatizer="local-laplace",
+    reconstruction=True,
+    guarantees=_ldp_guarantees,
+))
+
+SHUFFLED_SPEC = register(AgentSpec(
+    name="shuffled-obi",
+    kernel=shuffled_kernel,
+    defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "m": 1.0, "tau": 0.0,
+              "tau_power": 0.0, "delta0": 1e-3, "noise": 1.0},
+    privacy_model="SDP",
+    reference="Garcelon, Perchet, Pike-Burke & Pirotta (ICML-21 RL-theory workshop), Alg. 1-4, "
+              "Lemma 4, Eq. 6-8, Prop. 5, Thm 6",
+    description="Shuffled-OBI: tau random-policy burn-in, M_sh at eps0/((4+2m)H) per bit, "
+                "unbiased Eq. 6 counters, Eq. 7-8 widths, Eq. 17 planning; eps0-LDP and "
+                "(eps_{c,tau}, delta0)-JDP",
+    privatizer="shuffle-rr",
+    reconstruction=False,
+    guarantees=_shuffled_guarantees,
+))

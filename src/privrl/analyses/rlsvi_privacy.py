@@ -1,0 +1,253 @@
+"""Analysis ``rlsvi_privacy``: RLSVI's computed privacy (Lu et al. 2026) and its regret cost.
+
+Sections of the table (column ``section``):
+
+* ``epsilon_vs_K`` -- for every env of the experiment and every RLSVI ``beta_scale`` in it,
+  eps(delta) over K in [10, 1e7]: Cor. 14, the numeric minimum of Thm 13 over alpha,
+  dp_accounting's RDP conversion of the same curve (Lemma 12) and the exact eps of that
+  curve read as a Gaussian (:func:`privrl.agents.rlsvi.privacy_table`). The guarantee covers
+  **rewards only**: neighbouring users share states and actions (Lu et al. Remark 2).
+* ``regret`` -- regret at K of every RLSVI and UCBVI cell (mean, 95% CI), fitted K-exponent
+  and the eps(delta) the RLSVI cell certifies at K (its beta_scale included).
+* ``matched`` -- cells tagged ``match_K: K_i`` (PUCB, dp-ucbvi-jdp) run at the eps that RLSVI
+  (beta_scale 1) certifies at K_i by Cor. 14; their regret at K_i beside RLSVI's (and UCBVI's).
+  A tagged cell whose epsilon differs from Cor. 14 at K_i by > 1e-4 relative is a config
+  error (raised). Regret at K_i is read from the K-episode runs (a prefix of an eps-JDP run
+  is eps-JDP), interpolated in log K between bracketing checkpoints; the matched agents are
+  run with horizon K, not K_i (slightly conservative for them; decisions D9).
+
+Claims (verdict rules fixed before any run): Cor. 14 = numeric min (relative difference
+<= 1e-9); library never looser than Cor. 14 (ratio <= 1 + 1e-9 where the library can use
+Cor. 14's order, alpha* > 1.01); eps(delta) linear in K (local slope of log eps on log K over
+the last decade of the grid in [0.9, 1.05]); the Remark-2 note on every RLSVI run; "no
+privacy cost": RLSVI (beta_scale 1) regret at K <= UCBVI's (bonus_scale 1), ratio CI <= 1
+reproduced, > 1 not reproduced, else inconclusive; matched privacy likewise vs each agent.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..agents.rlsvi import REMARK_2, privacy_table
+from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from ._issue5 import at_episode, claim, curves, env_mdp, fmt_ci, infos_of, mean_ci, ratio_ci, rng_for
+
+SOURCE = "Lu, Gajane, Bai & Talebi (2026)"
+K_GRID = np.unique(np.round(np.logspace(1, 7, 25)).astype(np.int64))
+MATCH_RTOL = 1e-4
+NOTE_AGENT = {"rlsvi": " (certifies this eps)", "ucbvi": " (non-private)"}
+
+
+def epsilon_rows(ctx: AnalysisContext) -> pd.DataFrame:
+    rows = []
+    for env in sorted({i["env_key"] for i in ctx.infos}):
+        m = env_mdp(ctx, env)
+        for info in infos_of(ctx, "rlsvi", env):
+            p = info["params"]
+            Ks = np.unique(np.append(K_GRID, info["episodes"]))
+            for K in Ks:
+                t = privacy_table(p["delta"], int(K), m.H, m.S, m.A, p["beta_scale"])
+                rows.append({"section": "epsilon_vs_K", "env": env, "cell": info["cell"], "H": m.H, "S": m.S,
+                             "A": m.A, **t, "is_run_K": bool(K == info["episodes"])})
+    return pd.DataFrame(rows)
+
+
+def regret_rows(ctx: AnalysisContext) -> pd.DataFrame:
+    rows = []
+    for info in ctx.infos:
+        if info["agent"] not in ("rlsvi", "ucbvi") or (info.get("tags") or {}).get("match_K"):
+            continue
+        env, cell = info["env_key"], info["cell"]
+        ep, R = curves(ctx, env, cell)
+        m, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"regret/{env}/{cell}"))
+        f = ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == cell)].iloc[0]
+        g = info.get("guarantees") or []
+        rows.append({"section": "regret", "env": env, "cell": cell, "label": info.get("label", cell),
+                     "agent": info["agent"], "K": int(ep[-1]), "regret": m, "regret_lo": lo, "regret_hi": hi,
+                     "exponent": f.exponent, "exponent_lo": f.exponent_lo, "exponent_hi": f.exponent_hi,
+                     "aux_fit_window": f.saturated_fraction,
+                     "eps_cor14": g[0]["epsilon"] if g else np.nan, "delta": g[0]["delta"] if g else np.nan,
+                     **{k: info["params"][k] for k in ("beta_scale", "bonus_scale") if k in info["params"]}})
+    return pd.DataFrame(rows)
+
+
+def matched_rows(ctx: AnalysisContext) -> pd.DataFrame:
+    tagged = [i for i in ctx.infos if (i.get("tags") or {}).get("match_K")]
+    if not tagged:
+        return pd.DataFrame()
+    rows = []
+    for env in sorted({i["env_key"] for i in tagged}):
+        m = env_mdp(ctx, env)
+        ref = infos_of(ctx, "rlsvi", env, {"beta_scale": 1.0})
+        if len(ref) != 1:
+            raise ValueError(f"{ctx.experiment}/{env}: matched cells need exactly one rlsvi cell with beta_scale=1")
+        ref = ref[0]
+        delta = ref["params"]["delta"]
+        base = {"rlsvi": ref, **{i["agent"]: i for i in infos_of(ctx, "ucbvi", env, {"bonus_scale": 1.0})}}
+        for info in sorted(tagged, key=lambda i: (float(i["tags"]["match_K"]), i["agent"])):
+            if info["env_key"] != env:
+                continue
+            Ki = float(info["tags"]["match_K"])
+            eps_i = privacy_table(delta, int(Ki), m.H, m.S, m.A)
+            if not np.isclose(info["params"]["epsilon"], eps_i["eps_cor14"], rtol=MATCH_RTOL, atol=0):
+                raise ValueError(f"{ctx.experiment}/{env}/{info['cell']}: epsilon {info['params']['epsilon']:g} is "
+                                 f"not RLSVI's Cor. 14 eps at K={Ki:g}, delta={delta:g}: {eps_i['eps_cor14']:.6g}")
+            for who, inf in [(info["agent"], info)] + list(base.items()):
+                ep, R = curves(ctx, env, inf["cell"])
+                x = at_episode(ep, R, Ki)
+                mu, lo, hi = mean_ci(x, rng_for(ctx, f"matched/{env}/{inf['cell']}/{Ki:g}"))
+                rows.append({"section": "matched", "env": env, "K_i": Ki, "pair": info["agent"], "agent": who,
+                             "cell": inf["cell"], "epsilon": info["params"]["epsilon"],
+                             "eps_cor14": eps_i["eps_cor14"], "eps_library_rdp": eps_i["eps_library_rdp"],
+                             "eps_exact_gaussian": eps_i["eps_exact_gaussian"], "delta_rlsvi": delta,
+                             "regret": mu, "regret_lo": lo, "regret_hi": hi, "_seeds": x})
+    return pd.DataFrame(rows)
+
+
+def _ratio_verdict(lo: float, hi: float) -> str:
+    return "reproduced" if hi <= 1.0 else ("not reproduced" if lo > 1.0 else "inconclusive")
+
+
+def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.DataFrame) -> list[dict]:
+    art = ctx.artifact("rlsvi_privacy", "md")
+    out = []
+    for env, d in eps.groupby("env"):
+        d1 = d[d.beta_scale == 1.0] if (d.beta_scale == 1.0).any() else d[d.beta_scale == d.beta_scale.iloc[0]]
+        hsa = f"H={d1.H.iloc[0]}, S={d1.S.iloc[0]}, A={d1.A.iloc[0]}, delta={d1.delta.iloc[0]:g}"
+        rel = float(np.max(np.abs(d1.eps_thm13_min / d1.eps_cor14 - 1.0)))
+        out.append(claim(ctx, f"cor14_equals_thm13_min_{env}", f"Cor. 14 equals the numeric minimum over alpha of "
+                         f"Thm 13 ({env}: {hsa}, K in [10, 1e7])", f"{SOURCE}, Thm 13 / Cor. 14", art,
+                         f"max relative difference {rel:.2e} over {len(d1)} K", "reproduced" if rel <= 1e-9
+                         else "not reproduced"))
+        ind = d1[d1.library_in_domain]
+        r = ind.eps_library_rdp / ind.eps_cor14
+        gx = float(np.max(d1.eps_exact_gaussian / d1.eps_cor14))
+        out_dom = int((~d1.library_in_domain).sum())
+        meas = (f"max eps_library / eps_Cor14 = {r.max():.6f} over {len(ind)} K (library up to "
+                f"{100 * (1 - r.min()):.1f}% tighter); exact Gaussian / Cor. 14 <= {gx:.6f}"
+                + (f"; {out_dom} K with alpha* <= 1.01 outside dp_accounting's order range" if out_dom else ""))
+        out.append(claim(ctx, f"library_not_looser_{env}", f"dp_accounting's conversion of Lemma 12's RDP curve is "
+                         f"never looser than Cor. 14 ({env})", f"{SOURCE}, Lemma 12 / Cor. 14; dp_accounting", art,
+                         meas, "reproduced" if len(ind) and r.max() <= 1 + 1e-9 else "not reproduced"))
+        last = d1[d1.K >= d1.K.max() / 10]
+        s = float(np.polyfit(np.log(last.K), np.log(last.eps_cor14), 1)[0])
+        lin = 2 * d1.A.iloc[0] / (d1.H.iloc[0] ** 2 * np.log(2 * d1.H.iloc[0] * d1.S.iloc[0] * d1.A.iloc[0]))
+        top = d1.iloc[int(np.argmax(d1.K))]
+        out.append(claim(ctx, f"eps_linear_in_K_{env}", f"eps(delta) of RLSVI grows linearly in K ({env})",
+                         f"{SOURCE}, Cor. 14 (the 2AK/(H^2 log 2HSA) term)", art,
+                         f"slope of log eps on log K over [{last.K.min():g}, {last.K.max():g}] = {s:.3f}; eps/K at "
+                         f"K={top.K:g}: {top.eps_cor14 / top.K:.3g} vs 2A/(H^2 log 2HSA) = {lin:.3g}",
+                         "reproduced" if 0.9 <= s <= 1.05 else "not reproduced"))
+    runs = infos_of(ctx, "rlsvi")
+    ok = sum(all("Remark 2" in g.get("note", "") and "rewards only" in g.get("note", "") for g in i["guarantees"])
+             and len(i["guarantees"]) > 0 for i in runs)
+    out.append(claim(ctx, "remark2_rewards_only", "Every RLSVI run reports its guarantee as covering rewards only "
+                     "(neighbouring users share states and actions)", f"{SOURCE}, Remark 2", art,
+                     f"{ok}/{len(runs)} RLSVI runs carry the note", "reproduced" if runs and ok == len(runs)
+                     else "not reproduced"))
+    for env in sorted(set(reg.env)) if len(reg) else []:
+        a = infos_of(ctx, "rlsvi", env, {"beta_scale": 1.0})
+        b = infos_of(ctx, "ucbvi", env, {"bonus_scale": 1.0})
+        a = [i for i in a if not (i.get("tags") or {}).get("match_K")]
+        if not a or not b:
+            continue
+        xa, xb = curves(ctx, env, a[0]["cell"])[1][:, -1], curves(ctx, env, b[0]["cell"])[1][:, -1]
+        rr = ratio_ci(xa, xb, rng_for(ctx, f"nocost/{env}"))
+        ra, rb = reg[(reg.env == env) & (reg.cell == a[0]["cell"])].iloc[0], reg[(reg.env == env) &
+                                                                              (reg.cell == b[0]["cell"])].iloc[0]
+        out.append(claim(ctx, f"rlsvi_no_privacy_cost_{env}", f"RLSVI, JDP with no added noise, has regret at K no "
+                         f"larger than non-private UCBVI, both at their papers' constants ({env})",
+                         f"{SOURCE}, Sec. 4 (no privacy cost: the exploration noise is the privacy noise)", art,
+                         f"regret ratio RLSVI/UCBVI at K={int(ra.K)}: {fmt_ci(*rr, 3)}; RLSVI a = {ra.exponent:.2f}, "
+                         f"UCBVI a = {rb.exponent:.2f} (UCBVI bonus saturated {rb.aux_fit_window:.0%}); "
+                         f"RLSVI certifies "
+                         f"eps = {ra.eps_cor14:.4g} at delta = {ra.delta:g}", _ratio_verdict(rr[1], rr[2])))
+    if len(mat):
+        for (env, Ki, pair), d in mat.groupby(["env", "K_i", "pair"]):
+            x_r = d[d.agent == "rlsvi"]["_seeds"].iloc[0]
+            x_p = d[d.agent == pair]["_seeds"].iloc[0]
+            rr = ratio_ci(x_r, x_p, rng_for(ctx, f"matched_ratio/{env}/{pair}/{Ki:g}"))
+            e = d.epsilon.iloc[0]
+            out.append(claim(ctx, f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at K={int(Ki)} "
+                             f"(Cor. 14: eps={e:.4g}, delta={d.delta_rlsvi.iloc[0]:g}), RLSVI's regret is no larger "
+                             f"than {pair}'s at (eps, 0)-JDP ({env})",
+                             f"{SOURCE}, Cor. 14 (matched-privacy comparison)",
+                             art, f"regret ratio RLSVI/{pair} at K={int(Ki)}: {fmt_ci(*rr, 3)}",
+                             _ratio_verdict(rr[1], rr[2])))
+    return out
+
+
+def _markdown(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.DataFrame) -> str:
+    L = [f"# RLSVI's privacy and its cost: {ctx.experiment}", "",
+         f"**The guarantee {REMARK_2}.** RLSVI adds no privacy noise: its exploration noise "
+         "w ~ N(0, beta_k/(N+1)) makes each Q-table release an RDP Gaussian (Lu et al. Lemma 11-12); "
+         "eps(delta) is computed, never added. With `beta_scale` c the RDP slope is divided by c.", "",
+         "## eps(delta) at the run's K", "",
+         "| env | cell | K | delta | Cor. 14 | Thm 13 numeric min (alpha*) | dp_accounting RDP | exact Gaussian |",
+         "|---|---|---|---|---|---|---|---|"]
+    for r in eps[eps.is_run_K].itertuples():
+        L.append(f"| {r.env} | {r.cell} | {r.K} | {r.delta:g} | {r.eps_cor14:.5g} | {r.eps_thm13_min:.5g} "
+                 f"({r.alpha_opt:.4g}) | {r.eps_library_rdp:.5g} | {r.eps_exact_gaussian:.5g} |")
+    L += ["", "## Regret at K (mean, 95% seed-bootstrap CI) beside UCBVI", "",
+          "| env | cell | K | regret | K-exponent a | aux in fit window | eps(delta) certified |",
+          "|---|---|---|---|---|---|---|"]
+    for r in reg.itertuples():
+        e = "non-private" if r.agent == "ucbvi" else f"{r.eps_cor14:.4g} (delta {r.delta:g})"
+        L.append(f"| {r.env} | {r.label} | {r.K} | {fmt_ci(r.regret, r.regret_lo, r.regret_hi)} | "
+                 f"{fmt_ci(r.exponent, r.exponent_lo, r.exponent_hi, 3)} | {r.aux_fit_window:.2f} | {e} |")
+    L += ["", "aux: RLSVI = fraction of (h, s, a) whose noise sd exceeds the value range H - h; "
+          "UCBVI = fraction of saturated bonuses."]
+    if len(mat):
+        L += ["", "## Matched privacy: agents run at the eps RLSVI certifies at K_i (Cor. 14)", "",
+              "| env | K_i | eps (Cor. 14) | library / exact | agent | regret at K_i |", "|---|---|---|---|---|---|"]
+        for r in mat.drop_duplicates(["env", "K_i", "agent"]).itertuples():
+            L.append(f"| {r.env} | {r.K_i:g} | {r.epsilon:.5g} | "
+                     f"{r.eps_library_rdp:.4g} / {r.eps_exact_gaussian:.4g} | "
+                     f"{r.agent}{NOTE_AGENT.get(r.agent, '')} | "
+                     f"{fmt_ci(r.regret, r.regret_lo, r.regret_hi)} |")
+        L += ["", "PUCB / dp-ucbvi-jdp give (eps, 0)-JDP of all data; RLSVI gives (eps, delta)-JDP of rewards only. "
+              "Regret at K_i interpolated in log K between checkpoints of the K-episode runs."]
+    return "\n".join(L) + "\n"
+
+
+def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
+    import matplotlib.pyplot as plt
+
+    envs_ = sorted(set(eps.env)) if len(eps) else []
+    ncol = max(len(envs_), 1) + (1 if len(mat) else 0)
+    fig, axes = plt.subplots(1, ncol, figsize=(4.2 * ncol, 3.4), squeeze=False)
+    for ax, env in zip(axes[0], envs_):
+        d = eps[(eps.env == env) & (eps.beta_scale == eps[eps.env == env].beta_scale.max())].sort_values("K")
+        ax.plot(d.K, d.eps_cor14, lw=1.6, label="Cor. 14")
+        ax.plot(d.K, d.eps_thm13_min, "o", ms=3, mfc="none", label="Thm 13, numeric min")
+        ax.plot(d.K, d.eps_library_rdp, "--", lw=1.2, label="dp_accounting RDP")
+        ax.plot(d.K, d.eps_exact_gaussian, ":", lw=1.2, label="exact (Gaussian)")
+        for K in d[d.is_run_K].K:
+            ax.axvline(K, color="0.6", lw=0.8)
+        ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel=f"eps (delta={d.delta.iloc[0]:g})",
+               title=f"{env} (H={d.H.iloc[0]}, S={d.S.iloc[0]}, A={d.A.iloc[0]}): rewards only")
+        ax.legend(fontsize=6)
+    if len(mat):
+        ax = axes[0, -1]
+        d = mat.drop_duplicates(["K_i", "agent"])
+        agents = list(dict.fromkeys(d.agent))
+        Ks = sorted(set(d.K_i))
+        w = 0.8 / len(agents)
+        for j, a in enumerate(agents):
+            da = d[d.agent == a].set_index("K_i").reindex(Ks)
+            err = [da.regret - da.regret_lo, da.regret_hi - da.regret]
+            ax.errorbar(np.arange(len(Ks)) + j * w, da.regret, yerr=err, fmt="o", ms=4, capsize=2, label=a)
+        ticks = [f"K={k:g}\neps={mat[mat.K_i == k].epsilon.iloc[0]:.3g}" for k in Ks]
+        ax.set_xticks(np.arange(len(Ks)) + 0.4 - w / 2, ticks, fontsize=6)
+        ax.set(yscale="log", ylabel="regret at K_i", title="matched privacy (eps of RLSVI at K_i)")
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+@register("rlsvi_privacy")
+def rlsvi_privacy(ctx: AnalysisContext) -> AnalysisResult:
+    eps, reg, mat = epsilon_rows(ctx), regret_rows(ctx), matched_rows(ctx)
+    claims = pd.DataFrame(_claims(ctx, eps, reg, mat), columns=CLAIM_COLUMNS)
+    table = pd.concat([eps, reg, mat.drop(columns=["_seeds"], errors="ignore")], ignore_index=True)
+    return AnalysisResult(table=table, markdown=_markdown(ctx, eps, reg, mat), figure=_figure(eps, mat), claims=claims)
