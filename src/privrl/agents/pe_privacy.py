@@ -14,7 +14,7 @@ Privatizers (codes of :mod:`privrl.mechanisms.privatizers`), all fed the batch's
 * ``none``: exact counts (non-private policy elimination, APEVE of Qiao et al. 2022).
 
 :func:`release_counts` calls the privatizers' own mechanisms on the batch's column sums
-(decisions D3): ``privatizer_release_batch`` needs the users' rows X[m, n] (GBs at m ~ 1e5
+(decisions_agents_issue5 S6): ``privatizer_release_batch`` needs the users' rows X[m, n] (~230 MB at m ~ 2.4e5
 users) and compiles every privatizer kind (~10 s of numba compile). For a fresh state of
 horizon 1 it reduces, per kind, to exactly what is called here -- ``laplace_release`` with
 scale ``1/eps'`` (central-tree: one tree step, L = 1 level, identical draws), ``bitsum_release``
@@ -166,7 +166,7 @@ def estimate_layer(Nt_sas, Nt_sa, W_h, P_h):
 @njit(cache=True)
 def estimate_rewards(Rt, Nt_sa, r_h):
     """"Estimate Rewards" (Alg. 3 line 9, Eq. 2): r~ = R~ / N~ clipped to [0, 1]; 0 where N~ = 0
-    and at x-dagger. Rt, Nt_sa [X*A] (one layer); r_h[X+1, A]. The clip is ours (decisions D4)."""
+    and at x-dagger. Rt, Nt_sa [X*A] (one layer); r_h[X+1, A]. The clip is ours (decisions_agents_issue5 S7)."""
     Xe, A = r_h.shape
     r_h[:, :] = 0.0
     for x in range(Xe - 1):

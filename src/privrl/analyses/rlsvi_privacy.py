@@ -14,7 +14,7 @@ Sections of the table (column ``section``):
   A tagged cell whose epsilon differs from Cor. 14 at K_i by > 1e-4 relative is a config
   error (raised). Regret at K_i is read from the K-episode runs (a prefix of an eps-JDP run
   is eps-JDP), interpolated in log K between bracketing checkpoints; the matched agents are
-  run with horizon K, not K_i (slightly conservative for them; decisions D9).
+  run with horizon K, not K_i (slightly conservative for them; decisions_agents_issue5 M2).
 
 Claims (verdict rules fixed before any run): Cor. 14 = numeric min (relative difference
 <= 1e-9); library never looser than Cor. 14 (ratio <= 1 + 1e-9 where the library can use
