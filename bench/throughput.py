@@ -7,6 +7,7 @@
    algorithm (privrl.reference.ucbvi_numpy) on the same MDP, and their ratio.
 2. Every registered agent at S=6, H=20 (defaults, epsilon=1 where it has one): episodes x
    seeds / s and the slowdown relative to UCBVI.
+3. The policy-elimination agents (SDP-PE family) on the small instance they can enumerate.
 All on one core (one process, seeds run sequentially); compile time excluded (warm-up run).
 """
 from __future__ import annotations
@@ -64,6 +65,16 @@ def main() -> None:
             print(f"{name:24s} {spec.privacy_model:7s} {'refused':>12s}  ({exc})")
             continue
         print(f"{name:24s} {spec.privacy_model:7s} {rate:12,.0f} {base / rate:17.1f}x")
+    # policy elimination enumerates A^(S*H) policies: it runs on the Bai et al. Table I instance
+    small = envs.garnet(S=3, A=2, branching=2, H=4, seed=1)
+    Ks = 20 * K
+    print(f"\n# policy-elimination agents on garnet S=3 A=2 H=4 (4096 policies), K={Ks}, {args.seeds} seeds")
+    base_small = engine_rate("ucbvi", {}, small, Ks, args.seeds)
+    print(f"{'ucbvi':24s} {'none':7s} {base_small:12,.0f} {1.0:17.1f}x")
+    for name in ("pe", "sdp-pe", "sdp-pe-jdp", "sdp-pe-ldp"):
+        if name in REGISTRY:
+            rate = engine_rate(name, {}, small, Ks, args.seeds)
+            print(f"{name:24s} {REGISTRY[name].privacy_model:7s} {rate:12,.0f} {base_small / rate:17.1f}x")
 
 
 if __name__ == "__main__":
