@@ -79,6 +79,14 @@ def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, p_t, r_plus, bp):
 
 
 @njit(cache=True)
+def _planning_buffers(H, S, A):
+    """Work arrays of both OBI kernels: p_t[S, A, S], r_plus[S, A], bp[S, A], pi[H, S], V[H + 1, S],
+    the runner's trajectory and evaluation cache."""
+    return (np.zeros((S, A, S)), np.zeros((S, A)), np.zeros((S, A)), np.zeros((H, S), np.int64),
+            np.zeros((H + 1, S)), engine.new_trajectory(H), engine.new_eval_cache(H, S))
+
+
+@njit(cache=True)
 def _lk(S, A, H, k1, delta):
     """L_k = ln(4 pi^2 S A H k^3 / (3 delta)) for the 1-based episode k1 (Prop. 7)."""
     return math.log(4.0 * math.pi ** 2 * S * A * H * float(k1) ** 3 / (3.0 * delta))
@@ -98,13 +106,7 @@ def ldp_kernel(env, params, K, rng, rec):
     state = privatizer_new(code, n_cnt, K, eps if noise else 1.0, 6.0 * H - 2.0, 0.0, 1)
     x = np.zeros(n_cnt)
     c = np.zeros(n_cnt)
-    p_t = np.zeros((S, A, S))
-    r_plus = np.zeros((S, A))
-    bp = np.zeros((S, A))
-    pi = np.zeros((H, S), np.int64)
-    V = np.zeros((H + 1, S))
-    traj = engine.new_trajectory(H)
-    evc = engine.new_eval_cache(H, S)
+    p_t, r_plus, bp, pi, V, traj, evc = _planning_buffers(H, S, A)
     for k in range(K):
         dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
         c12 = laplace_sum_bound(k, b, dk / (4.0 * SA))
@@ -164,13 +166,7 @@ def shuffled_kernel(env, params, K, rng, rec):
     nps = np.zeros((S, A, S))
     r1 = np.zeros(1)
     o1 = np.zeros(1)
-    p_t = np.zeros((S, A, S))
-    r_plus = np.zeros((S, A))
-    bp = np.zeros((S, A))
-    pi = np.zeros((H, S), np.int64)
-    V = np.zeros((H + 1, S))
-    traj = engine.new_trajectory(H)
-    evc = engine.new_eval_cache(H, S)
+    p_t, r_plus, bp, pi, V, traj, evc = _planning_buffers(H, S, A)
     for k in range(K):
         if k < tau:
             for h in range(H):

@@ -102,6 +102,41 @@ def _set_policy(pols, i, pi):
 
 
 @njit(cache=True)
+def _visit_blocks(env, pols, idx, sizes, h, pi, k, aux, rng, traj, evc, rec, layer, c_sas, c_sa, c_r):
+    """Play the users of step h (Alg. 2 crude / Alg. 3 fine exploration) and count their data.
+
+    For every (x, a), sizes[h XA + x A + a] episodes of the best visitor idx[x, a] of (h, x, a).
+    layer >= 0 (crude): count only the transition at that layer, into row x A + a of
+    c_sas[XA, X], c_sa[XA]. layer < 0 (fine): count every layer h2 into row h2 XA + x A + a of
+    c_sas[H XA, X], c_sa[H XA], with rewards into c_r[H XA]. Returns the next episode index.
+    """
+    X, A = idx.shape
+    XA = X * A
+    H = pi.shape[0]
+    states, actions, rewards = traj
+    for x in range(X):
+        for a in range(A):
+            m = sizes[h * XA + x * A + a]
+            if m == 0:
+                continue
+            _set_policy(pols, idx[x, a], pi)
+            for _ in range(m):
+                engine.step(env, pi, k, aux, rng, traj, evc, rec)
+                k += 1
+                if layer >= 0:
+                    row = states[layer] * A + actions[layer]
+                    c_sas[row, states[layer + 1]] += 1.0
+                    c_sa[row] += 1.0
+                else:
+                    for h2 in range(H):
+                        row = h2 * XA + states[h2] * A + actions[h2]
+                        c_sas[row, states[h2 + 1]] += 1.0
+                        c_sa[row] += 1.0
+                        c_r[row] += rewards[h2]
+    return k
+
+
+@njit(cache=True)
 def run_sdp_pe(env, params, K, rng, rec, code):
     """The whole of Alg. 1 for K episodes; returns (active bool[n_pol], stage log float64[B, 6]).
 
@@ -138,7 +173,6 @@ def run_sdp_pe(env, params, K, rng, rec, code):
     oc_sas, oc_sa = np.zeros((XA, X)), np.zeros(XA)
     f_sas, f_sa, f_r = np.zeros((H * XA, X)), np.zeros(H * XA), np.zeros(H * XA)
     of_sas, of_sa, of_r = np.zeros((H * XA, X)), np.zeros(H * XA), np.zeros(H * XA)
-    states, actions, rewards = traj
     k = 0
     for b in range(B):
         Lc, Lf = sched[b, 0], sched[b, 1]
@@ -157,20 +191,9 @@ def run_sdp_pe(env, params, K, rng, rec, code):
             best_visitors(pols, active, occ, h, A, idx)
             c_sas[:, :] = 0.0
             c_sa[:] = 0.0
-            n_users = np.int64(0)
-            for x in range(X):
-                for a in range(A):
-                    m = sizes[h * XA + x * A + a]
-                    if m == 0:
-                        continue
-                    _set_policy(pols, idx[x, a], pi)
-                    for _ in range(m):
-                        engine.step(env, pi, k, aux, rng, traj, evc, rec)
-                        k += 1
-                        row = states[h] * A + actions[h]
-                        c_sas[row, states[h + 1]] += 1.0
-                        c_sa[row] += 1.0
-                    n_users += m
+            k0 = k
+            k = _visit_blocks(env, pols, idx, sizes, h, pi, k, aux, rng, traj, evc, rec, h, c_sas, c_sa, no_r)
+            n_users = np.int64(k - k0)
             E = private_batch(code, eps_c, beta, delta, n_rel, c_sas, c_sa, no_r, np.int64(n_users), rng, oc_sas, oc_sa,
                               no_r)
             mark_infrequent(oc_sas, C1 * E * H * H * iota, W[h])
@@ -185,20 +208,7 @@ def run_sdp_pe(env, params, K, rng, rec, code):
         f_r[:] = 0.0
         for h in range(H):
             best_visitors(pols, active, occ, h, A, idx)
-            for x in range(X):
-                for a in range(A):
-                    m = sizes[h * XA + x * A + a]
-                    if m == 0:
-                        continue
-                    _set_policy(pols, idx[x, a], pi)
-                    for _ in range(m):
-                        engine.step(env, pi, k, aux, rng, traj, evc, rec)
-                        k += 1
-                        for h2 in range(H):
-                            row = h2 * XA + states[h2] * A + actions[h2]
-                            f_sas[row, states[h2 + 1]] += 1.0
-                            f_sa[row] += 1.0
-                            f_r[row] += rewards[h2]
+            k = _visit_blocks(env, pols, idx, sizes, h, pi, k, aux, rng, traj, evc, rec, -1, f_sas, f_sa, f_r)
         E = private_batch(code, eps_c, beta, delta, n_rel, f_sas, f_sa, f_r, np.int64(Lf), rng, of_sas, of_sa, of_r)
         for h in range(H):
             lo, hi = h * XA, (h + 1) * XA

@@ -36,6 +36,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..figures import grouped_errorbars
 from ..fit_privacy import fit_privacy_cost, interval_verdict
 from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
 from ._issue5 import at_most_verdict, claim, curves, diff_ci, env_mdp, fmt_ci, infos_of, mean_ci, ratio_ci, rng_for
@@ -246,12 +247,8 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
     if len(tr):
         groups = list(tr.groupby(["epsilon", "C", "C1"]).groups)
         models = ["central", "shuffle", "local", "none"]
-        w = 0.2
-        for j, mo in enumerate(models):
-            d = tr[tr.privatizer == mo].set_index(["epsilon", "C", "C1"]).reindex(groups)
-            ax.errorbar(np.arange(len(groups)) + j * w, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret],
-                        fmt="o", ms=4, capsize=2, label=mo)
-        ax.set_xticks(np.arange(len(groups)) + 1.5 * w, [f"eps={g[0]:g}\nC={g[1]:g}" for g in groups], fontsize=6)
+        series = {mo: tr[tr.privatizer == mo].set_index(["epsilon", "C", "C1"]).reindex(groups) for mo in models}
+        grouped_errorbars(ax, series, len(groups), [f"eps={g[0]:g}\nC={g[1]:g}" for g in groups], 0.2)
         ax.set(yscale="log", ylabel="regret at K", title="SDP-PE: trust-model ordering")
         ax.legend(fontsize=6)
     fig.tight_layout()

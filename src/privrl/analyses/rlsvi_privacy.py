@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..agents.rlsvi import REMARK_2, privacy_table
+from ..figures import grouped_errorbars
 from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
 from ._issue5 import at_episode, claim, curves, env_mdp, fmt_ci, infos_of, mean_ci, ratio_ci, rng_for
 
@@ -241,13 +242,9 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
         d = mat.drop_duplicates(["K_i", "agent"])
         agents = list(dict.fromkeys(d.agent))
         Ks = sorted(set(d.K_i))
-        w = 0.8 / len(agents)
-        for j, a in enumerate(agents):
-            da = d[d.agent == a].set_index("K_i").reindex(Ks)
-            err = [da.regret - da.regret_lo, da.regret_hi - da.regret]
-            ax.errorbar(np.arange(len(Ks)) + j * w, da.regret, yerr=err, fmt="o", ms=4, capsize=2, label=a)
+        series = {a: d[d.agent == a].set_index("K_i").reindex(Ks) for a in agents}
         ticks = [f"K={k:g}\neps={mat[mat.K_i == k].epsilon.iloc[0]:.3g}" for k in Ks]
-        ax.set_xticks(np.arange(len(Ks)) + 0.4 - w / 2, ticks, fontsize=6)
+        grouped_errorbars(ax, series, len(Ks), ticks, 0.8 / len(agents))
         ax.set(yscale="log", ylabel="regret at K_i", title="matched privacy (eps of RLSVI at K_i)")
         ax.legend(fontsize=6)
     fig.tight_layout()
