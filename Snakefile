@@ -15,6 +15,7 @@ if "experiments" not in config:
 
 validate(config, "workflow/schemas/config.schema.yaml")
 
+import privrl  # noqa: E402
 from privrl import experiments as X  # noqa: E402
 
 R = config["results_dir"]
@@ -23,6 +24,10 @@ CELLS = X.all_cells(config)
 EXP_ENVS = sorted({(c.experiment, c.env) for c in CELLS})
 MECHANISM_TARGETS = []
 CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
+# Digests of the library code, passed as params: Snakemake's params rerun trigger then reruns
+# the runs when agent/mechanism/engine code changes and everything downstream on any edit.
+RUN_CODE = privrl.code_version("run")
+ALL_CODE = privrl.code_version("all")
 
 
 include: "workflow/rules/mdps.smk"

@@ -14,13 +14,29 @@ from pathlib import Path
 __version__ = "0.1.0"
 
 
-def _source_digest() -> str:
+# What a run's output depends on (the rest -- aggregation, fits, analyses, figures, claims --
+# only reads run outputs). Used as Snakemake params so that a library edit reruns exactly the
+# jobs it can change (workflow/rules/*.smk).
+RUN_SOURCES = ("agents/", "mechanisms/", "engine.py", "mdp.py", "envs.py", "run.py", "seeding.py",
+               "accounting.py", "experiments.py", "io.py", "__init__.py")
+
+
+def _source_digest(prefixes: tuple[str, ...] | None = None) -> str:
+    """sha256 (16 hex) of the package's .py files, or of those whose relative path starts with a prefix."""
     h = hashlib.sha256()
     root = Path(__file__).resolve().parent
     for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode())
+        rel = path.relative_to(root).as_posix()
+        if prefixes is not None and not rel.startswith(prefixes):
+            continue
+        h.update(rel.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def code_version(scope: str) -> str:
+    """Digest of the sources a job of this scope depends on: "run" (MDPs, agent runs) or "all"."""
+    return {"run": lambda: _source_digest(RUN_SOURCES), "all": _source_digest}[scope]()
 
 
 def _configure_numba_cache() -> None:

@@ -2,13 +2,16 @@
 
 A claim spec (config) is ``{id, statement, source, check: {type, env, cell, ...}}``; the
 check types below are the one lookup table of scoring rules. The verdict is measured,
-never asserted: "reproduced", "not reproduced" or "inconclusive" (CI straddles the line).
+never asserted: "reproduced", "not reproduced" or "inconclusive" (CI straddles the line, or
+the cell is still exploring: mean saturation in the fit window > SATURATED_FRACTION).
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
 import pandas as pd
+
+from .fit import SATURATED_FRACTION
 
 
 def _fit_row(fits: pd.DataFrame, check: Mapping[str, Any]) -> pd.Series:
@@ -23,6 +26,10 @@ def _exponent_below(fits: pd.DataFrame, check: Mapping[str, Any]) -> tuple[str, 
     thr = float(check["threshold"])
     measured = f"a = {f.exponent:.3f} [{f.exponent_lo:.3f}, {f.exponent_hi:.3f}] (K = {int(f.K)}, {int(f.n_seeds)} seeds)"
     verdict = "reproduced" if f.exponent_hi < thr else ("not reproduced" if f.exponent_lo >= thr else "inconclusive")
+    sat = float(f.get("saturated_fraction", float("nan")))
+    if sat > SATURATED_FRACTION:  # still exploring: the exponent says nothing about the theorem's rate
+        measured += f"; bonus saturated {sat:.0%} of the fit window: rate not observable at this K"
+        verdict = "inconclusive"
     return measured, verdict
 
 

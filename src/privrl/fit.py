@@ -11,6 +11,10 @@ import numpy as np
 from .stats import bootstrap_indices
 
 TINY = 1e-12
+# Mean saturation (fraction of (h, s, a) whose optimistic value is clipped, or of policies still
+# active) in the fit window above which a K-exponent measures exploration, not a theorem's
+# rate: every rate verdict on such a cell is "inconclusive" (docs/decisions.md, "Verdict rules").
+SATURATED_FRACTION = 0.9
 
 
 def window_mask(episodes: np.ndarray, decades: float = 2.0) -> np.ndarray:

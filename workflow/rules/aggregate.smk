@@ -14,6 +14,7 @@ rule aggregate:
     benchmark:
         f"{R}/benchmarks/aggregate/{{experiment}}/{{env}}.tsv"
     params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
         n_boot=config["bootstrap"]["n"],
     conda:
         CONDA_ENV

@@ -28,6 +28,7 @@ rule analysis:
     benchmark:
         f"{R}/benchmarks/analysis/{{experiment}}/{{analysis}}.tsv"
     params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
         figures_dir=F,
     conda:
         CONDA_ENV

@@ -24,6 +24,7 @@ rule mechanism_checks:
     benchmark:
         f"{R}/benchmarks/mechanisms/checks.tsv"
     params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
         checks=MECHANISM_CHECKS,
         sizes={c: MECH.get(c, {}) or {} for c in MECHANISM_CHECKS},
         seed=MECH.get("seed", 0),
@@ -43,6 +44,7 @@ rule privacy_audit:
     benchmark:
         f"{R}/benchmarks/mechanisms/privacy_audit.tsv"
     params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
         sizes=MECH.get("audit", {}) or {},
         seed=MECH.get("seed", 0),
     conda:
@@ -63,6 +65,7 @@ rule mechanism_claims:
     benchmark:
         f"{R}/benchmarks/mechanisms/mechanism_claims.tsv"
     params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
         names=MECHANISM_CHECKS,
     conda:
         CONDA_ENV

@@ -10,6 +10,7 @@ rule regret_figure:
     benchmark:
         f"{R}/benchmarks/figures/{{experiment}}/{{env}}.tsv"
     params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
         title=lambda w: f"{w.experiment}: {w.env}",
         note=lambda w: config["experiments"][w.experiment].get("note", ""),
     conda:

@@ -9,6 +9,7 @@ rule fit:
     benchmark:
         f"{R}/benchmarks/fits/{{experiment}}/{{env}}.tsv"
     params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
         n_boot=config["bootstrap"]["n"],
         decades=lambda w: config["experiments"][w.experiment].get("fit_decades", 2),
     conda:

@@ -10,6 +10,7 @@ rule run_cell:
     benchmark:
         f"{R}/benchmarks/runs/{{experiment}}/{{env}}/{{cell}}.tsv"
     params:
+        code=RUN_CODE,  # rerun when the library code it runs changes
         cell=lambda w: X.find_cell(config, w.experiment, w.env, w.cell),
         episodes=lambda w: int(config["experiments"][w.experiment]["episodes"]),
         seeds=lambda w: X.seeds_of(config, w.experiment),

@@ -9,6 +9,8 @@ rule fit_table:
         f"{R}/logs/tables/{{experiment}}/{{env}}.log",
     benchmark:
         f"{R}/benchmarks/tables/{{experiment}}/{{env}}.tsv"
+    params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
     conda:
         CONDA_ENV
     script:
@@ -29,6 +31,7 @@ rule claims:
     benchmark:
         f"{R}/benchmarks/claims.tsv"
     params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
         figures_dir=F,
     conda:
         CONDA_ENV

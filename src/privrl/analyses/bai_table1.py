@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from ..figures import grouped_errorbars
+from ..fit import SATURATED_FRACTION
 from ..fit_privacy import fit_privacy_cost, interval_verdict
 from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
 from ._issue5 import at_most_verdict, claim, curves, diff_ci, env_mdp, fmt_ci, infos_of, mean_ci, ratio_ci, rng_for
@@ -123,7 +124,7 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[dict]]:
                 tag = f"{agent}_{_setting_label(s).split(' (')[0].replace(', ', '_').replace('=', '')}_{env}"
                 aux_txt = (f"; policies active {f.saturated_fraction:.0%}" if agent == "sdp-pe"
                            else f"; bonus saturated {f.saturated_fraction:.0%}") + " in the fit window"
-                stuck = f.saturated_fraction > 0.99
+                stuck = f.saturated_fraction > SATURATED_FRACTION
                 claims.append(claim(ctx, f"{tag}_sqrtK", f"{agent} ({model}, {_setting_label(s)}), eps={e_ref:g}: "
                                     f"regret is O~(sqrt K) on {env}", f"{SOURCE}, {btxt}", art,
                                     f"a = {fmt_ci(f.exponent, f.exponent_lo, f.exponent_hi, 3)} (K = {K}){aux_txt}"

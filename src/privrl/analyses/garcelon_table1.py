@@ -9,7 +9,8 @@ the fitted K-exponent (95% CI) and the mean bonus saturation in the fit window.
 
 Claims per block (verdict rules fixed in advance):
 * each row: "regret is O~(sqrt K)" -- reproduced if the K-exponent CI lies below 0.6,
-  not reproduced if it lies above, else inconclusive;
+  not reproduced if it lies above, else inconclusive; inconclusive whenever the mean bonus
+  saturation in the fit window exceeds ``fit.SATURATED_FRACTION`` (still exploring);
 * "JDP is cheaper than LDP" (Table 1: PUCB's additive 1/eps0 vs LDP-OBI's sqrt(K)/eps0):
   PUCB's regret at K below LDP-OBI's (disjoint CIs);
 * "shuffling amplifies": Prop. 5's eps_{c,tau} at tau = K^(1/3) is below eps0 (computed).
@@ -21,6 +22,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..fit import SATURATED_FRACTION
 from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
 
 ROWS = [  # tag, algorithm, theoretical regret (Table 1)
@@ -103,6 +105,8 @@ def _claims(ctx: AnalysisContext, t: pd.DataFrame) -> pd.DataFrame:
                  else "inconclusive")
             meas = (f"a = {r.exponent:.2f} [{r.exponent_lo:.2f}, {r.exponent_hi:.2f}] (K = {r.K}, {r.n_seeds} seeds; "
                     f"saturated {r.saturated:.0%})")
+            if r.saturated > SATURATED_FRACTION:
+                v, meas = "inconclusive", meas + "; rate not observable at this K: bonus saturated"
             out.append({"experiment": ctx.experiment, "id": f"table1_{r.row}_{bid}",
                         "statement": f"Table 1 row '{r.algorithm}' ({blk}): regret {r.theory} grows at most like "
                                      f"sqrt(K): K-exponent < {SQRT_K}",

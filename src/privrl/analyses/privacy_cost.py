@@ -28,12 +28,12 @@ import numpy as np
 import pandas as pd
 
 from .. import seeding
+from ..fit import SATURATED_FRACTION
 from ..fit_privacy import fit_privacy_cost, interval_verdict
 from ..stats import seed_matrix
 from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
 
 TOL_B, TOL_C = 0.2, 0.3
-SATURATED = 0.9  # mean bonus saturation of the private cells above which no rate can show
 N_BOOT = 500
 TARGETS = {  # agent -> (b, c, source)
     "pucb": (0.0, 1.0, "Vietri et al. 2020, Thm 4 (additive O~((SAH^3 + S^2AH^3)/eps))"),
@@ -97,9 +97,9 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict]:
             "env": env, "agent": agent, "privacy_model": model, "reconstruction": g["base"]["reconstruction"],
             "params": _fmt_params(items), "n_eps": fit["n_eps"], "n_seeds": int(base.shape[0]),
             "b": fit["b"], "b_lo": fit["b_lo"], "b_hi": fit["b_hi"], "b_target": tb,
-            "b_verdict": "inconclusive" if sat > SATURATED else interval_verdict(fit["b_lo"], fit["b_hi"], tb, TOL_B),
+            "b_verdict": "inconclusive" if sat > SATURATED_FRACTION else interval_verdict(fit["b_lo"], fit["b_hi"], tb, TOL_B),
             "c": fit["c"], "c_lo": fit["c_lo"], "c_hi": fit["c_hi"], "c_target": tc,
-            "c_verdict": "inconclusive" if sat > SATURATED else interval_verdict(fit["c_lo"], fit["c_hi"], tc, TOL_C),
+            "c_verdict": "inconclusive" if sat > SATURATED_FRACTION else interval_verdict(fit["c_lo"], fit["c_hi"], tc, TOL_C),
             "c_at_K": fit["c_at_K"], "c_at_K_lo": fit["c_at_K_lo"], "c_at_K_hi": fit["c_at_K_hi"],
             "n_points": fit["n_points"], "frac_dropped": fit["frac_dropped"],
             "window_lo": fit["window_lo"], "window_hi": fit["window_hi"], "saturated_private": sat,
@@ -118,7 +118,7 @@ def _measured(r, which: str) -> str:
            f"private cells' bonus saturated {r.saturated_private:.0%} of the fit window)")
     if which == "b" and r.b_per_eps:
         txt += f"; per-eps b (eps: b [CI]) {r.b_per_eps}"
-    if r.saturated_private > SATURATED:
+    if r.saturated_private > SATURATED_FRACTION:
         txt += "; rate not observable: bonus saturated"
     return txt
 
