@@ -22,6 +22,9 @@ Cor. 14's order, alpha* > 1.01); eps(delta) linear in K (local slope of log eps 
 the last decade of the grid in [0.9, 1.05]); the Remark-2 note on every RLSVI run; "no
 privacy cost": RLSVI (beta_scale 1) regret at K <= UCBVI's (bonus_scale 1), ratio CI <= 1
 reproduced, > 1 not reproduced, else inconclusive; matched privacy likewise vs each agent.
+Both comparisons are inconclusive when both agents are still in their linear phase (K-exponent,
+or local slope over the decade to K_i, >= EXPLORING_A = 0.95): two explorers' ratio says nothing
+about learning.
 """
 from __future__ import annotations
 
@@ -97,12 +100,21 @@ def matched_rows(ctx: AnalysisContext) -> pd.DataFrame:
                 ep, R = curves(ctx, env, inf["cell"])
                 x = at_episode(ep, R, Ki)
                 mu, lo, hi = mean_ci(x, rng_for(ctx, f"matched/{env}/{inf['cell']}/{Ki:g}"))
+                a_loc = _local_exponent(ep, R, Ki)
                 rows.append({"section": "matched", "env": env, "K_i": Ki, "pair": info["agent"], "agent": who,
                              "cell": inf["cell"], "epsilon": info["params"]["epsilon"],
                              "eps_cor14": eps_i["eps_cor14"], "eps_library_rdp": eps_i["eps_library_rdp"],
                              "eps_exact_gaussian": eps_i["eps_exact_gaussian"], "delta_rlsvi": delta,
-                             "regret": mu, "regret_lo": lo, "regret_hi": hi, "_seeds": x})
+                             "regret": mu, "regret_lo": lo, "regret_hi": hi, "a_local": a_loc, "_seeds": x})
     return pd.DataFrame(rows)
+
+
+def _local_exponent(ep: np.ndarray, R: np.ndarray, K: float) -> float:
+    """Slope of log mean regret on log K over the decade ending at K (NaN if it starts before episode 1)."""
+    if K / 10.0 < ep[0]:
+        return float("nan")
+    hi, lo = np.mean(at_episode(ep, R, K)), np.mean(at_episode(ep, R, K / 10.0))
+    return float(np.log10(hi / lo)) if hi > 0 and lo > 0 else float("nan")
 
 
 EXPLORING_A = 0.95  # a K-exponent CI at or above this: the agent has not started learning
@@ -176,14 +188,19 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
             x_p = d[d.agent == pair]["_seeds"].iloc[0]
             rr = ratio_ci(x_r, x_p, rng_for(ctx, f"matched_ratio/{env}/{pair}/{Ki:g}"))
             e = d.epsilon.iloc[0]
+            a_r, a_p = d[d.agent == "rlsvi"].a_local.iloc[0], d[d.agent == pair].a_local.iloc[0]
+            exploring = min(a_r, a_p) >= EXPLORING_A  # NaN (no decade before K_i) -> False
             out.append(claim(ctx, f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at K={int(Ki)} "
                              f"(Cor. 14: eps={e:.4g}, delta={d.delta_rlsvi.iloc[0]:g}), RLSVI's regret is no larger "
                              f"than {pair}'s at (eps, 0)-JDP ({env})",
                              f"{SOURCE}, Cor. 14 (matched-privacy comparison)",
                              art, f"regret ratio RLSVI/{pair} at K={int(Ki)}: {fmt_ci(*rr, 3)}; mean regret per "
                              f"episode RLSVI {np.mean(x_r) / Ki:.3g}, {pair} {np.mean(x_p) / Ki:.3g} "
-                             f"(V* - V^pi of the first policy bounds what an explorer pays)",
-                             _ratio_verdict(rr[1], rr[2])))
+                             f"(V* - V^pi of the first policy bounds what an explorer pays); local K-exponent over "
+                             f"the decade to K_i: RLSVI {a_r:.2f}, {pair} {a_p:.2f}"
+                             + ("; both still in their linear, exploring phase (a >= 0.95): the ratio compares two "
+                                "explorers, not learning rates" if exploring else ""),
+                             "inconclusive" if exploring else _ratio_verdict(rr[1], rr[2])))
     return out
 
 
