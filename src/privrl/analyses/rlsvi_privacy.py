@@ -120,7 +120,14 @@ def _local_exponent(ep: np.ndarray, R: np.ndarray, K: float) -> float:
 EXPLORING_A = 0.95  # a K-exponent CI at or above this: the agent has not started learning
 
 
-def _ratio_verdict(lo: float, hi: float) -> str:
+_EXPLORING_NOTE = ("; both still in their linear, exploring phase (a >= 0.95): the ratio compares two explorers, "
+                   "not learning rates")
+
+
+def _ratio_verdict(lo: float, hi: float, exploring: bool = False) -> str:
+    """Ratio CI <= 1: reproduced; > 1: not reproduced; else, or both agents still exploring: inconclusive."""
+    if exploring:
+        return "inconclusive"
     return "reproduced" if hi <= 1.0 else ("not reproduced" if lo > 1.0 else "inconclusive")
 
 
@@ -171,7 +178,7 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
         rr = ratio_ci(xa, xb, rng_for(ctx, f"nocost/{env}"))
         ra, rb = reg[(reg.env == env) & (reg.cell == a[0]["cell"])].iloc[0], reg[(reg.env == env) &
                                                                               (reg.cell == b[0]["cell"])].iloc[0]
-        exploring = min(ra.exponent_lo, rb.exponent_lo) >= EXPLORING_A
+        exploring = bool(ra.exponent_lo >= EXPLORING_A and rb.exponent_lo >= EXPLORING_A)
         out.append(claim(ctx, f"rlsvi_no_privacy_cost_{env}", f"RLSVI, JDP with no added noise, has regret at K no "
                          f"larger than non-private UCBVI, both at their papers' constants ({env})",
                          f"{SOURCE}, Sec. 4 (no privacy cost: the exploration noise is the privacy noise)", art,
@@ -179,9 +186,7 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
                          f"UCBVI a = {rb.exponent:.2f} (UCBVI bonus saturated {rb.aux_fit_window:.0%}); "
                          f"RLSVI certifies "
                          f"eps = {ra.eps_cor14:.4g} at delta = {ra.delta:g}"
-                         + ("; both still in their linear, exploring phase (a >= 0.95): the ratio compares two "
-                            "explorers, not learning rates" if exploring else ""),
-                         "inconclusive" if exploring else _ratio_verdict(rr[1], rr[2])))
+                         + _EXPLORING_NOTE * exploring, _ratio_verdict(rr[1], rr[2], exploring)))
     if len(mat):
         for (env, Ki, pair), d in mat.groupby(["env", "K_i", "pair"]):
             x_r = d[d.agent == "rlsvi"]["_seeds"].iloc[0]
@@ -189,7 +194,7 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
             rr = ratio_ci(x_r, x_p, rng_for(ctx, f"matched_ratio/{env}/{pair}/{Ki:g}"))
             e = d.epsilon.iloc[0]
             a_r, a_p = d[d.agent == "rlsvi"].a_local.iloc[0], d[d.agent == pair].a_local.iloc[0]
-            exploring = min(a_r, a_p) >= EXPLORING_A  # NaN (no decade before K_i) -> False
+            exploring = bool(a_r >= EXPLORING_A and a_p >= EXPLORING_A)  # NaN (no decade before K_i) -> False
             out.append(claim(ctx, f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at K={int(Ki)} "
                              f"(Cor. 14: eps={e:.4g}, delta={d.delta_rlsvi.iloc[0]:g}), RLSVI's regret is no larger "
                              f"than {pair}'s at (eps, 0)-JDP ({env})",
@@ -198,9 +203,7 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
                              f"episode RLSVI {np.mean(x_r) / Ki:.3g}, {pair} {np.mean(x_p) / Ki:.3g} "
                              f"(V* - V^pi of the first policy bounds what an explorer pays); local K-exponent over "
                              f"the decade to K_i: RLSVI {a_r:.2f}, {pair} {a_p:.2f}"
-                             + ("; both still in their linear, exploring phase (a >= 0.95): the ratio compares two "
-                                "explorers, not learning rates" if exploring else ""),
-                             "inconclusive" if exploring else _ratio_verdict(rr[1], rr[2])))
+                             + _EXPLORING_NOTE * exploring, _ratio_verdict(rr[1], rr[2], exploring)))
     return out
 
 
