@@ -34,9 +34,12 @@ def _source_digest(prefixes: tuple[str, ...] | None = None) -> str:
     return h.hexdigest()[:16]
 
 
+CODE_SCOPES = {"run": RUN_SOURCES, "all": None}  # scope -> source prefixes (None: every file)
+
+
 def code_version(scope: str) -> str:
     """Digest of the sources a job of this scope depends on: "run" (MDPs, agent runs) or "all"."""
-    return {"run": lambda: _source_digest(RUN_SOURCES), "all": _source_digest}[scope]()
+    return _source_digest(CODE_SCOPES[scope])
 
 
 def _configure_numba_cache() -> None:

@@ -118,10 +118,8 @@ def _local_exponent(ep: np.ndarray, R: np.ndarray, K: float) -> float:
 
 
 EXPLORING_A = 0.95  # a K-exponent CI at or above this: the agent has not started learning
-
-
-_EXPLORING_NOTE = ("; both still in their linear, exploring phase (a >= 0.95): the ratio compares two explorers, "
-                   "not learning rates")
+_EXPLORING_NOTE = (f"; both still in their linear, exploring phase (a >= {EXPLORING_A}): the ratio compares two "
+                   "explorers, not learning rates")
 
 
 def _ratio_verdict(lo: float, hi: float, exploring: bool = False) -> str:
