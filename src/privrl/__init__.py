@@ -1,9 +1,11 @@
 """privrl: reproducibility pipeline for differentially private reinforcement learning.
 
 Importing the package points numba's on-disk cache at a directory keyed by a hash of
-the package's own source files. numba only invalidates a cached function when *its own*
-file changes, not when a function it calls in another module does; keying the cache
-directory by the whole package's source makes a stale kernel impossible.
+the package's numba source files (:data:`NUMBA_SOURCES`). numba only invalidates a cached
+function when *its own* file changes, not when a function it calls in another module does;
+keying the cache directory by every module that holds njit code (or whose globals njit code
+reads) makes a stale kernel impossible, while edits to analysis or figure code keep the
+compiled kernels.
 """
 from __future__ import annotations
 
@@ -34,6 +36,10 @@ def _source_digest(prefixes: tuple[str, ...] | None = None) -> str:
     return h.hexdigest()[:16]
 
 
+# Every module with @njit code or whose globals njit code reads (the agents, the mechanisms,
+# the engine, and the njit checks/audits that import the mechanisms). Keys the numba cache.
+NUMBA_SOURCES = ("agents/", "mechanisms/", "engine.py", "audit.py", "mechanism_checks.py")
+
 CODE_SCOPES = {"run": RUN_SOURCES, "all": None}  # scope -> source prefixes (None: every file)
 
 
@@ -46,7 +52,7 @@ def _configure_numba_cache() -> None:
     if "NUMBA_CACHE_DIR" in os.environ and os.environ.get("PRIVRL_KEEP_NUMBA_CACHE_DIR"):
         return
     base = Path(os.environ.get("PRIVRL_CACHE", Path.home() / ".cache" / "privrl" / "numba"))
-    cache_dir = base / _source_digest()
+    cache_dir = base / _source_digest(NUMBA_SOURCES)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
     except OSError:  # read-only home: fall back to numba's default location
