@@ -107,6 +107,9 @@ def _refresh(c, h, s, a, H, S, A, E, scale, L, bern, nt_sas, nt_sa, p_hat, q, co
         q[h, s, a] += scale * 2.0 * (S * H + 1.0) * E / n
 
 
+# The five kernels below are plain Python entry points into the one njit ``_run`` (compiled
+# once for all presets): an njit wrapper per preset would cost ~3 s of numba compile each,
+# as numba re-optimises the whole linked ``_run`` inside every caller.
 @njit(cache=True)
 def _run(env, params, K, rng, rec, kind, bern):
     P = env[0]
@@ -202,31 +205,26 @@ def _run(env, params, K, rng, rec, kind, bern):
         next_release *= 2
 
 
-@njit(cache=True)
 def kernel_private_jdp(env, params, K, rng, rec):
     """private-ucbvi-jdp: Hoeffding bonus, central-tree privatizer."""
     _run(env, params, K, rng, rec, CENTRAL_TREE, False)
 
 
-@njit(cache=True)
 def kernel_private_ldp(env, params, K, rng, rec):
     """private-ucbvi-ldp: Hoeffding bonus, local-laplace privatizer."""
     _run(env, params, K, rng, rec, LOCAL_LAPLACE, False)
 
 
-@njit(cache=True)
 def kernel_private_sdp(env, params, K, rng, rec):
     """private-ucbvi-sdp: Hoeffding bonus, shuffle-bitsum privatizer, doubling batches."""
     _run(env, params, K, rng, rec, SHUFFLE_BITSUM, False)
 
 
-@njit(cache=True)
 def kernel_dp_jdp(env, params, K, rng, rec):
     """dp-ucbvi-jdp: Bernstein bonus, central-tree privatizer."""
     _run(env, params, K, rng, rec, CENTRAL_TREE, True)
 
 
-@njit(cache=True)
 def kernel_dp_ldp(env, params, K, rng, rec):
     """dp-ucbvi-ldp: Bernstein bonus, local-laplace privatizer."""
     _run(env, params, K, rng, rec, LOCAL_LAPLACE, True)

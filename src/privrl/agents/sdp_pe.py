@@ -237,12 +237,13 @@ def run_sdp_pe(env, params, K, rng, rec, code):
     return active, log
 
 
-@njit(cache=True)
 def kernel(env, params, K, rng, rec):
-    """The numba kernel shared by every preset: params = (epsilon, beta, delta, C, C1, max_policies, code).
+    """The kernel shared by every preset: params = (epsilon, beta, delta, C, C1, max_policies, code).
 
-    The privatizer code travels in the vector (not as a constant argument) so that numba
-    compiles one specialisation for all presets.
+    The privatizer code travels as a run-time int64 (not as a constant argument) so that numba
+    compiles one specialisation of :func:`run_sdp_pe` for all presets. A plain Python entry
+    point: an njit wrapper would cost ~3 s of numba compile (numba re-optimises the whole
+    linked ``run_sdp_pe`` inside every caller).
     """
     run_sdp_pe(env, params, K, rng, rec, np.int64(params[CODE]))
 
