@@ -51,7 +51,9 @@ from ..mechanisms.bitsum import bitsum_noise_law, bitsum_release
 from ..mechanisms.postprocess import postprocess_row
 from ..mechanisms.privatizers import (
     CENTRAL_TREE, F_TAU, I_KIND, I_T, I_USERS, LOCAL_LAPLACE, NONE, ROW_CUM, ROW_LAST, SHUFFLE_BITSUM,
-    privatizer_new, privatizer_release)
+    privatizer_new)
+# privatizers.privatizer_release restricted to the kinds used here (numba compiles only those)
+from ..mechanisms.release_kinds import release_tree_laplace_or_none as privatizer_release
 from ..mechanisms.tree import tree_levels
 from ._optimism import bernstein_plan, binomial_sum_bound, laplace_sum_bound
 from .base import AgentSpec, register

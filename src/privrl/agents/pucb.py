@@ -32,7 +32,9 @@ import numpy as np
 from numba import njit
 
 from .. import accounting, engine
-from ..mechanisms.privatizers import CENTRAL_TREE, NONE, privatizer_new, privatizer_release
+from ..mechanisms.privatizers import CENTRAL_TREE, NONE, privatizer_new
+# privatizers.privatizer_release restricted to the kinds PUCB uses (numba compiles only those)
+from ..mechanisms.release_kinds import release_tree_or_none as privatizer_release
 from .base import AgentSpec, register
 
 EPSILON, BONUS_SCALE, BETA, NOISE = 0, 1, 2, 3
