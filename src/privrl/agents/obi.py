@@ -103,7 +103,7 @@ def ldp_kernel(env, params, K, rng, rec):
     noise = params[L_NOISE] > 0.5
     b = (6.0 * H - 2.0) / eps if noise else 0.0
     code = LOCAL_LAPLACE if noise else NONE
-    state = privatizer_new(code, n_cnt, K, eps if noise else 1.0, 6.0 * H - 2.0, 0.0, 1)
+    state = privatizer_new(code, n_cnt, K, eps if noise else 1.0, 6.0 * H - 2.0, 0.0, np.int64(1))
     x = np.zeros(n_cnt)
     c = np.zeros(n_cnt)
     p_t, r_plus, bp, pi, V, traj, evc = _planning_buffers(H, S, A)

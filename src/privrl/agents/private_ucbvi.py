@@ -61,6 +61,9 @@ from .planning import optimistic_plan, refresh_row
 from .ucbvi import hoeffding_bonus
 
 EPSILON, BONUS_SCALE, DELTA, NOISE, BETA = 0, 1, 2, 3, 4
+# Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile
+# one extra specialisation of the callee per distinct value (seconds each).
+I64 = np.int64
 
 
 @njit(cache=True)
@@ -126,16 +129,16 @@ def _run(env, params, K, rng, rec, kind, bern):
     code = kind if noise else NONE
     E = 0.0
     if not noise:
-        state = privatizer_new(NONE, n_cnt, K, 1.0, 1.0, 0.0, 1)
+        state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
     elif kind == CENTRAL_TREE:
         ep = eps / (3.0 * H)
         Lv = tree_levels(K)
-        state = privatizer_new(CENTRAL_TREE, n_cnt, K, ep, 1.0, 0.0, 1)
+        state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, ep, 1.0, 0.0, I64(1))
         E = 4.0 * laplace_sum_bound(Lv, Lv / ep, d_one)
     elif kind == LOCAL_LAPLACE:
-        state = privatizer_new(LOCAL_LAPLACE, n_cnt, K, eps, 6.0 * H, 0.0, 1)
+        state = privatizer_new(I64(LOCAL_LAPLACE), n_cnt, K, eps, 6.0 * H, 0.0, I64(1))
     else:
-        state = privatizer_new(SHUFFLE_BITSUM, n_cnt, K, eps / (3.0 * H), 1.0, params[BETA], 1)
+        state = privatizer_new(I64(SHUFFLE_BITSUM), n_cnt, K, eps / (3.0 * H), 1.0, params[BETA], I64(1))
     tau = state[2][F_TAU]
     n_batches = 2.0 + math.log2(K)
     noise_var = 0.0

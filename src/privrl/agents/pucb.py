@@ -38,6 +38,9 @@ from ..mechanisms.release_kinds import release_tree_or_none as privatizer_releas
 from .base import AgentSpec, register
 
 EPSILON, BONUS_SCALE, BETA, NOISE = 0, 1, 2, 3
+# Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile
+# one extra specialisation of the callee per distinct value (seconds each).
+I64 = np.int64
 
 
 @njit(cache=True)
@@ -103,11 +106,11 @@ def kernel(env, params, K, rng, rec):
     scale = params[BONUS_SCALE]
     beta = params[BETA]
     if noise:
-        state = privatizer_new(CENTRAL_TREE, n_cnt, K, eps / (3.0 * H), 1.0, 0.0, 1)
+        state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, eps / (3.0 * H), 1.0, 0.0, I64(1))
         code = CENTRAL_TREE
         E = pucb_error_level(eps, H, S, A, K, beta)
     else:
-        state = privatizer_new(NONE, n_cnt, K, 1.0, 1.0, 0.0, 1)
+        state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
         code = NONE
         E = 0.0
     ln_tb = math.log(K / (beta / K))

@@ -173,7 +173,7 @@ def run_sdp_pe(env, params, K, rng, rec, code):
     oc_sas, oc_sa = np.zeros((XA, X)), np.zeros(XA)
     f_sas, f_sa, f_r = np.zeros((H * XA, X)), np.zeros(H * XA), np.zeros(H * XA)
     of_sas, of_sa, of_r = np.zeros((H * XA, X)), np.zeros(H * XA), np.zeros(H * XA)
-    k = 0
+    k = np.int64(0)  # not a literal 0: that would make numba compile extra specialisations
     for b in range(B):
         Lc, Lf = sched[b, 0], sched[b, 1]
         Lb = 0.5 * (Lc + Lf)
@@ -208,7 +208,7 @@ def run_sdp_pe(env, params, K, rng, rec, code):
         f_r[:] = 0.0
         for h in range(H):
             best_visitors(pols, active, occ, h, A, idx)
-            k = _visit_blocks(env, pols, idx, sizes, h, pi, k, aux, rng, traj, evc, rec, -1, f_sas, f_sa, f_r)
+            k = _visit_blocks(env, pols, idx, sizes, h, pi, k, aux, rng, traj, evc, rec, np.int64(-1), f_sas, f_sa, f_r)
         E = private_batch(code, eps_c, beta, delta, n_rel, f_sas, f_sa, f_r, np.int64(Lf), rng, of_sas, of_sa, of_r)
         for h in range(H):
             lo, hi = h * XA, (h + 1) * XA

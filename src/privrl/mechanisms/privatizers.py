@@ -166,7 +166,7 @@ def privatizer_release(code, state, x, rng, out):
     elif code == LOCAL_LAPLACE:
         laplace_release(x, fparams[F_SCALE], rng, last)
     elif code == SHUFFLE_BITSUM:
-        bitsum_release(x, 1, fparams[F_TAU], rng, last)
+        bitsum_release(x, np.int64(1), fparams[F_TAU], rng, last)  # int64, not a literal: one specialisation
     elif code == SHUFFLE_RR:
         bits = istate[I_BITS]
         p = fparams[F_P]
