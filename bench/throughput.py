@@ -1,6 +1,6 @@
 """Throughput of the numba agent engine, measured side by side in one run.
 
-    python bench/throughput.py [--episodes 2000] [--seeds 16]
+    python bench/throughput.py [--episodes 2000] [--seeds 16] [--parts-only]
 
 1. UCBVI on RiverSwim (S=6, H=20) and (S=20, H=20), K episodes: episodes x seeds / s of
    the numba engine and of a straightforward per-seed numpy implementation of the same
@@ -8,6 +8,9 @@
 2. Every registered agent at S=6, H=20 (defaults, epsilon=1 where it has one): episodes x
    seeds / s and the slowdown relative to UCBVI.
 3. The policy-elimination agents (SDP-PE family) on the small instance they can enumerate.
+4. Where one UCBVI episode's time goes at S=6, H=20 (optimistic planning, exact policy
+   evaluation, sampling the episode), each part timed alone on the statistics of a run
+   after K episodes; the rest of the episode time is the count updates and call overhead.
 All on one core (one process, seeds run sequentially); compile time excluded (warm-up run).
 """
 from __future__ import annotations
@@ -16,9 +19,12 @@ import argparse
 import time
 
 import numpy as np
+from numba import njit
 
 from privrl import engine, envs, reference, seeding
 from privrl.agents import REGISTRY
+from privrl.agents.planning import optimistic_plan, refresh_row
+from privrl.agents.ucbvi import hoeffding_bonus
 
 
 def engine_rate(agent: str, params: dict, mdp, K: int, seeds: int) -> float:
@@ -43,8 +49,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--episodes", type=int, default=2000)
     ap.add_argument("--seeds", type=int, default=16)
+    ap.add_argument("--parts-only", action="store_true", help="only section 4 (where an episode's time goes)")
     args = ap.parse_args()
     K = args.episodes
+    if args.parts_only:
+        episode_parts(K, args.seeds)
+        return
     print(f"# UCBVI engine vs numpy reference, K={K} (1 core)")
     print(f"{'instance':22s} {'bonus_scale':>11s} {'numba eps*seeds/s':>18s} {'numpy eps/s':>12s} {'ratio':>7s}")
     for S in (6, 20):
@@ -75,6 +85,71 @@ def main() -> None:
         if name in REGISTRY:
             rate = engine_rate(name, {}, small, Ks, args.seeds)
             print(f"{name:24s} {REGISTRY[name].privacy_model:7s} {rate:12,.0f} {base_small / rate:17.1f}x")
+    episode_parts(K, args.seeds)
+
+
+@njit
+def _ucbvi_state(env, K, rng, scale):
+    """UCBVI's statistics after K episodes (the kernel's own update rule, no recording)."""
+    H, S, A = env[0].shape[0], env[0].shape[1], env[0].shape[2]
+    L = np.log(5.0 * S * A * K * H / 0.05)
+    n_sa, n_sas, r_sum = np.zeros((H, S, A)), np.zeros((H, S, A, S)), np.zeros((H, S, A))
+    p_hat, q_base = np.zeros((H, S, A, S)), np.full((H, S, A), np.inf)
+    pi, V, traj = np.zeros((H, S), np.int64), np.zeros((H + 1, S)), engine.new_trajectory(H)
+    for _ in range(K):
+        optimistic_plan(p_hat, q_base, n_sa, pi, V)
+        engine.play_episode(env, pi, rng, traj)
+        states, actions, rewards = traj
+        for h in range(H):
+            s, a = states[h], actions[h]
+            n_sa[h, s, a] += 1.0
+            n_sas[h, s, a, states[h + 1]] += 1.0
+            r_sum[h, s, a] += rewards[h]
+            refresh_row(n_sas[h, s, a], n_sa[h, s, a], p_hat[h, s, a])
+            q_base[h, s, a] = r_sum[h, s, a] / n_sa[h, s, a] + hoeffding_bonus(n_sa[h, s, a], H, L, scale)
+    return p_hat, q_base, n_sa, pi, V
+
+
+@njit
+def _repeat_plan(p_hat, q_base, n_sa, pi, V, reps):
+    x = 0.0
+    for _ in range(reps):
+        x += optimistic_plan(p_hat, q_base, n_sa, pi, V)
+    return x
+
+
+@njit
+def _repeat_eval(env, pi, V, reps):
+    x = 0.0
+    for _ in range(reps):
+        x += engine.policy_start_value(env[0], env[2], env[5], pi, V)
+    return x
+
+
+@njit
+def _repeat_play(env, pi, rng, traj, reps):
+    for _ in range(reps):
+        engine.play_episode(env, pi, rng, traj)
+
+
+def episode_parts(K: int, seeds: int, reps: int = 100_000) -> None:
+    mdp = envs.riverswim(S=6, H=20)
+    env = engine.env_arrays(mdp)
+    print(f"\n# where a UCBVI episode's time goes, riverswim S=6 H=20 (statistics after K={K} episodes)")
+    print(f"{'bonus_scale':>11s} {'episode':>9s} {'planning':>9s} {'policy eval':>12s} {'sampling':>9s} {'rest':>7s}   (us)")
+    for scale in (1.0, 0.003):
+        rng = seeding.generator("bench", "parts", 0)
+        p_hat, q_base, n_sa, pi, V = _ucbvi_state(env, K, rng, scale)
+        timed = []
+        for fn, args in ((_repeat_plan, (p_hat, q_base, n_sa, pi, V)), (_repeat_eval, (env, pi, V.copy())),
+                         (_repeat_play, (env, pi, rng, engine.new_trajectory(20)))):
+            fn(*args, 10)
+            t0 = time.perf_counter()
+            fn(*args, reps)
+            timed.append((time.perf_counter() - t0) / reps * 1e6)
+        total = 1e6 / engine_rate("ucbvi", {"bonus_scale": scale}, mdp, K, seeds)
+        print(f"{scale:11g} {total:9.2f} {timed[0]:9.2f} {timed[1]:12.2f} {timed[2]:9.2f} {total - sum(timed):7.2f}")
+    print("(policy evaluation runs once per episode whose policy changed: nearly every episode while learning)")
 
 
 if __name__ == "__main__":

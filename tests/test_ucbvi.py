@@ -4,7 +4,6 @@ Stated bonus scale: 0.003 x Azar et al.'s 7 H L sqrt(1/N). At the paper's consta
 (bonus_scale = 1) every optimistic value stays clipped at H - h + 1 throughout K = 2e4,
 the agent explores uniformly and regret is linear; both facts are asserted.
 """
-import numpy as np
 
 from privrl import envs, run, seeding
 from privrl.aggregate import fit_cell

@@ -15,7 +15,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, signal, stats
 
 MODELS = ("DP", "JDP", "LDP", "SDP")
 
@@ -136,12 +135,16 @@ def lu_thm13_minimised(delta: float, K: int, H: int, S: int, A: int) -> tuple[fl
         return lu_thm13_epsilon(1.0 + math.exp(u), delta, K, H, S, A)
 
     u0 = 0.5 * math.log(math.log(1.0 / delta) / lu_rho(K, H, S, A))  # near the optimum
+    from scipy import optimize  # scipy is imported lazily: a run job's start-up time matters
+
     res = optimize.minimize_scalar(f, bracket=(u0 - 3.0, u0 + 3.0), method="brent", tol=1e-12)
     return float(res.fun), 1.0 + math.exp(res.x)
 
 
 def gaussian_delta(eps: float, mu: float) -> float:
     """Exact hockey-stick of N(mu, 1) vs N(0, 1) (Balle-Wang 2018): ``Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2)``."""
+    from scipy import stats
+
     a = float(stats.norm.cdf(-eps / mu + mu / 2.0))
     return a - math.exp(min(eps + float(stats.norm.logcdf(-eps / mu - mu / 2.0)), 700.0))
 
@@ -153,6 +156,8 @@ def gaussian_exact_epsilon(mu: float, delta: float) -> float:
     hi = 1.0
     while gaussian_delta(hi, mu) > delta:
         hi *= 2.0
+    from scipy import optimize
+
     return float(optimize.brentq(lambda e: gaussian_delta(e, mu) - delta, 0.0, hi, xtol=1e-13, rtol=1e-12))
 
 
@@ -252,6 +257,8 @@ def _binom_window(n: int, q: float, width: float = 40.0) -> tuple[int, np.ndarra
     lo = max(0, int(math.floor(n * q - width * sd - 10)))
     hi = min(n, int(math.ceil(n * q + width * sd + 10)))
     ks = np.arange(lo, hi + 1)
+    from scipy import stats
+
     return lo, stats.binom.logpmf(ks, n, q)
 
 
@@ -287,6 +294,8 @@ def rr_sum_logpmf(n_bits: int, ones: int, p: float) -> tuple[int, np.ndarray]:
     if min(len(a), len(b)) <= 4096:
         conv = np.convolve(a, b)
     else:  # FFT: absolute error ~1e-16 of the mode, negligible against delta >= 1e-12
+        from scipy import signal
+
         conv = np.maximum(signal.fftconvolve(a, b), 0.0)
     with np.errstate(divide="ignore"):
         return lo1 + lo0, np.log(conv) + l1.max() + l0.max()

@@ -10,7 +10,6 @@ import argparse
 import sys
 import time
 
-import numpy as np
 
 
 def _kv(items: list[str]) -> dict[str, float | int | str]:

@@ -111,19 +111,14 @@ def policy_gap(env, pi, evc):
     P, R, rho, v_star = env[0], env[2], env[5], env[7]
     last_pi, V, memo = evc
     H, S = pi.shape
-    same = memo[1] > 0.5
-    if same:
-        for h in range(H):
-            for s in range(S):
-                if last_pi[h, s] != pi[h, s]:
-                    same = False
-                    break
-            if not same:
-                break
-    if not same:
+    changed = 0
+    for h in range(H):  # compare and copy in one pass (explicit loops: an array-to-array
+        for s in range(S):  # slice assignment costs numba seconds of compile time per kernel)
+            changed |= last_pi[h, s] != pi[h, s]
+            last_pi[h, s] = pi[h, s]
+    if changed or memo[1] < 0.5:
         memo[0] = policy_start_value(P, R, rho, pi, V)
         memo[1] = 1.0
-        last_pi[:, :] = pi
     gap = v_star[0] - memo[0]
     return gap if gap > 0.0 else 0.0
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import sys
 import traceback
 from pathlib import Path
 from typing import Iterator

@@ -108,23 +108,28 @@ def private_batch(code, eps_c, beta, delta, n_rel, n_sas, n_sa, r_sa, n_users, r
             o_r[:] = 0.0
         return E
     if code == NONE:
-        o_sas[:, :] = n_sas
-        o_sa[:] = n_sa
-        if nr > 0:
-            o_r[:] = r_sa
+        for i in range(m):  # explicit copies: array-to-array slice assignment is slow to compile
+            for j in range(X):
+                o_sas[i, j] = n_sas[i, j]
+            o_sa[i] = n_sa[i]
+        for i in range(nr):
+            o_r[i] = r_sa[i]
         return E
     x = np.empty(m * X + m + nr)
-    x[: m * X] = n_sas.reshape(m * X)
-    x[m * X: m * X + m] = n_sa
-    x[m * X + m:] = r_sa
+    for i in range(m):
+        for j in range(X):
+            x[i * X + j] = n_sas[i, j]
+        x[m * X + i] = n_sa[i]
+    for i in range(nr):
+        x[m * X + m + i] = r_sa[i]
     y = np.empty_like(x)
     release_counts(code, eps_c, beta, x, n_users, rng, y)
     noisy_sas = y[: m * X].copy().reshape((m, X))
     noisy_sa = y[m * X: m * X + m].copy()
     t = np.empty(m)
     postprocess_counts(noisy_sas, noisy_sa, E, o_sas, o_sa, t)
-    if nr > 0:
-        o_r[:] = y[m * X + m:]
+    for i in range(nr):
+        o_r[i] = y[m * X + m + i]
     return E
 
 
