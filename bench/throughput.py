@@ -23,8 +23,8 @@ from numba import njit
 
 from privrl import engine, envs, reference, seeding
 from privrl.agents import REGISTRY
-from privrl.agents.planning import optimistic_plan, refresh_row
-from privrl.agents.ucbvi import hoeffding_bonus
+from privrl.agents.planning import optimistic_plan
+from privrl.agents.ucbvi import observe
 
 
 def engine_rate(agent: str, params: dict, mdp, K: int, seeds: int) -> float:
@@ -99,14 +99,7 @@ def _ucbvi_state(env, K, rng, scale):
     for _ in range(K):
         optimistic_plan(p_hat, q_base, n_sa, pi, V)
         engine.play_episode(env, pi, rng, traj)
-        states, actions, rewards = traj
-        for h in range(H):
-            s, a = states[h], actions[h]
-            n_sa[h, s, a] += 1.0
-            n_sas[h, s, a, states[h + 1]] += 1.0
-            r_sum[h, s, a] += rewards[h]
-            refresh_row(n_sas[h, s, a], n_sa[h, s, a], p_hat[h, s, a])
-            q_base[h, s, a] = r_sum[h, s, a] / n_sa[h, s, a] + hoeffding_bonus(n_sa[h, s, a], H, L, scale)
+        observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, scale)
     return p_hat, q_base, n_sa, pi, V
 
 

@@ -41,15 +41,22 @@ def kernel(env, params, K, rng, rec):
     for k in range(K):
         aux = optimistic_plan(p_hat, q_base, n_sa, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
-        states, actions, rewards = traj
-        for h in range(H):
-            s, a = states[h], actions[h]
-            n_sa[h, s, a] += 1.0
-            n_sas[h, s, a, states[h + 1]] += 1.0
-            r_sum[h, s, a] += rewards[h]
-            n = n_sa[h, s, a]
-            refresh_row(n_sas[h, s, a], n, p_hat[h, s, a])
-            q_base[h, s, a] = r_sum[h, s, a] / n + hoeffding_bonus(n, H, L, params[BONUS_SCALE])
+        observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, params[BONUS_SCALE])
+
+
+@njit(cache=True)
+def observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, scale):
+    """Count one episode's transitions and rewards; refresh p_hat rows and q_base = r^ + bonus."""
+    states, actions, rewards = traj
+    H = actions.shape[0]
+    for h in range(H):
+        s, a = states[h], actions[h]
+        n_sa[h, s, a] += 1.0
+        n_sas[h, s, a, states[h + 1]] += 1.0
+        r_sum[h, s, a] += rewards[h]
+        n = n_sa[h, s, a]
+        refresh_row(n_sas[h, s, a], n, p_hat[h, s, a])
+        q_base[h, s, a] = r_sum[h, s, a] / n + hoeffding_bonus(n, H, L, scale)
 
 
 SPEC = register(AgentSpec(

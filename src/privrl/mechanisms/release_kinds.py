@@ -77,12 +77,8 @@ def release_tree_or_none(code, state, x, rng, out):
 @njit(cache=True)
 def release_tree_laplace_or_none(code, state, x, rng, out):
     """``privatizer_release`` for kinds none, central-tree and local-laplace only."""
-    t = _begin(code, state)
-    if code == NONE:
-        _none(state, x, out)
-    elif code == CENTRAL_TREE:
-        _tree(state, t, x, rng, out)
-    elif code == LOCAL_LAPLACE:
-        _laplace(state, x, rng, out)
-    else:
-        raise ValueError("release_tree_laplace_or_none: kind must be none, central-tree or local-laplace")
+    if code != LOCAL_LAPLACE:
+        release_tree_or_none(code, state, x, rng, out)
+        return
+    _begin(code, state)
+    _laplace(state, x, rng, out)
