@@ -18,6 +18,10 @@ Recorder tuple ``rec`` (built by :func:`new_recorder`)
     ckpts int64[C] (1-based episode numbers), alphas float64[J], cum float64[C],
     aux float64[C], mistakes int64[C, J], acc float64[2 + J], cursor int64[1]
 Trajectory tuple ``traj``: states int64[H + 1], actions int64[H], rewards float64[H].
+
+Per-episode helpers without fastmath arithmetic are ``inline="always"``: a numba call passes
+every array of its tuple arguments field by field, which cost more than the work inside
+(docs/decisions.md, "Throughput"); inlining does not change a single number.
 """
 from __future__ import annotations
 
@@ -146,7 +150,7 @@ def play_episode(env, pi, rng, traj):
     states[H] = s
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def record(rec, k, gap, aux):
     """Accumulate episode k's (0-based) regret gap, agent diagnostic and PAC mistakes."""
     ckpts, alphas, cum, auxo, mist, acc, cursor = rec
@@ -165,7 +169,7 @@ def record(rec, k, gap, aux):
         cursor[0] = c + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step(env, pi, k, aux, rng, traj, evc, rec):
     """The runner's share of episode k: score pi (exact gap), record, then play it."""
     record(rec, k, policy_gap(env, pi, evc), aux)

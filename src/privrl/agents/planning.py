@@ -18,7 +18,8 @@ def optimistic_plan(p_hat, q_base, n_sa, pi, V):
 
     Ties (typically all-saturated actions) go to the action with the smaller count n_sa,
     then to the lower index, so a fully optimistic agent explores systematically instead
-    of repeating action 0 (docs/decisions.md, "Tie-breaking").
+    of repeating action 0 (docs/decisions.md, "Tie-breaking"). Clipping and selection are
+    written as selects, not branches (their outcome depends on the data: "Throughput").
     Returns the fraction of (h, s, a) whose Q is clipped at H - h (bonus saturated).
     """
     H, S, A = q_base.shape
@@ -30,23 +31,26 @@ def optimistic_plan(p_hat, q_base, n_sa, pi, V):
         for s in range(S):
             best = -1.0
             best_a = 0
+            nb = 0.0
             for a in range(A):
                 q = q_base[h, s, a]
                 if q < cap:
                     for s2 in range(S):
                         q += p_hat[h, s, a, s2] * V[h + 1, s2]
-                if q >= cap:
-                    q = cap
-                    clipped += 1
-                if q > best or (q == best and n_sa[h, s, a] < n_sa[h, s, best_a]):
-                    best = q
-                    best_a = a
+                c = q >= cap  # branch-free from here: these comparisons are data dependent
+                clipped += c
+                q = cap if c else q
+                na = n_sa[h, s, a]
+                take = (q > best) | ((q == best) & (na < nb))
+                best = q if take else best
+                best_a = a if take else best_a
+                nb = na if take else nb
             pi[h, s] = best_a
             V[h, s] = best
     return clipped / (H * S * A)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def refresh_row(counts_sas, n, row_out):
     """row_out[:] = counts_sas / n (the empirical transition row of one pair; n > 0)."""
     inv = 1.0 / n

@@ -44,7 +44,7 @@ def kernel(env, params, K, rng, rec):
         observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, params[BONUS_SCALE])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, scale):
     """Count one episode's transitions and rewards; refresh p_hat rows and q_base = r^ + bonus."""
     states, actions, rewards = traj
