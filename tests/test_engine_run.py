@@ -61,3 +61,28 @@ def test_unknown_agent_and_param_named():
         run.run("nope", {}, m, 10, [0])
     with pytest.raises(ValueError, match=r"agent 'ucbvi' has no parameter\(s\) \['epsilon'\]"):
         run.run("ucbvi", {"epsilon": 1}, m, 10, [0])
+
+
+def test_inlined_helpers_are_never_called_under_fastmath():
+    """The per-episode helpers are numba-IR inlined (``inline="always"``), so they take the
+    caller's fastmath flags; they keep their numbers only if no fastmath function calls them
+    (docs/decisions.md, "Throughput"). Checks every njit function of the package."""
+    import importlib
+    import inspect
+    import pkgutil
+    import re
+
+    import privrl
+    from numba.core.registry import CPUDispatcher
+
+    modules = [importlib.import_module(m.name) for m in pkgutil.walk_packages(privrl.__path__, "privrl.")]
+    dispatchers = {id(f): (mod.__name__, name, f) for mod in modules for name, f in vars(mod).items()
+                   if isinstance(f, CPUDispatcher)}
+    inlined = {name for _, name, f in dispatchers.values() if f.targetoptions.get("inline") == "always"}
+    assert {"step", "record", "observe", "refresh_row"} <= inlined
+    fast = [(m, name, f) for m, name, f in dispatchers.values() if f.targetoptions.get("fastmath")]
+    assert fast, "expected some fastmath planners"
+    for mod, name, f in fast:
+        src = inspect.getsource(f.py_func)
+        called = {c for c in inlined if re.search(rf"\b{c}\(", src.split(":", 1)[1])}
+        assert not called, f"{mod}.{name} has fastmath and calls inlined helper(s) {called}"

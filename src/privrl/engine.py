@@ -21,7 +21,8 @@ Trajectory tuple ``traj``: states int64[H + 1], actions int64[H], rewards float6
 
 Per-episode helpers without fastmath arithmetic are ``inline="always"``: a numba call passes
 every array of its tuple arguments field by field, which cost more than the work inside
-(docs/decisions.md, "Throughput"); inlining does not change a single number.
+(docs/decisions.md, "Throughput"); inlining does not change a single number as long as
+no fastmath function calls them (an inlined body takes its caller's flags; tested).
 """
 from __future__ import annotations
 
