@@ -58,5 +58,18 @@ def refresh_row(counts_sas, n, row_out):
         row_out[s2] = counts_sas[s2] * inv
 
 
+@njit(cache=True, inline="always")
+def count_step(n_sa, n_sas, r_sum, p_hat, h, s, a, s_next, r):
+    """Add one observed step (h, s, a) -> s_next with reward r to the per-layer counts
+    n_sa[H, S, A], n_sas[H, S, A, S], r_sum[H, S, A] and refresh the row p_hat[h, s, a].
+    Returns the new n_sa[h, s, a]."""
+    n_sa[h, s, a] += 1.0
+    n_sas[h, s, a, s_next] += 1.0
+    r_sum[h, s, a] += r
+    n = n_sa[h, s, a]
+    refresh_row(n_sas[h, s, a], n, p_hat[h, s, a])
+    return n
+
+
 def unvisited_q_base(H: int, S: int, A: int) -> np.ndarray:
     return np.full((H, S, A), np.inf)

@@ -40,7 +40,7 @@ from numba import njit
 from .. import engine
 from ..mechanisms.gaussian import gaussian_noise, rlsvi_beta
 from .base import AgentSpec, register
-from .planning import refresh_row
+from .planning import count_step
 
 BETA_SCALE, DELTA = 0, 1
 
@@ -116,11 +116,7 @@ def kernel(env, params, K, rng, rec):
         states, actions, rewards = traj
         for h in range(H):
             s, a = states[h], actions[h]
-            n_sa[h, s, a] += 1.0
-            n_sas[h, s, a, states[h + 1]] += 1.0
-            r_sum[h, s, a] += rewards[h]
-            n = n_sa[h, s, a]
-            refresh_row(n_sas[h, s, a], n, p_hat[h, s, a])
+            n = count_step(n_sa, n_sas, r_sum, p_hat, h, s, a, states[h + 1], rewards[h])
             r_hat[h, s, a] = r_sum[h, s, a] / n
 
 

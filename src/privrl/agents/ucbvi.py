@@ -13,7 +13,7 @@ from numba import njit
 
 from .. import engine
 from .base import AgentSpec, register
-from .planning import optimistic_plan, refresh_row
+from .planning import count_step, optimistic_plan
 
 BONUS_SCALE, DELTA = 0, 1
 
@@ -51,11 +51,7 @@ def observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, scale):
     H = actions.shape[0]
     for h in range(H):
         s, a = states[h], actions[h]
-        n_sa[h, s, a] += 1.0
-        n_sas[h, s, a, states[h + 1]] += 1.0
-        r_sum[h, s, a] += rewards[h]
-        n = n_sa[h, s, a]
-        refresh_row(n_sas[h, s, a], n, p_hat[h, s, a])
+        n = count_step(n_sa, n_sas, r_sum, p_hat, h, s, a, states[h + 1], rewards[h])
         q_base[h, s, a] = r_sum[h, s, a] / n + hoeffding_bonus(n, H, L, scale)
 
 
