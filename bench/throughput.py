@@ -4,7 +4,7 @@
 
 1. UCBVI on RiverSwim (S=6, H=20) and (S=20, H=20), K episodes: episodes x seeds / s of
    the numba engine and of a straightforward per-seed numpy implementation of the same
-   algorithm (privrl.reference.ucbvi_numpy) on the same MDP, and their ratio.
+   algorithm (privrl.rl.reference.ucbvi_numpy) on the same MDP, and their ratio.
 2. Every registered agent at S=6, H=20 (defaults, epsilon=1 where it has one): episodes x
    seeds / s and the slowdown relative to UCBVI.
 3. The policy-elimination agents (SDP-PE family) on the small instance they can enumerate.
@@ -21,9 +21,9 @@ import time
 import numpy as np
 from numba import njit
 
-from privrl import engine, envs, reference, seeding
+from privrl.rl import engine, envs, reference, seeding
 from privrl.agents import REGISTRY
-from privrl.agents.planning import optimistic_plan
+from privrl.rl.planning import optimistic_plan
 from privrl.agents.ucbvi import observe
 
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privrl import accounting as acc
+from privrl.mechanisms import accounting as acc
 from privrl.mechanisms.bitsum import bitsum_tau
 
 

@@ -12,11 +12,12 @@ import math
 import numpy as np
 import pytest
 
-from privrl import engine, envs, run, seeding
+from privrl.rl import engine, envs, seeding
+from privrl import run
 from privrl.agents import get as get_agent
 from privrl.agents import obi, private_ucbvi, pucb
-from privrl.aggregate import fit_cell
-from privrl.mechanisms.privatizers import CENTRAL_TREE, LOCAL_LAPLACE, SHUFFLE_BITSUM
+from privrl.results.aggregate import fit_cell
+from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, SHUFFLE_BITSUM
 
 PRIVATE = ["pucb", "ldp-obi", "shuffled-obi", "private-ucbvi-jdp", "private-ucbvi-ldp", "private-ucbvi-sdp",
            "dp-ucbvi-jdp", "dp-ucbvi-ldp"]

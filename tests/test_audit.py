@@ -7,8 +7,8 @@ mechanism with probability <= alpha as well.
 import numpy as np
 import pytest
 
-from privrl import audit
-from privrl.mechanisms.randomized_response import rr_p_from_epsilon
+from privrl.mechanisms import audit
+from privrl.mechanisms.rr import rr_p_from_epsilon
 
 
 def test_clopper_pearson_known_values():

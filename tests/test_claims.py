@@ -1,8 +1,8 @@
-"""Claim scoring (privrl.claims): the verdict rules, including the saturation rule."""
+"""Claim scoring (privrl.results.claims): the verdict rules, including the saturation rule."""
 import pandas as pd
 
-from privrl.claims import score_claims
-from privrl.fit import SATURATED_FRACTION
+from privrl.results.claims import score_claims
+from privrl.results.fits import SATURATED_FRACTION
 
 
 def _fits(a, lo, hi, sat):

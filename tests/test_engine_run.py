@@ -4,7 +4,8 @@ import sys
 import numpy as np
 import pytest
 
-from privrl import engine, envs, reference, run, seeding
+from privrl.rl import engine, envs, reference, seeding
+from privrl import run
 
 
 def test_checkpoints_log_spaced_and_include_K():
@@ -25,7 +26,7 @@ def test_seed_identical_alone_and_in_batch():
 
 
 def test_seed_stream_independent_of_python_hash_seed():
-    code = "from privrl import seeding; print(seeding.generator('e', 'riverswim/ucbvi', 5).random())"
+    code = "from privrl.rl import seeding; print(seeding.generator('e', 'riverswim/ucbvi', 5).random())"
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": h, "PATH": ""}).stdout for h in ("0", "123")}
     assert len(outs) == 1

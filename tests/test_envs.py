@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from privrl import envs, mdp
+from privrl.rl import envs, mdp
 
 
 def test_riverswim_dynamics_as_specified():

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from privrl import fit, stats
+from privrl.results import fits as fit, stats
 
 
 def test_fit_recovers_power_law_exponent(rng):

@@ -11,11 +11,11 @@ import math
 import numpy as np
 import pytest
 
-from privrl.agents._optimism import (binomial_sum_bound, laplace_sum_bound, rr_count_width, rr_reward_width)
+from privrl.agents.optimism import binomial_sum_bound, laplace_sum_bound, rr_count_width, rr_reward_width
 from privrl.agents.private_ucbvi import bitsum_release_sums
-from privrl.mechanisms import privatizers as PV
+from privrl.mechanisms import privatizer as PV
 from privrl.mechanisms.bitsum import bitsum_noise_law
-from privrl.mechanisms.randomized_response import rr_p_from_epsilon, unary_count
+from privrl.mechanisms.rr import rr_p_from_epsilon, unary_count
 from privrl.mechanisms.tree import tree_levels
 
 

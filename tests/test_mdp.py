@@ -3,8 +3,8 @@ import itertools
 import numpy as np
 import pytest
 
-from privrl import mdp
-from privrl.mdp import TabularMDP
+from privrl.rl import mdp
+from privrl.rl.mdp import TabularMDP
 
 
 def random_mdp(rng, H=3, S=3, A=2):

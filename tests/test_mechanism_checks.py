@@ -1,7 +1,7 @@
 """Theorem checks at smoke size: each returns its DataFrame, the claims hold, figures are written."""
 import numpy as np
 
-from privrl import mechanism_checks as mc
+from privrl.papers import theorem_checks as mc
 
 
 def test_binary_mechanism_thm12(tmp_path):

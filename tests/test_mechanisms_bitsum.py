@@ -5,10 +5,17 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl.audit import _bitsum_protocol, distribution_test
+from privrl.mechanisms.audit import _bitsum_protocol, distribution_test
 from privrl.mechanisms.bitsum import (
-    LARGE_REGIME, SMALL_REGIME, bitsum, bitsum_analyzer, bitsum_local_randomizer, bitsum_noise_law,
-    bitsum_release, bitsum_tau, bitsum_variance,
+    LARGE_REGIME,
+    SMALL_REGIME,
+    bitsum,
+    bitsum_analyzer,
+    bitsum_local_randomizer,
+    bitsum_noise_law,
+    bitsum_release,
+    bitsum_tau,
+    bitsum_variance,
 )
 
 

@@ -6,8 +6,15 @@ import pytest
 from numba import njit
 
 from privrl.mechanisms import (
-    KIND_CODES, describe_privatizer, make_privatizer, privatizer_cumulative, privatizer_last, privatizer_new,
-    privatizer_release, privatizer_release_batch, privatizer_release_sums,
+    KIND_CODES,
+    describe_privatizer,
+    make_privatizer,
+    privatizer_cumulative,
+    privatizer_last,
+    privatizer_new,
+    privatizer_release,
+    privatizer_release_batch,
+    privatizer_release_sums,
 )
 from privrl.mechanisms.tree import tree_levels, tree_run
 

@@ -6,11 +6,22 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl.accounting import rr_sum_logpmf
-from privrl.audit import distribution_test
-from privrl.mechanisms.randomized_response import (
-    garcelon_eq7_bound, garcelon_eq8_bound, msh_randomize, onehot_encode, rr_analyzer, rr_debias, rr_epsilon_from_p,
-    rr_p_from_epsilon, rr_randomize_bits, rr_sum_counts, shuffle_rows, unary_count, unary_encode,
+from privrl.mechanisms.accounting import rr_sum_logpmf
+from privrl.mechanisms.audit import distribution_test
+from privrl.mechanisms.rr import (
+    garcelon_eq7_bound,
+    garcelon_eq8_bound,
+    msh_randomize,
+    onehot_encode,
+    rr_analyzer,
+    rr_debias,
+    rr_epsilon_from_p,
+    rr_p_from_epsilon,
+    rr_randomize_bits,
+    rr_sum_counts,
+    shuffle_rows,
+    unary_count,
+    unary_encode,
 )
 
 

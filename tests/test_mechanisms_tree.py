@@ -3,7 +3,13 @@ import numpy as np
 import pytest
 
 from privrl.mechanisms.tree import (
-    thm12_bound, tree_init, tree_levels, tree_node_scale, tree_release_reference, tree_run, tree_step,
+    thm12_bound,
+    tree_init,
+    tree_levels,
+    tree_node_scale,
+    tree_release_reference,
+    tree_run,
+    tree_step,
 )
 
 

@@ -1,13 +1,15 @@
-"""Privacy-cost fits (privrl.fit_privacy) and the issue-4 analyses on synthetic runs."""
+"""Privacy-cost fits (privrl.results.privacy_fits) and the issue-4 analyses on synthetic runs."""
 import json
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from privrl import aggregate, analyses, engine, seeding
-from privrl.analyses import AnalysisContext
-from privrl.fit_privacy import fit_privacy_cost, interval_verdict, ols_bc
+from privrl.results import aggregate
+from privrl import papers as analyses
+from privrl.rl import engine, seeding
+from privrl.papers import AnalysisContext
+from privrl.results.privacy_fits import fit_privacy_cost, interval_verdict, ols_bc
 
 EPS = [0.5, 1.0, 2.0, 5.0]
 

@@ -4,10 +4,12 @@ import math
 import numpy as np
 import pytest
 
-from privrl import accounting, envs, run, seeding
+from privrl.mechanisms import accounting
+from privrl.rl import envs, seeding
+from privrl import run
 from privrl.agents import get
 from privrl.agents.rlsvi import privacy_table, rlsvi_plan
-from privrl.mdp import optimal_return, policy_values
+from privrl.rl.mdp import optimal_return, policy_values
 from privrl.mechanisms.gaussian import rlsvi_beta
 
 

@@ -4,13 +4,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privrl import engine, envs, run, seeding
+from privrl.rl import engine, envs, seeding
+from privrl import run
 from privrl.agents import get
 from privrl.agents import pe_privacy as pp
-from privrl.agents import policy_enum as pe
+from privrl.rl import policies as pe
 from privrl.agents import sdp_pe
-from privrl.mdp import optimal_return
-from privrl.mechanisms import privatizers as pz
+from privrl.rl.mdp import optimal_return
+from privrl.mechanisms import privatizer as pz
 
 
 @given(st.integers(min_value=1, max_value=10**8))

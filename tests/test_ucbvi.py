@@ -5,8 +5,9 @@ Stated bonus scale: 0.003 x Azar et al.'s 7 H L sqrt(1/N). At the paper's consta
 the agent explores uniformly and regret is linear; both facts are asserted.
 """
 
-from privrl import envs, run, seeding
-from privrl.aggregate import fit_cell
+from privrl.rl import envs, seeding
+from privrl import run
+from privrl.results.aggregate import fit_cell
 
 K = 20_000
 

@@ -19,8 +19,7 @@ __version__ = "0.1.0"
 # What a run's output depends on (the rest -- aggregation, fits, analyses, figures, claims --
 # only reads run outputs). Used as Snakemake params so that a library edit reruns exactly the
 # jobs it can change (workflow/rules/*.smk).
-RUN_SOURCES = ("agents/", "mechanisms/", "engine.py", "mdp.py", "envs.py", "run.py", "seeding.py",
-               "accounting.py", "experiments.py", "io.py", "__init__.py")
+RUN_SOURCES = ("agents/", "mechanisms/", "rl/", "run.py", "experiments.py", "io.py", "__init__.py")
 
 
 def _source_digest(prefixes: tuple[str, ...] | None = None) -> str:
@@ -38,7 +37,7 @@ def _source_digest(prefixes: tuple[str, ...] | None = None) -> str:
 
 # Every module with @njit code or whose globals njit code reads (the agents, the mechanisms,
 # the engine, and the njit checks/audits that import the mechanisms). Keys the numba cache.
-NUMBA_SOURCES = ("agents/", "mechanisms/", "engine.py", "audit.py", "mechanism_checks.py")
+NUMBA_SOURCES = ("agents/", "mechanisms/", "rl/", "papers/theorem_checks.py")
 
 CODE_SCOPES = {"run": RUN_SOURCES, "all": None}  # scope -> source prefixes (None: every file)
 

@@ -30,9 +30,9 @@ def _kv(items: list[str]) -> dict[str, float | int | str]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from . import envs, seeding
-    from .aggregate import fit_cell
-    from .run import run
+    from privrl.rl import envs, seeding
+    from privrl.results.aggregate import fit_cell
+    from privrl.run import run
 
     mdp = envs.make(args.env, **_kv(args.env_param))
     params = _kv(args.param)
@@ -57,7 +57,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_agents(_: argparse.Namespace) -> int:
-    from .agents import REGISTRY
+    from privrl.agents import REGISTRY
 
     for name, spec in sorted(REGISTRY.items()):
         recon = " [reconstruction]" if spec.reconstruction else ""
@@ -68,7 +68,7 @@ def _cmd_agents(_: argparse.Namespace) -> int:
 def _cmd_envs(_: argparse.Namespace) -> int:
     import inspect
 
-    from .envs import ENVS
+    from privrl.rl.envs import ENVS
 
     for name, fn in ENVS.items():
         print(f"{name:15s} {inspect.signature(fn)}")

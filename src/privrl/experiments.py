@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .agents import get as get_agent
+from privrl.agents import get as get_agent
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
 

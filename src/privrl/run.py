@@ -14,9 +14,9 @@ from typing import Any, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from . import engine, seeding
-from .agents import get as get_agent
-from .mdp import TabularMDP
+from privrl.rl import engine, seeding
+from privrl.agents import get as get_agent
+from privrl.rl.mdp import TabularMDP
 
 DEFAULT_ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
 RESULT_COLUMNS = ("seed", "episode", "cum_regret", "cum_aux")

@@ -3,8 +3,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from privrl import aggregate, io, seeding
-from privrl.glue import logged
+from privrl.results import aggregate
+from privrl import io
+from privrl.rl import seeding
+from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

@@ -1,5 +1,6 @@
-from privrl import analyses, figures, io
-from privrl.glue import logged
+from privrl import papers as analyses, io
+from privrl.results import figures
+from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

@@ -2,8 +2,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from privrl import claims, io
-from privrl.glue import logged
+from privrl.results import claims
+from privrl import io
+from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

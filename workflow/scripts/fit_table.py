@@ -1,7 +1,8 @@
 import pandas as pd
 
-from privrl import io, tables
-from privrl.glue import logged
+from privrl import io
+from privrl.results import tables
+from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

@@ -1,7 +1,8 @@
-"""Thin glue: run the privrl.mechanism_checks checks, write each CSV and figure atomically."""
-from privrl import io, seeding
-from privrl import mechanism_checks as mc
-from privrl.glue import logged
+"""Thin glue: run the privrl.papers.theorem_checks checks, write each CSV and figure atomically."""
+from privrl import io
+from privrl.rl import seeding
+from privrl.papers import theorem_checks as mc
+from privrl.joblog import logged
 
 CHECKS = {
     "binary_mechanism": (mc.check_binary_mechanism, mc.figure_binary_mechanism),

@@ -4,8 +4,8 @@ from pathlib import Path
 import pandas as pd
 
 from privrl import io
-from privrl import mechanism_checks as mc
-from privrl.glue import logged
+from privrl.papers import theorem_checks as mc
+from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

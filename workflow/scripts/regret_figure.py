@@ -1,7 +1,7 @@
 import pandas as pd
 
-from privrl import figures
-from privrl.glue import logged
+from privrl.results import figures
+from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

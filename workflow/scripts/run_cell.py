@@ -1,5 +1,6 @@
-from privrl import io, mdp, run
-from privrl.glue import logged
+from privrl import io, run
+from privrl.rl import mdp
+from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

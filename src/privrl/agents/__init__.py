@@ -2,9 +2,9 @@
 import importlib
 import pkgutil
 
-from .base import REGISTRY, AgentSpec, get, register  # noqa: F401
+from .registry import REGISTRY, AgentSpec, get, register  # noqa: F401
 
-_INFRA = {"base", "planning"}
+_INFRA = {"registry"}
 for _mod in pkgutil.iter_modules(__path__):
     if _mod.name not in _INFRA and not _mod.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_mod.name}")

@@ -41,12 +41,18 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import accounting, engine
-from ..mechanisms.privatizers import (
-    LOCAL_LAPLACE, NONE, SHUFFLE_RR, privatizer_new, privatizer_release)
-from ..mechanisms.randomized_response import rr_p_from_epsilon, unary_count
-from ._optimism import laplace_sum_bound, obi_widths, rr_count_width, rr_reward_width, stationary_plan
-from .base import AgentSpec, register
+from privrl.mechanisms import accounting
+from privrl.rl import engine
+from privrl.mechanisms.privatizer import LOCAL_LAPLACE, NONE, SHUFFLE_RR, privatizer_new, privatizer_release
+from privrl.mechanisms.rr import rr_p_from_epsilon, unary_count
+from privrl.agents.optimism import (
+    laplace_sum_bound,
+    obi_widths,
+    rr_count_width,
+    rr_reward_width,
+    stationary_plan,
+)
+from privrl.agents.registry import AgentSpec, register
 
 # ldp-obi parameter indices
 L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE = 0, 1, 2, 3, 4

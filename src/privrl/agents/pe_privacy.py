@@ -4,7 +4,7 @@ One *batch* (a crude-exploration layer D^h, Alg. 2 line 7, or the whole fine-exp
 D, Alg. 3 line 5) is released once through a fresh privatizer (the forgetting principle:
 no state is shared between batches). Each counter gets ``eps' = eps / (3H)`` (Bai Sec. V-A).
 
-Privatizers (codes of :mod:`privrl.mechanisms.privatizers`), all fed the batch's column sums:
+Privatizers (codes of :mod:`privrl.mechanisms.privatizer`), all fed the batch's column sums:
 
 * ``shuffle-bitsum`` (SDP, the paper's): Alg. 4 per counter with ``n_users`` = batch size;
 * ``central-tree`` (JDP): a fresh binary mechanism of horizon 1 = the Laplace mechanism
@@ -32,10 +32,10 @@ import math
 import numpy as np
 from numba import njit
 
-from ..mechanisms.bitsum import bitsum_release, bitsum_tau
-from ..mechanisms.laplace import laplace_noise, laplace_release
-from ..mechanisms.postprocess import postprocess_counts
-from ..mechanisms.privatizers import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
+from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau
+from privrl.mechanisms.laplace import laplace_noise, laplace_release
+from privrl.mechanisms.postprocess import postprocess_counts
+from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
 
 
 @njit(cache=True)

@@ -46,19 +46,30 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import accounting, engine
-from ..mechanisms.bitsum import bitsum_noise_law, bitsum_release
-from ..mechanisms.postprocess import postprocess_row
-from ..mechanisms.privatizers import (
-    CENTRAL_TREE, F_TAU, I_KIND, I_T, I_USERS, LOCAL_LAPLACE, NONE, ROW_CUM, ROW_LAST, SHUFFLE_BITSUM,
-    privatizer_new)
+from privrl.mechanisms import accounting
+from privrl.rl import engine
+from privrl.mechanisms.bitsum import bitsum_noise_law, bitsum_release
+from privrl.mechanisms.postprocess import postprocess_row
+from privrl.mechanisms.privatizer import (
+    CENTRAL_TREE,
+    F_TAU,
+    I_KIND,
+    I_T,
+    I_USERS,
+    LOCAL_LAPLACE,
+    NONE,
+    ROW_CUM,
+    ROW_LAST,
+    SHUFFLE_BITSUM,
+    privatizer_new,
+)
 # privatizers.privatizer_release restricted to the kinds used here (numba compiles only those)
-from ..mechanisms.release_kinds import release_tree_laplace_or_none as privatizer_release
-from ..mechanisms.tree import tree_levels
-from ._optimism import bernstein_plan, binomial_sum_bound, laplace_sum_bound
-from .base import AgentSpec, register
-from .planning import optimistic_plan, refresh_row
-from .ucbvi import hoeffding_bonus
+from privrl.mechanisms.release_kinds import release_tree_laplace_or_none as privatizer_release
+from privrl.mechanisms.tree import tree_levels
+from privrl.agents.optimism import bernstein_plan, binomial_sum_bound, laplace_sum_bound
+from privrl.agents.registry import AgentSpec, register
+from privrl.rl.planning import optimistic_plan, refresh_row
+from privrl.agents.ucbvi import hoeffding_bonus
 
 EPSILON, BONUS_SCALE, DELTA, NOISE, BETA = 0, 1, 2, 3, 4
 # Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile

@@ -31,11 +31,12 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import accounting, engine
-from ..mechanisms.privatizers import CENTRAL_TREE, NONE, privatizer_new
+from privrl.mechanisms import accounting
+from privrl.rl import engine
+from privrl.mechanisms.privatizer import CENTRAL_TREE, NONE, privatizer_new
 # privatizers.privatizer_release restricted to the kinds PUCB uses (numba compiles only those)
-from ..mechanisms.release_kinds import release_tree_or_none as privatizer_release
-from .base import AgentSpec, register
+from privrl.mechanisms.release_kinds import release_tree_or_none as privatizer_release
+from privrl.agents.registry import AgentSpec, register
 
 EPSILON, BONUS_SCALE, BETA, NOISE = 0, 1, 2, 3
 # Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile

@@ -37,10 +37,10 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import engine
-from ..mechanisms.gaussian import gaussian_noise, rlsvi_beta
-from .base import AgentSpec, register
-from .planning import count_step
+from privrl.rl import engine
+from privrl.mechanisms.gaussian import gaussian_noise, rlsvi_beta
+from privrl.agents.registry import AgentSpec, register
+from privrl.rl.planning import count_step
 
 BETA_SCALE, DELTA = 0, 1
 
@@ -141,7 +141,7 @@ def library_rdp_epsilon(delta: float, Ke: float, H: int, S: int, A: int) -> floa
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant
 
-    from .. import accounting
+    from privrl.mechanisms import accounting
 
     rho = accounting.lu_rho(Ke, H, S, A)
     a_star = 1.0 + math.sqrt(math.log(1.0 / delta) / rho)
@@ -154,7 +154,7 @@ def library_rdp_epsilon(delta: float, Ke: float, H: int, S: int, A: int) -> floa
 
 def library_in_domain(delta: float, Ke: float, H: int, S: int, A: int) -> bool:
     """True when Cor. 14's optimal order exceeds dp_accounting's smallest usable order 1.01."""
-    from .. import accounting
+    from privrl.mechanisms import accounting
 
     return 1.0 + math.sqrt(math.log(1.0 / delta) / accounting.lu_rho(Ke, H, S, A)) > 1.01
 
@@ -163,7 +163,7 @@ def privacy_table(delta: float, K: int, H: int, S: int, A: int, beta_scale: floa
     """eps(delta) of K RLSVI episodes four ways: Cor. 14, min_alpha Thm 13, dp_accounting's RDP
     conversion, and the exact eps of the Gaussian that the RDP curve describes (what a PLD
     accountant converges to; ``accounting.lu_exact_epsilon``, closed form, fast at any K)."""
-    from .. import accounting  # lazily: scipy costs ~1 s of import in every run job
+    from privrl.mechanisms import accounting  # lazily: scipy costs ~1 s of import in every run job
 
     Ke = effective_episodes(K, beta_scale)
     cor14 = accounting.lu_cor14_epsilon(delta, Ke, H, S, A)
@@ -178,7 +178,7 @@ def privacy_table(delta: float, K: int, H: int, S: int, A: int, beta_scale: floa
 def guarantees(params, mdp, K: int) -> list:
     """(eps(delta), delta)-JDP of the run, w.r.t. rewards (Cor. 14, Thm 13 numeric, library)."""
     t = privacy_table(params["delta"], K, mdp.H, mdp.S, mdp.A, params["beta_scale"])
-    from .. import accounting
+    from privrl.mechanisms import accounting
 
     scale = "" if params["beta_scale"] == 1.0 else f"; beta_scale={params['beta_scale']:g}: evaluated at K/beta_scale"
     G = accounting.Guarantee

@@ -39,17 +39,17 @@ import math
 import numpy as np
 from numba import njit
 
-from .. import engine
-from ..mechanisms.privatizers import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
-from .base import AgentSpec, register
-from .pe_privacy import (
+from privrl.rl import engine
+from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
+from privrl.agents.registry import AgentSpec, register
+from privrl.agents.pe_privacy import (
     estimate_layer,
     estimate_rewards,
     initial_distribution,
     mark_infrequent,
     private_batch,
 )
-from .policy_enum import best_visitors, check_enumerable, enumerate_policies, occupancy, policy_values
+from privrl.rl.policies import best_visitors, check_enumerable, enumerate_policies, occupancy, policy_values
 
 EPS, BETA, DELTA, C_, C1_, MAXPOL, CODE = 0, 1, 2, 3, 4, 5, 6
 
@@ -279,7 +279,7 @@ PRIVATE_DEFAULTS = {"epsilon": 1.0, "beta": 1e-5, "delta": 0.05, "C": 1.0, "C1":
 
 def _guarantees_for(privatizer: str, model: str):
     def guarantees(params, mdp, K):
-        from .. import accounting  # lazily: scipy costs ~1 s of import in every run job
+        from privrl.mechanisms import accounting  # lazily: scipy costs ~1 s of import in every run job
 
         if model == "none":
             return []

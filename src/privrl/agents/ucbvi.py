@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .. import engine
-from .base import AgentSpec, register
-from .planning import count_step, optimistic_plan
+from privrl.rl import engine
+from privrl.agents.registry import AgentSpec, register
+from privrl.rl.planning import count_step, optimistic_plan
 
 BONUS_SCALE, DELTA = 0, 1
 

@@ -9,7 +9,7 @@ Alg. 2-3, Eq. 4-6), :mod:`.bitsum` (shuffle binary summation, Bai et al. App. Al
 :mod:`.postprocess` (Bai et al. Sec. V Eq. 4-5), :mod:`.gaussian` (RLSVI perturbation, Lu
 et al. Alg. 1), :mod:`.privatizers` (the agent-facing interface).
 """
-from .privatizers import (
+from privrl.mechanisms.privatizer import (
     CENTRAL_TREE,
     KIND_CODES,
     KIND_MODELS,

@@ -6,7 +6,7 @@ The noise of a whole layer (or any block of counters) is drawn at once:
 ``w = sqrt(beta / (N + 1)) * Z`` with ``Z`` standard normal (numpy's ziggurat).
 
 Privacy (Lemma 11): with reward sensitivity ``1/N`` the per-(h, s, a) Gaussian is
-``(alpha, alpha (N+1) / (2 beta N^2))``-RDP; see :mod:`privrl.accounting`.
+``(alpha, alpha (N+1) / (2 beta N^2))``-RDP; see :mod:`privrl.mechanisms.accounting`.
 """
 from __future__ import annotations
 

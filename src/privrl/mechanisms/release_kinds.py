@@ -15,11 +15,22 @@ from __future__ import annotations
 
 from numba import njit
 
-from .laplace import laplace_release
-from .privatizers import (
-    CENTRAL_TREE, F_SCALE, I_KIND, I_LEVELS, I_T, I_USERS, LOCAL_LAPLACE, NONE, ROW_CUM,
-    ROW_LAST, _finish, _tree_views)
-from .tree import tree_step
+from privrl.mechanisms.laplace import laplace_release
+from privrl.mechanisms.privatizer import (
+    CENTRAL_TREE,
+    F_SCALE,
+    I_KIND,
+    I_LEVELS,
+    I_T,
+    I_USERS,
+    LOCAL_LAPLACE,
+    NONE,
+    ROW_CUM,
+    ROW_LAST,
+    _finish,
+    _tree_views,
+)
+from privrl.mechanisms.tree import tree_step
 
 
 @njit(cache=True)

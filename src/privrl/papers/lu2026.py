@@ -31,10 +31,20 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..agents.rlsvi import REMARK_2, privacy_table
-from ..figures import grouped_errorbars
-from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
-from ._issue5 import at_episode, claim, curves, env_mdp, fmt_ci, infos_of, mean_ci, ratio_ci, rng_for
+from privrl.agents.rlsvi import REMARK_2, privacy_table
+from privrl.results.figures import grouped_errorbars
+from privrl.papers import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from privrl.papers.common import (
+    at_episode,
+    claim,
+    curves,
+    env_mdp,
+    fmt_ci,
+    infos_of,
+    mean_ci,
+    ratio_ci,
+    rng_for,
+)
 
 SOURCE = "Lu, Gajane, Bai & Talebi (2026)"
 K_GRID = np.unique(np.round(np.logspace(1, 7, 25)).astype(np.int64))

@@ -11,7 +11,7 @@ from typing import Any, Callable, Mapping
 
 import pandas as pd
 
-from .fit import SATURATED_FRACTION
+from privrl.results.fits import SATURATED_FRACTION
 
 
 def _fit_row(fits: pd.DataFrame, check: Mapping[str, Any]) -> pd.Series:

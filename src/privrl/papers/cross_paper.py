@@ -3,7 +3,7 @@
 For every environment and every private agent of the experiment, the cells are grouped by
 agent and by all parameters except ``epsilon`` and ``noise``; the group's baseline is its
 ``noise = 0`` cell (the same algorithm on exact counts), the private cells are its
-``noise = 1`` cells over the epsilon sweep. :func:`privrl.fit_privacy.fit_privacy_cost`
+``noise = 1`` cells over the epsilon sweep. :func:`privrl.results.privacy_fits.fit_privacy_cost`
 gives b, c with seed-bootstrap CIs; each is scored against the papers' prediction:
 
 * JDP (PUCB: Vietri et al. Thm 4; DP-UCBVI/Private-UCB-VI JDP rows of Bai et al. Table I)
@@ -27,11 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import seeding
-from ..fit import SATURATED_FRACTION
-from ..fit_privacy import fit_privacy_cost, interval_verdict
-from ..stats import seed_matrix
-from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from privrl.rl import seeding
+from privrl.results.fits import SATURATED_FRACTION
+from privrl.results.privacy_fits import fit_privacy_cost, interval_verdict
+from privrl.results.stats import seed_matrix
+from privrl.papers import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
 
 TOL_B, TOL_C = 0.2, 0.3
 N_BOOT = 500

@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from . import io  # noqa: E402
+from privrl import io  # noqa: E402
 
 
 def regret_vs_k(agg: pd.DataFrame, fits: pd.DataFrame, path: str, title: str = "", note: str = "") -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from . import io
+from privrl import io
 
 ROW_TOL = 1e-9
 REWARD_NOISE = ("bernoulli", "deterministic")

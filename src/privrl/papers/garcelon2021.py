@@ -3,7 +3,7 @@
 Rows (cells tagged ``table1: <row>`` in the config): Shuffled-OBI with tau = 0, a fixed
 tau and tau = K^(1/3); PUCB (Vietri et al. 2020); LDP-OBI with the Laplace mechanism
 (Garcelon et al. 2021; reconstruction). One table block per (eps0, bonus_scale). Columns:
-LDP and JDP guarantees *computed* by :mod:`privrl.accounting` (from each run's info), the
+LDP and JDP guarantees *computed* by :mod:`privrl.mechanisms.accounting` (from each run's info), the
 theoretical regret of Table 1, the measured regret at K (mean and 95% seed-bootstrap CI),
 the fitted K-exponent (95% CI) and the mean bonus saturation in the fit window.
 
@@ -22,8 +22,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..fit import SATURATED_FRACTION
-from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from privrl.results.fits import SATURATED_FRACTION
+from privrl.papers import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
 
 ROWS = [  # tag, algorithm, theoretical regret (Table 1)
     ("shuffled_tau_k13", "Shuffled-OBI, tau = K^(1/3)", "O~(sqrt(K) + K^(1/3)/eps0)"),
@@ -75,7 +75,7 @@ def table1_rows(ctx: AnalysisContext) -> pd.DataFrame:
 
 def _markdown(ctx: AnalysisContext, t: pd.DataFrame) -> str:
     lines = [f"# Table 1 of Garcelon et al. (ICML-21 note), measured: {ctx.experiment}", "",
-             "Guarantees computed by `privrl.accounting` ((eps, delta); `eff.` = min of eps0-LDP => eps0-JDP "
+             "Guarantees computed by `privrl.mechanisms.accounting` ((eps, delta); `eff.` = min of eps0-LDP => eps0-JDP "
              "and Prop. 5's eps_{c,tau}); regret at K: mean [95% seed-bootstrap CI]; K-exponent on the fit "
              "window [95% CI]; `sat` = mean bonus saturation in the fit window.", ""]
     if t.empty:

@@ -8,7 +8,7 @@ Columns: privacy model; the theoretical bound and its value with constant 1 and 
 dropped at the row's reference eps (1 if run, else the smallest); regret at K (mean, 95%
 seed-bootstrap CI); fitted K-exponent; the privacy-cost exponents (b, c) of
 D(K, eps) = R(K, eps) - R(K, non-private) ~ K^b eps^-c over the experiment's eps sweep
-(:func:`privrl.fit_privacy.fit_privacy_cost`; the non-private counterpart is ``pe`` at the
+(:func:`privrl.results.privacy_fits.fit_privacy_cost`; the non-private counterpart is ``pe`` at the
 same constants for SDP-PE and a DP-UCBVI preset with ``noise = 0`` -- the same algorithm for
 both presets -- at the same bonus_scale for DP-UCBVI); aux in the
 fit window (SDP-PE: fraction of policies active; DP-UCBVI: bonus saturation).
@@ -36,11 +36,22 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..figures import grouped_errorbars
-from ..fit import SATURATED_FRACTION
-from ..fit_privacy import fit_privacy_cost, interval_verdict
-from . import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
-from ._issue5 import at_most_verdict, claim, curves, diff_ci, env_mdp, fmt_ci, infos_of, mean_ci, ratio_ci, rng_for
+from privrl.results.figures import grouped_errorbars
+from privrl.results.fits import SATURATED_FRACTION
+from privrl.results.privacy_fits import fit_privacy_cost, interval_verdict
+from privrl.papers import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from privrl.papers.common import (
+    at_most_verdict,
+    claim,
+    curves,
+    diff_ci,
+    env_mdp,
+    fmt_ci,
+    infos_of,
+    mean_ci,
+    ratio_ci,
+    rng_for,
+)
 
 SOURCE = "Bai, Talebi, Zhao, Cheng & Chen, Table I"
 SQRT_K, TOL_B, TOL_C = 0.6, 0.2, 0.3

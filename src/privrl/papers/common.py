@@ -1,7 +1,7 @@
 """Shared helpers of the issue-5 analyses (``rlsvi_privacy``, ``bai_table1``); registers nothing.
 
 Data shapes: per-seed cumulative regret ``R`` float64[n_seeds, C] at checkpoints ``episodes``
-int64[C] (from :func:`privrl.stats.seed_matrix`). Every CI is a 95% percentile bootstrap over
+int64[C] (from :func:`privrl.results.stats.seed_matrix`). Every CI is a 95% percentile bootstrap over
 seeds (seeds resampled independently per cell), drawn from a stable per-analysis stream.
 """
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .. import envs, seeding
-from ..stats import seed_matrix
-from . import AnalysisContext
+from privrl.rl import envs, seeding
+from privrl.results.stats import seed_matrix
+from privrl.papers import AnalysisContext
 
 N_BOOT = 2000
 Q = (0.025, 0.975)

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .mdp import TabularMDP, stationary
+from privrl.rl.mdp import TabularMDP, stationary
 
 
 def riverswim(S: int = 6, H: int = 20, reward_noise: str = "bernoulli") -> TabularMDP:

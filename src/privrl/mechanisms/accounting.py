@@ -268,7 +268,7 @@ def bitsum_logpmfs(n_users: int, tau: float) -> tuple[np.ndarray, np.ndarray]:
     The output is ``Gamma + y* + Q`` with ``Q ~ Bin(n_bits, q)``; returns log-pmfs of ``Q`` and
     ``Q + 1`` on a common (windowed) support.
     """
-    from .mechanisms.bitsum import bitsum_noise_law
+    from privrl.mechanisms.bitsum import bitsum_noise_law
 
     n_bits, q, _ = bitsum_noise_law(int(n_users), float(tau))
     _, lp = _binom_window(int(n_bits), float(q))

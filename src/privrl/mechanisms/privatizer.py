@@ -52,10 +52,10 @@ import math
 import numpy as np
 from numba import njit
 
-from .bitsum import bitsum_release, bitsum_tau
-from .laplace import laplace_release
-from .randomized_response import rr_debias, rr_p_from_epsilon, rr_sum_counts
-from .tree import tree_levels, tree_step
+from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau
+from privrl.mechanisms.laplace import laplace_release
+from privrl.mechanisms.rr import rr_debias, rr_p_from_epsilon, rr_sum_counts
+from privrl.mechanisms.tree import tree_levels, tree_step
 
 NONE = 0
 CENTRAL_TREE = 1

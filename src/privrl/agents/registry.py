@@ -1,7 +1,7 @@
 """The agent registry: one :class:`AgentSpec` per named agent.
 
 An agent is a numba kernel ``kernel(env, params, K, rng, rec)`` that runs the fixed
-``plan -> engine.step -> observe`` skeleton for one seed (see :mod:`privrl.engine`), plus
+``plan -> engine.step -> observe`` skeleton for one seed (see :mod:`privrl.rl.engine`), plus
 this small declaration of its parameters, defaults, privacy model and paper reference.
 Parameters travel to the kernel as a float64 vector in the order of ``defaults``.
 """
@@ -57,7 +57,7 @@ def register(spec: AgentSpec) -> AgentSpec:
 
 
 def get(name: str) -> AgentSpec:
-    from . import _load_all  # noqa: F401  (populates the registry)
+    from privrl.agents import _load_all  # noqa: F401  (populates the registry)
 
     try:
         return REGISTRY[name]

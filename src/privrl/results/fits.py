@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .stats import bootstrap_indices
+from privrl.results.stats import bootstrap_indices
 
 TINY = 1e-12
 # Mean saturation (fraction of (h, s, a) whose optimistic value is clipped, or of policies still

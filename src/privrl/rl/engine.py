@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .mdp import TabularMDP, optimal_return
+from privrl.rl.mdp import TabularMDP, optimal_return
 
 
 def env_arrays(mdp: TabularMDP) -> tuple:

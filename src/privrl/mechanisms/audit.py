@@ -14,7 +14,7 @@ Shuffled mechanisms (Bai et al. Alg. 4, Garcelon et al. shuffled RR): an event a
 no power at the papers' loose claims, so the implemented protocol's output distribution is
 tested against the exact law (chi-square on bins with expected count >= 5, z-tests of the
 mean and of the variance; Bonferroni over the three at level ``alpha``) and the exact eps
-from :mod:`privrl.accounting` is compared with the claim.
+from :mod:`privrl.mechanisms.accounting` is compared with the claim.
 """
 from __future__ import annotations
 
@@ -25,12 +25,12 @@ import pandas as pd
 from numba import njit
 from scipy import stats
 
-from . import accounting as acc
-from .mechanisms.bitsum import bitsum_analyzer, bitsum_local_randomizer, bitsum_noise_law, bitsum_tau
-from .mechanisms.gaussian import rlsvi_perturb
-from .mechanisms.laplace import laplace_release
-from .mechanisms.randomized_response import rr_p_from_epsilon, rr_randomize_bits, shuffle_rows
-from .mechanisms.tree import tree_step
+from privrl.mechanisms import accounting as acc
+from privrl.mechanisms.bitsum import bitsum_analyzer, bitsum_local_randomizer, bitsum_noise_law, bitsum_tau
+from privrl.mechanisms.gaussian import rlsvi_perturb
+from privrl.mechanisms.laplace import laplace_release
+from privrl.mechanisms.rr import rr_p_from_epsilon, rr_randomize_bits, shuffle_rows
+from privrl.mechanisms.tree import tree_step
 
 COLUMNS = ["mechanism", "claimed_epsilon", "delta", "empirical_lower_bound", "ci_low", "ci_high",
            "exact_epsilon", "test_pvalue", "n_trials", "verdict", "source"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .mdp import TabularMDP, optimal_return, policy_values
+from privrl.rl.mdp import TabularMDP, optimal_return, policy_values
 
 
 def ucbvi_numpy(mdp: TabularMDP, K: int, rng: np.random.Generator, bonus_scale: float = 1.0,

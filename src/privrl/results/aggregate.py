@@ -11,8 +11,8 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .fit import fit_k_exponent, window_mask
-from .stats import mean_ci, seed_matrix
+from privrl.results.fits import fit_k_exponent, window_mask
+from privrl.results.stats import mean_ci, seed_matrix
 
 
 def aggregate_cell(df: pd.DataFrame, rng: np.random.Generator, n_boot: int = 1000) -> pd.DataFrame:

@@ -9,7 +9,7 @@ Pure functions of per-seed regret curves (no I/O). Data shapes:
   non-private counterpart), or any non-private reference.
 
 Estimator. On the fit window (checkpoints in the last ``decades`` decades of K, as
-:func:`privrl.fit.window_mask`), ``D(K, eps) = mean_seeds R_eps(K) - mean_seeds R_0(K)``;
+:func:`privrl.results.fits.window_mask`), ``D(K, eps) = mean_seeds R_eps(K) - mean_seeds R_0(K)``;
 points with ``D <= 0`` have no logarithm and are dropped (their fraction is reported:
 a large fraction means the privacy cost is within the seed noise). Joint OLS
 ``log D = log C + b log K - c log eps`` over all remaining (K, eps) points; per-eps slopes
@@ -23,8 +23,8 @@ from typing import Mapping
 
 import numpy as np
 
-from .fit import window_mask
-from .stats import bootstrap_indices
+from privrl.results.fits import window_mask
+from privrl.results.stats import bootstrap_indices
 
 
 def privacy_cost_points(episodes: np.ndarray, private_means: Mapping[float, np.ndarray],

@@ -9,7 +9,7 @@ scale) and a ``numpy.random.Generator`` or ``SeedSequence`` (ignored by determin
 * :func:`check_garcelon_prop5` -- Garcelon et al. Prop. 5 (eps_{c,k}) vs exact eps;
 * :func:`check_lu_cor14` -- Lu et al. Cor. 14 vs numeric Thm 13 and tighter conversions.
 
-Heavy imports (scipy via :mod:`privrl.accounting`, dp_accounting, matplotlib) are local to the
+Heavy imports (scipy via :mod:`privrl.mechanisms.accounting`, dp_accounting, matplotlib) are local to the
 functions that need them, so the claims summary stays cheap to import.
 """
 from __future__ import annotations
@@ -21,11 +21,16 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from .mechanisms.bitsum import bitsum_release, bitsum_tau, bitsum_variance
-from .mechanisms.randomized_response import (
-    garcelon_eq7_bound, garcelon_eq8_bound, rr_debias, rr_p_from_epsilon, rr_sum_counts, unary_count,
+from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau, bitsum_variance
+from privrl.mechanisms.rr import (
+    garcelon_eq7_bound,
+    garcelon_eq8_bound,
+    rr_debias,
+    rr_p_from_epsilon,
+    rr_sum_counts,
+    unary_count,
 )
-from .mechanisms.tree import thm12_bound, tree_levels, tree_max_error
+from privrl.mechanisms.tree import thm12_bound, tree_levels, tree_max_error
 
 
 def _rng(rng) -> np.random.Generator:
@@ -93,8 +98,8 @@ def check_garcelon_coverage(rng, k_grid: Iterable[int] = (10, 100, 1000, 10000),
     ``N^r`` over (k-1)H bits, ``N^p`` over (k-1)(H-1) bits (bounded with (k-1)H as printed),
     ``R`` over (k-1)H m reward bits (Eq. 8 with k as printed). ``holds``: coverage >= 1 - delta.
     """
-    from . import accounting as acc
-    from .audit import clopper_pearson
+    from privrl.mechanisms import accounting as acc
+    from privrl.mechanisms.audit import clopper_pearson
 
     rng = _rng(rng)
     eps = acc.garcelon_lemma4_epsilon(eps0, m, H)
@@ -130,7 +135,7 @@ def check_bitsum_lemma42(rng, eps_grid: Iterable[float] = (0.1, 0.2, 0.3, 0.5, 0
     bias z-score, empirical and exact variance, the per-regime fitted exponent of
     ``var ~ eps^b`` and the exact eps at ``delta = beta``.
     """
-    from . import accounting as acc
+    from privrl.mechanisms import accounting as acc
 
     rng = _rng(rng)
     ratios = dict(ratios or {"small": 0.25, "large": 4.0})
@@ -165,7 +170,7 @@ def check_garcelon_prop5(rng=None, k_grid: Iterable[int] = (100, 1000, 10000, 10
                          delta0: float = 1e-6) -> pd.DataFrame:
     """Garcelon et al. Prop. 5: ``eps_{c,k}`` (as printed) vs k and eps0, beside the exact eps
     of the shuffled sums (``accounting.shuffled_rr_composed_epsilon``). Deterministic."""
-    from . import accounting as acc
+    from privrl.mechanisms import accounting as acc
 
     rows = []
     for eps0 in eps0_grid:
@@ -187,7 +192,7 @@ def check_lu_cor14(rng=None, grid: Iterable[Mapping] = ({"K": 1000, "H": 5, "S":
     """Lu et al. Cor. 14 ``eps(delta)`` over (K, H, S, A), beside the numeric minimum of Thm 13
     (must agree to 1e-9 relative) and the tighter conversions of the same RDP curve
     (dp_accounting RDP accountant; exact Gaussian). Deterministic."""
-    from . import accounting as acc
+    from privrl.mechanisms import accounting as acc
 
     rows = []
     for g in grid:
@@ -207,7 +212,7 @@ def check_lu_cor14(rng=None, grid: Iterable[Mapping] = ({"K": 1000, "H": 5, "S":
 
 def lu_grid_from_experiments(config: Mapping, agent_prefix: str = "rlsvi") -> list[dict]:
     """(K, H, S, A) of every configured experiment env that runs an RLSVI cell (for Cor. 14)."""
-    from . import envs
+    from privrl.rl import envs
 
     out = []
     for exp in (config.get("experiments") or {}).values():
@@ -275,7 +280,7 @@ def mechanism_claims_markdown(table: pd.DataFrame) -> str:
 
 # ----------------------------------------------------------------------------- figures
 def _save(fig, path) -> None:
-    from .io import save_figure
+    from privrl.io import save_figure
 
     fig.tight_layout()
     save_figure(fig, path)
