@@ -6,17 +6,20 @@ from snakemake.utils import min_version, validate
 
 min_version("9.0")
 
-# A --configfile on the command line replaces the default config instead of being merged
-# into it (Snakemake deep-merges configs, which would mix the smoke and full experiments).
-if "experiments" not in config:
+# A --configfile on the command line is a whole design, or an overlay of one (key overlay_of,
+# e.g. config/smoke.yaml: sizes deep-merged onto config/config.yaml).
+if "experiments" not in config and "overlay_of" not in config:
 
     configfile: "config/config.yaml"
 
 
-validate(config, "workflow/schemas/config.schema.yaml")
-
 import privrl  # noqa: E402
 from privrl import experiments as X  # noqa: E402
+
+_resolved = X.resolve_overlay(config, workflow.basedir)
+config.clear()
+config.update(_resolved)
+validate(config, "workflow/schemas/config.schema.yaml")
 
 R = config["results_dir"]
 F = config["figures_dir"]

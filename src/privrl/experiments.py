@@ -4,17 +4,35 @@ An experiment names its environments, its agent cells, an optional parameter swe
 number of episodes K and of seeds, and the claims its analysis scores against theory.
 This module expands that data into concrete cells (experiment, env, cell id, agent,
 params) that the Snakemake rules turn into jobs; it is pure and unit-tested.
+
+The config is a *design*, not a list: values that follow from others are generated here.
+
+* ``noise_off: true`` on a cell adds its exact-count twin (the same algorithm with
+  ``noise = 0``, the privacy-cost baseline), at the fixed reference ``epsilon = 1`` (the
+  twin ignores epsilon; fixing it keeps a sweep from copying it).
+* ``matched: true`` on a cell runs it at the eps that another agent certifies at each K_i of
+  the experiment's ``matched_eps`` block (today: RLSVI's Cor. 14 eps(delta), Lu et al. 2026),
+  computed from the environment and rounded to 6 significant digits (the value printed in
+  the cell id, so the id determines the run).
+* claims select cells by parameters (``select: {agent: pucb, epsilon: 10}``), and one claim
+  spec with ``agents: [...]`` stands for one claim per agent (``{agent}`` and ``{label}`` in
+  its id and statement; its source defaults to the agent's paper reference).
+* an *overlay* config (``overlay_of: config/config.yaml``, e.g. ``config/smoke.yaml``) changes
+  sizes of the base design: it is deep-merged onto the base (:func:`resolve_overlay`).
 """
 from __future__ import annotations
 
+import copy
 import itertools
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 from privrl.agents import get as get_agent
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
+NOISE_OFF_EPSILON = 1.0  # the reference epsilon of a noise-off twin (it ignores epsilon)
 
 
 @dataclass(frozen=True)
@@ -44,30 +62,111 @@ def cell_id(agent: str, params: Mapping[str, Any], tag: str | None = None) -> st
     return _SAFE.sub("_", "__".join(parts))
 
 
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict:
+    """``base`` with ``over`` merged in: mappings recursively, a null value removes the key,
+    anything else (lists too) replaces."""
+    out = copy.deepcopy(dict(base))
+    for k, v in over.items():
+        if v is None:
+            out.pop(k, None)
+        elif isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".") -> dict:
+    """An overlay config (key ``overlay_of``: path of its base, relative to ``root``) merged onto its base."""
+    if "overlay_of" not in config:
+        return dict(config)
+    import yaml
+
+    base = yaml.safe_load(Path(root, config["overlay_of"]).read_text())
+    return deep_merge(base, {k: v for k, v in config.items() if k != "overlay_of"})
+
+
+def _round6(x: float) -> float:
+    return float(f"{x:.6g}")
+
+
+def matched_epsilons(exp: Mapping[str, Any], env: tuple[str, Mapping[str, Any]]) -> list[tuple[int, float]]:
+    """(K_i, eps) pairs at which ``matched`` cells run: RLSVI's Cor. 14 eps(delta) (Lu et al. 2026)
+    at K_i on this environment, for the ``matched_eps`` block's beta_scale, rounded to 6 digits."""
+    spec = exp.get("matched_eps")
+    if not spec:
+        return []
+    from privrl.mechanisms import accounting
+    from privrl.rl import envs
+
+    mdp = envs.make(env[0], **dict(env[1]))
+    out = []
+    for K in spec["K"]:
+        Ke = float(K) / float(spec.get("beta_scale", 1.0))
+        out.append((int(K), _round6(accounting.lu_cor14_epsilon(float(spec["delta"]), Ke, mdp.H, mdp.S, mdp.A))))
+    return out
+
+
+def _cell_variants(exp: Mapping[str, Any], spec: Mapping[str, Any], env: tuple[str, Mapping[str, Any]]):
+    """(params, label, tags) of one cell spec before the sweep: itself, or one per matched eps."""
+    fixed = dict(spec.get("params", {}) or {})
+    tags = dict(spec.get("tags", {}) or {})
+    label = spec.get("label", "")
+    if not spec.get("matched"):
+        return [(fixed, label, tags)]
+    name = label or spec["agent"]
+    return [({**fixed, "epsilon": eps}, f"{name} at eps_RLSVI(K={K:g})", {**tags, "match_K": K})
+            for K, eps in matched_epsilons(exp, env)]
+
+
+def sweep_points(sweep: Mapping[str, list], defaults: Mapping[str, float], fixed: Mapping[str, Any]) -> list[dict]:
+    """Every point of a sweep for one agent: the product over the keys the agent has and the cell
+    does not fix. A key ``"a,b"`` sweeps a and b together over its list of ``[a, b]`` pairs."""
+    keys = [k for k in sweep if all(n in defaults and n not in fixed for n in k.split(","))]
+    points = []
+    for values in itertools.product(*(sweep[k] for k in keys)):
+        point = {}
+        for k, v in zip(keys, values):
+            names = k.split(",")
+            point.update(zip(names, v) if len(names) > 1 else [(k, v)])
+        points.append(point)
+    return points
+
+
 def expand_cells(config: Mapping[str, Any], experiment: str) -> list[Cell]:
     """All cells of one experiment: every (env, agent cell, sweep point) the agent accepts.
 
     A sweep key applies to a cell only if the agent has that parameter and the cell does
-    not fix it; so a non-private agent appears once in an epsilon sweep.
+    not fix it; so a non-private agent appears once in an epsilon sweep. A cell's own ``sweep``
+    replaces the experiment's. Noise-off twins
+    follow their cell; a twin shared by several cells appears once.
     """
     exp = config["experiments"][experiment]
     sweep: Mapping[str, list] = exp.get("sweep", {}) or {}
     out: list[Cell] = []
     seen: set[tuple[str, str]] = set()
-    for env_key in exp["envs"]:
+
+    def add(env_key, agent, params, label, tags, tag, twin=False):
+        cid = cell_id(agent, params, tag)
+        if (env_key, cid) in seen:
+            if twin:
+                return
+            raise ValueError(f"experiment {experiment!r}: cell {cid!r} declared twice for env {env_key!r}")
+        seen.add((env_key, cid))
+        out.append(Cell(experiment, env_key, cid, agent, params, label.format(**params) if label else cid, tags))
+
+    for env_key, env_spec_ in exp["envs"].items():
+        env = (env_spec_["name"], env_spec_.get("params", {}) or {})
         for spec in exp["cells"]:
             agent = spec["agent"]
             defaults = get_agent(agent).defaults
-            fixed = dict(spec.get("params", {}) or {})
-            keys = [k for k in sweep if k in defaults and k not in fixed]
-            for values in itertools.product(*(sweep[k] for k in keys)):
-                params = {**fixed, **dict(zip(keys, values))}
-                cid = cell_id(agent, params, spec.get("tag"))
-                if (env_key, cid) in seen:
-                    raise ValueError(f"experiment {experiment!r}: cell {cid!r} declared twice for env {env_key!r}")
-                seen.add((env_key, cid))
-                label = spec.get("label") or cid
-                out.append(Cell(experiment, env_key, cid, agent, params, label, dict(spec.get("tags", {}) or {})))
+            cell_sweep = spec.get("sweep") or sweep
+            for fixed, label, tags in _cell_variants(exp, spec, env):
+                for point in sweep_points(cell_sweep, defaults, fixed):
+                    add(env_key, agent, {**fixed, **point}, label, tags, spec.get("tag"))
+            if spec.get("noise_off"):
+                twin = {**dict(spec.get("params", {}) or {}), "noise": 0, "epsilon": NOISE_OFF_EPSILON}
+                add(env_key, agent, twin, f"{spec.get('label') or agent} noise off", {}, spec.get("tag"), twin=True)
     return out
 
 
@@ -80,6 +179,49 @@ def find_cell(config: Mapping[str, Any], experiment: str, env: str, cell: str) -
         if c.env == env and c.cell == cell:
             return c
     raise KeyError(f"no cell {cell!r} for env {env!r} in experiment {experiment!r}")
+
+
+def select_cells(cells: list[Cell], selector: Mapping[str, Any]) -> list[Cell]:
+    """Cells whose agent (key ``agent``) and parameters equal every entry of ``selector``."""
+    def ok(c: Cell) -> bool:
+        for k, v in selector.items():
+            have = c.agent if k == "agent" else c.params.get(k)
+            if have is None or (have != v and not (isinstance(v, (int, float)) and float(have) == float(v))):
+                return False
+        return True
+    return [c for c in cells if ok(c)]
+
+
+def resolve_claims(config: Mapping[str, Any], experiment: str) -> list[dict]:
+    """The experiment's claim specs, templates expanded and ``select`` resolved to a cell id.
+
+    A spec with ``agents: [a, b, ...]`` stands for one claim per agent (``{agent}``, ``{agent_id}``
+    and ``{experiment}`` in its id and statement, ``{label}`` the agent's name; ``agent`` added to
+    the selector; ``source`` defaults to the agent's reference). Raises naming the claim when a selector matches no cell or several.
+    """
+    exp = config["experiments"][experiment]
+    cells = expand_cells(config, experiment)
+    out = []
+    for spec in exp.get("claims", []) or []:
+        agents = spec.get("agents") or [None]
+        for agent in agents:
+            c = copy.deepcopy({k: v for k, v in spec.items() if k != "agents"})
+            check = c["check"]
+            if agent is not None:
+                fmt = {"agent": agent, "label": agent, "agent_id": agent.replace("-", "_"), "experiment": experiment}
+                c["id"] = c["id"].format(**fmt)
+                c["statement"] = c["statement"].format(**fmt)
+                c.setdefault("source", get_agent(agent).reference)
+                check["select"] = {**(check.get("select") or {}), "agent": agent}
+            if "select" in check:
+                env_cells = [x for x in cells if x.env == check["env"]]
+                hits = select_cells(env_cells, check["select"])
+                if len(hits) != 1:
+                    raise ValueError(f"experiments.{experiment}.claims[{c['id']}]: selector {check['select']} "
+                                     f"matches {len(hits)} cells of env {check['env']!r} (needs exactly 1)")
+                check["cell"] = hits[0].cell
+            out.append(c)
+    return out
 
 
 def seeds_of(config: Mapping[str, Any], experiment: str) -> list[int]:

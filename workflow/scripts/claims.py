@@ -3,7 +3,7 @@ from pathlib import Path
 import pandas as pd
 
 from privrl.results import claims
-from privrl import io
+from privrl import experiments, io
 from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
@@ -14,7 +14,7 @@ with logged(snakemake) as log:  # noqa: F821
         exp = Path(path).parent.parent.name
         fits = pd.read_csv(path)
         env = fits.env.iloc[0]
-        specs = [c for c in cfg["experiments"][exp].get("claims", []) if c["check"]["env"] == env]
+        specs = [c for c in experiments.resolve_claims(cfg, exp) if c["check"]["env"] == env]
         artifact = f"{sm.params.figures_dir}/{exp}/{env}_regret_vs_K.png"
         tables.append(claims.score_claims(exp, specs, fits, artifact))
     tables += [pd.read_csv(p) for p in sm.input.analyses]

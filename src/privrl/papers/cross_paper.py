@@ -176,7 +176,10 @@ def _figure(curves: dict):
             ax.plot(ep[ok], d[ok], lw=1.1, label=f"eps={eps:g}")
         ax.axvspan(fit["window_lo"], fit["window_hi"], color="0.9", zorder=0)
         ax.set_xscale("log")
-        ax.set_yscale("log")
+        if any(np.any(d > 0) for d in D.values()):  # D <= 0 everywhere: nothing to draw on a log axis
+            ax.set_yscale("log")
+        else:
+            ax.text(0.5, 0.5, "D(K, eps) <= 0 at every K", transform=ax.transAxes, ha="center", fontsize=7)
         ax.set_title(f"{key[0]}: {key[1]}\nb={fit['b']:.2f} c={fit['c']:.2f}", fontsize=7)
         ax.tick_params(labelsize=6)
         ax.legend(fontsize=5)
