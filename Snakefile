@@ -16,9 +16,18 @@ if "experiments" not in config and "overlay_of" not in config:
 import privrl  # noqa: E402
 from privrl import experiments as X  # noqa: E402
 
+from privrl import validate as V  # noqa: E402
+
+_given = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
+_given = _given or [Path(workflow.basedir, "config/config.yaml")]
+_base = config.get("overlay_of")
 _resolved = X.resolve_overlay(config, workflow.basedir)
 config.clear()
 config.update(_resolved)
+# one line per problem (YAML line numbers, schema paths, agent/env parameter domains, claim
+# references) before any job; then Snakemake's own validation fills the schema defaults
+V.check_or_exit(config, Path(workflow.basedir, "workflow/schemas/config.schema.yaml"),
+                _given + ([Path(workflow.basedir, _base)] if _base else []))
 validate(config, "workflow/schemas/config.schema.yaml")
 
 R = config["results_dir"]
