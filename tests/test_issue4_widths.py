@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from privrl.agents.optimism import binomial_sum_bound, laplace_sum_bound, rr_count_width, rr_reward_width
+from privrl.mechanisms.bounds import binomial_sum_bound, laplace_sum_bound, rr_count_width, rr_reward_width
 from privrl.agents.private_ucbvi import bitsum_release_sums
 from privrl.mechanisms import privatizer as PV
 from privrl.mechanisms.bitsum import bitsum_noise_law
