@@ -235,7 +235,7 @@ def _spy(monkeypatch, module, kernel_py, mdp, params, K, table_seed, sums_name=N
 
     monkeypatch.setattr(module, "privatizer_release", lambda code, st, x, rng, out: fake(out, x, 1))
     if sums_name:
-        monkeypatch.setattr(module, sums_name, lambda st, x, users, rng, out: fake(out, x, users))
+        monkeypatch.setattr(module, sums_name, lambda code, st, x, users, rng, out: fake(out, x, users))
     orig = _ORIG_STEP
 
     def step(env, pi, k, aux, rng, traj, evc, rec):
@@ -260,7 +260,7 @@ SPY_CASES = {
     "dp-ucbvi-jdp": (private_ucbvi, lambda: lambda e, p, K, r, c: private_ucbvi._run.py_func(
         e, p, K, r, c, CENTRAL_TREE, True), None),
     "private-ucbvi-sdp": (private_ucbvi, lambda: lambda e, p, K, r, c: private_ucbvi._run.py_func(
-        e, p, K, r, c, SHUFFLE_BITSUM, False), "bitsum_release_sums"),
+        e, p, K, r, c, SHUFFLE_BITSUM, False), "privatizer_release_sums"),
 }
 
 

@@ -11,8 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from privrl.agents.optimism import binomial_sum_bound, laplace_sum_bound, rr_count_width, rr_reward_width
-from privrl.agents.private_ucbvi import bitsum_release_sums
+from privrl.mechanisms.bounds import binomial_sum_bound, laplace_sum_bound, rr_count_width, rr_reward_width
 from privrl.mechanisms import privatizer as PV
 from privrl.mechanisms.bitsum import bitsum_noise_law
 from privrl.mechanisms.rr import rr_p_from_epsilon, unary_count
@@ -99,7 +98,7 @@ def test_bitsum_adapter_equals_privatizer_release_batch():
     s2 = PV.make_privatizer("shuffle-bitsum", 50, 10, 0.3, beta=0.05)
     o1, o2 = np.zeros(50), np.zeros(50)
     PV.privatizer_release_batch(PV.SHUFFLE_BITSUM, s1, X, np.random.default_rng(9), o1)
-    bitsum_release_sums(s2, X.sum(axis=0), 37, np.random.default_rng(9), o2)
+    PV.privatizer_release_sums(PV.SHUFFLE_BITSUM, s2, X.sum(axis=0), 37, np.random.default_rng(9), o2)
     np.testing.assert_array_equal(o1, o2)
     for a, b in zip(s1, s2):
         np.testing.assert_array_equal(a, b)
@@ -115,7 +114,7 @@ def test_sdp_error_level_covers_doubling_batches():
     for users in (1, 1, 2, 4, 8, 16, 32, 64, 128):
         colsum = rng.binomial(users, 0.3, n).astype(float)
         truth += colsum
-        bitsum_release_sums(st, colsum, users, rng, out)
+        PV.privatizer_release_sums(PV.SHUFFLE_BITSUM, st, colsum, users, rng, out)
         nb, q, _ = bitsum_noise_law(users, tau)
         var += nb * q * (1 - q)
         viol += (np.abs(out - truth) > binomial_sum_bound(var, delta)).sum()

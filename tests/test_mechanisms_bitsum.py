@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl.mechanisms.audit import _bitsum_protocol, distribution_test
+from privrl.mechanisms.audit import distribution_test
+from privrl.mechanisms.bitsum import bitsum_protocol_noise as _bitsum_protocol
+from privrl.mechanisms.bounds import bitsum_variance
 from privrl.mechanisms.bitsum import (
     LARGE_REGIME,
     SMALL_REGIME,
@@ -15,7 +17,6 @@ from privrl.mechanisms.bitsum import (
     bitsum_noise_law,
     bitsum_release,
     bitsum_tau,
-    bitsum_variance,
 )
 
 

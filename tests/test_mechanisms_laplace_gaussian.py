@@ -5,7 +5,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl.mechanisms.gaussian import gaussian, gaussian_noise, rlsvi_beta, rlsvi_noise, rlsvi_perturb
+from privrl.agents.rlsvi import rlsvi_beta
+from privrl.mechanisms.gaussian import count_scaled_noise as rlsvi_noise
+from privrl.mechanisms.gaussian import count_scaled_perturb as rlsvi_perturb
+from privrl.mechanisms.gaussian import gaussian, gaussian_noise
 from privrl.mechanisms.laplace import laplace, laplace_draw, laplace_noise, laplace_release, laplace_scale
 
 
@@ -66,7 +69,7 @@ def test_gaussian_helpers():
 @pytest.mark.parametrize("k", [1, 10, 400])
 def test_laplace_sum_bound_coverage(k):
     # empirical coverage of the CSS11 Cor. 2.9 width >= 1 - delta (binomial 4.5-sigma slack)
-    from privrl.mechanisms.laplace import laplace_sum_bound
+    from privrl.mechanisms.bounds import laplace_sum_bound_chan_shi_song as laplace_sum_bound
     rng = np.random.default_rng(k)
     n, b, delta = 20_000, 1.5, 0.05
     noise = np.empty(n * k)

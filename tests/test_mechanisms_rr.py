@@ -8,9 +8,8 @@ from scipy import stats
 
 from privrl.mechanisms.accounting import rr_sum_logpmf
 from privrl.mechanisms.audit import distribution_test
+from privrl.mechanisms.bounds import garcelon_eq7_bound, garcelon_eq8_bound
 from privrl.mechanisms.rr import (
-    garcelon_eq7_bound,
-    garcelon_eq8_bound,
     msh_randomize,
     onehot_encode,
     rr_analyzer,

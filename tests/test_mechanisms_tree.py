@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
+from privrl.mechanisms.bounds import thm12_bound
 from privrl.mechanisms.tree import (
-    thm12_bound,
     tree_init,
     tree_levels,
     tree_node_scale,

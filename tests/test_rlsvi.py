@@ -10,7 +10,7 @@ from privrl import run
 from privrl.agents import get
 from privrl.agents.rlsvi import privacy_table, rlsvi_plan
 from privrl.rl.mdp import optimal_return, policy_values
-from privrl.mechanisms.gaussian import rlsvi_beta
+from privrl.agents.rlsvi import rlsvi_beta
 
 
 def test_beta_k_is_alg1_tuning():

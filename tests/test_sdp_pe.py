@@ -125,7 +125,7 @@ def test_post_processed_estimates_are_distributions(rng):
     X, A = 3, 2
     n_sas = rng.integers(0, 50, size=(X * A, X)).astype(float)
     o_sas, o_sa, o_r = np.zeros((X * A, X)), np.zeros(X * A), np.zeros(X * A)
-    E = pp.private_batch(pz.SHUFFLE_BITSUM, 0.5, 1e-5, 0.05, 100.0, n_sas, n_sas.sum(1), n_sas.sum(1) / 2,
+    E = pp.private_batch(pz.SHUFFLE_BITSUM, 0.5, 1e-5, 0.05, 100.0, n_sas, n_sas.sum(1), n_sas.sum(1) // 2,
                          np.int64(60), rng, o_sas, o_sa, o_r)
     np.testing.assert_allclose(o_sas.sum(1), o_sa, rtol=1e-12)          # Assumption 4: N~(x,a) = sum N~(x,a,.)
     assert (o_sas > 0).all() and E > 0

@@ -19,7 +19,7 @@ families and union-bounded over their counters. N^p counts the transitions h = 1
   a *reconstruction*: the note does not print the mechanism): every user adds i.i.d.
   Laplace((6H - 2)/eps) to each coordinate of its count vector [N^r | R | N^p] (l1
   sensitivity 2H + 2H + 2(H-1)) through the ``local-laplace`` privatizer: eps-LDP.
-  c_{k,i} = :func:`_optimism.laplace_sum_bound` of the (k-1) (or S (k-1)) noise terms.
+  c_{k,i} = :func:`privrl.mechanisms.bounds.laplace_sum_bound` of the (k-1) (or S (k-1)) noise terms.
 * ``shuffled-obi`` (note Alg. 1-4): tau burn-in episodes with uniformly random
   deterministic policies; every user applies M_sh (Alg. 3: one-hot x, y of Eq. 4, unary
   reward code of Eq. 5 with m bits) with per-bit eps = eps0/((4 + 2m) H) (Lemma 4) through
@@ -41,17 +41,19 @@ import math
 import numpy as np
 from numba import njit
 
-from privrl.mechanisms import accounting
+from privrl.mechanisms import accounting, events
 from privrl.rl import engine
-from privrl.mechanisms.privatizer import LOCAL_LAPLACE, NONE, SHUFFLE_RR, privatizer_new, privatizer_release
-from privrl.mechanisms.rr import rr_p_from_epsilon, unary_count
-from privrl.agents.optimism import (
-    laplace_sum_bound,
-    obi_widths,
-    rr_count_width,
-    rr_reward_width,
-    stationary_plan,
+from privrl.mechanisms.bounds import laplace_sum_bound, rr_count_width, rr_reward_width
+from privrl.mechanisms.privatizer import (
+    LOCAL_LAPLACE,
+    NONE,
+    SHUFFLE_RR,
+    privatizer_new,
+    privatizer_release,
+    rr_p_from_epsilon,
+    unary_count,
 )
+from privrl.agents.optimism import obi_widths, stationary_plan
 from privrl.agents.registry import AgentSpec, register
 
 # ldp-obi parameter indices
@@ -219,9 +221,9 @@ def _ldp_guarantees(p, mdp, K):
     """eps-LDP (Garcelon et al. Table 1); an eps-LDP protocol is also eps-JDP (Table 1's JDP column)."""
     if p["noise"] < 0.5:
         return []
-    return [accounting.ldp_obi_guarantee(p["epsilon"]),
+    return [accounting.ldp_obi_guarantee(p["epsilon"], mdp.H),
             accounting.Guarantee("JDP", p["epsilon"], 0.0, "implied by eps-LDP (Garcelon et al. note, Table 1)",
-                                 "every output is post-processing of eps-LDP messages")]
+                                 "every output is post-processing of eps-LDP messages", events.REPLACEMENT)]
 
 
 def shuffled_tau_py(p, K: int) -> int:
@@ -239,7 +241,7 @@ def _shuffled_guarantees(p, mdp, K):
     eff = min(p["epsilon"], jdp.epsilon)
     gs.append(accounting.Guarantee("JDP", eff, p["delta0"] if jdp.epsilon < p["epsilon"] else 0.0,
                                    "Garcelon et al. Thm 6 / Table 1: min(eps0-LDP => eps0-JDP, Prop. 5)",
-                                   f"effective JDP at tau = {tau}"))
+                                   f"effective JDP at tau = {tau}", events.REPLACEMENT))
     return gs
 
 

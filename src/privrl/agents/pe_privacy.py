@@ -13,13 +13,10 @@ Privatizers (codes of :mod:`privrl.mechanisms.privatizer`), all fed the batch's 
   (sensitivity 2: two trajectories differ by <= 2 per layer and family in l1; reconstruction);
 * ``none``: exact counts (non-private policy elimination, APEVE of Qiao et al. 2022).
 
-:func:`release_counts` calls the privatizers' own mechanisms on the batch's column sums
-(decisions_agents_issue5 S6): ``privatizer_release_batch`` needs the users' rows X[m, n] (~230 MB at m ~ 2.4e5
-users) and compiles every privatizer kind (~10 s of numba compile). For a fresh state of
-horizon 1 it reduces, per kind, to exactly what is called here -- ``laplace_release`` with
-scale ``1/eps'`` (central-tree: one tree step, L = 1 level, identical draws), ``bitsum_release``
-with ``n_users = m`` (shuffle-bitsum), one ``laplace_noise`` vector per user (local-laplace);
-tests/test_sdp_pe.py checks the outputs against ``privatizer_release_batch`` bit for bit.
+:func:`release_counts` releases the batch's column sums through a fresh privatizer's
+``release_sums`` (``privatizer_release_batch`` would need the users' rows X[m, n], ~230 MB at
+m ~ 2.4e5 users; decisions_agents_issue5 S6); tests/test_sdp_pe.py checks the outputs against
+``privatizer_release_batch`` bit for bit.
 
 Error level E (Assumption 4 needs ``|N.. - N| <= E/4`` for Eq. 4-5) is computed from each
 mechanism's tail, union-bounded over ``n_rel`` counter releases per family at level delta
@@ -32,10 +29,18 @@ import math
 import numpy as np
 from numba import njit
 
-from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau
-from privrl.mechanisms.laplace import laplace_noise, laplace_release
-from privrl.mechanisms.postprocess import postprocess_counts
-from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
+from privrl.mechanisms.privatizer import (
+    CENTRAL_TREE,
+    LOCAL_LAPLACE,
+    NONE,
+    SHUFFLE_BITSUM,
+    bitsum_tau,
+    door,
+    postprocess_counts,
+)
+
+# the privatizer door restricted to the kinds SDP-PE uses (numba compiles only those)
+_DOOR = door("none", "central-tree", "local-laplace", "shuffle-bitsum")
 
 
 @njit(cache=True)
@@ -70,25 +75,10 @@ def error_level(code, eps_c, beta, n_users, delta, n_rel):
 
 @njit(cache=True)
 def release_counts(code, eps_c, beta, x, n_users, rng, out):
-    """out[n] <- private sums of x[n] (column sums of one batch of ``n_users`` users; fresh mechanism)."""
-    n = x.shape[0]
-    if code == NONE:
-        for c in range(n):
-            out[c] = x[c]
-    elif code == CENTRAL_TREE:
-        laplace_release(x, sensitivity_of(code) / eps_c, rng, out)
-    elif code == SHUFFLE_BITSUM:
-        bitsum_release(x, n_users, bitsum_tau(eps_c, beta), rng, out)
-    elif code == LOCAL_LAPLACE:
-        buf = np.empty(n)
-        for c in range(n):
-            out[c] = x[c]
-        for _ in range(n_users):
-            laplace_noise(sensitivity_of(code) / eps_c, rng, buf)
-            for c in range(n):
-                out[c] += buf[c]
-    else:
-        raise ValueError("SDP-PE supports privatizers none, central-tree, local-laplace, shuffle-bitsum")
+    """out[n] <- private sums of x[n] (column sums of one batch of ``n_users`` users) through a
+    fresh privatizer of kind ``code`` (horizon 1: central-tree is the Laplace mechanism)."""
+    state = _DOOR.new(code, x.shape[0], 1, eps_c, sensitivity_of(code), beta, np.int64(1))
+    _DOOR.release_sums(code, state, x, n_users, rng, out)
 
 
 @njit(cache=True)

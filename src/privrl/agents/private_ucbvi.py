@@ -46,27 +46,19 @@ import math
 import numpy as np
 from numba import njit
 
-from privrl.mechanisms import accounting
+from privrl.mechanisms import accounting, events
 from privrl.rl import engine
-from privrl.mechanisms.bitsum import bitsum_noise_law, bitsum_release
-from privrl.mechanisms.postprocess import postprocess_row
+from privrl.mechanisms.bounds import binomial_sum_bound, bitsum_variance, laplace_sum_bound, tree_error_bound
 from privrl.mechanisms.privatizer import (
     CENTRAL_TREE,
     F_TAU,
-    I_KIND,
-    I_T,
-    I_USERS,
     LOCAL_LAPLACE,
     NONE,
-    ROW_CUM,
-    ROW_LAST,
     SHUFFLE_BITSUM,
-    privatizer_new,
+    door,
+    postprocess_row,
 )
-# privatizers.privatizer_release restricted to the kinds used here (numba compiles only those)
-from privrl.mechanisms.release_kinds import release_tree_laplace_or_none as privatizer_release
-from privrl.mechanisms.tree import tree_levels
-from privrl.agents.optimism import bernstein_plan, binomial_sum_bound, laplace_sum_bound
+from privrl.agents.optimism import bernstein_plan
 from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import optimistic_plan, refresh_row
 from privrl.agents.ucbvi import hoeffding_bonus
@@ -75,25 +67,9 @@ EPSILON, BONUS_SCALE, DELTA, NOISE, BETA = 0, 1, 2, 3, 4
 # Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile
 # one extra specialisation of the callee per distinct value (seconds each).
 I64 = np.int64
-
-
-@njit(cache=True)
-def bitsum_release_sums(state, colsum, n_users, rng, out):
-    """ADAPTER (requested upstream as ``privatizer_release_sums``): a shuffle-bitsum batch
-    release from the batch's column sums colsum[n] of ``n_users`` users, identical in law and
-    in state bookkeeping to ``privatizer_release_batch`` on the full X[n_users, n] (which it
-    avoids materialising). out[n] <- private cumulative counts."""
-    fstate, istate, fparams = state
-    if istate[I_KIND] != SHUFFLE_BITSUM:
-        raise ValueError("bitsum_release_sums: state is not shuffle-bitsum")
-    istate[I_T] += 1
-    istate[I_USERS] += n_users
-    last = fstate[ROW_LAST]
-    bitsum_release(colsum, n_users, fparams[F_TAU], rng, last)
-    cum = fstate[ROW_CUM]
-    for c in range(cum.shape[0]):
-        cum[c] += last[c]
-        out[c] = cum[c]
+# the privatizer door restricted to the kinds used here (numba compiles only those)
+_DOOR = door("none", "central-tree", "local-laplace", "shuffle-bitsum")
+privatizer_new, privatizer_release, privatizer_release_sums = _DOOR.new, _DOOR.release, _DOOR.release_sums
 
 
 @njit(cache=True)
@@ -143,9 +119,8 @@ def _run(env, params, K, rng, rec, kind, bern):
         state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
     elif kind == CENTRAL_TREE:
         ep = eps / (3.0 * H)
-        Lv = tree_levels(K)
         state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, ep, 1.0, 0.0, I64(1))
-        E = 4.0 * laplace_sum_bound(Lv, Lv / ep, d_one)
+        E = 4.0 * tree_error_bound(K, ep, 1.0, d_one)
     elif kind == LOCAL_LAPLACE:
         state = privatizer_new(I64(LOCAL_LAPLACE), n_cnt, K, eps, 6.0 * H, 0.0, I64(1))
     else:
@@ -206,9 +181,8 @@ def _run(env, params, K, rng, rec, kind, bern):
         if not replan:
             continue
         if noise:
-            bitsum_release_sums(state, x, batch_users, rng, c)
-            nb, qb, _r = bitsum_noise_law(batch_users, tau)
-            noise_var += nb * qb * (1.0 - qb)
+            privatizer_release_sums(I64(SHUFFLE_BITSUM), state, x, batch_users, rng, c)
+            noise_var += bitsum_variance(batch_users, tau)
             E = 4.0 * binomial_sum_bound(noise_var, delta / (n_cnt * n_batches))
         else:
             privatizer_release(code, state, x, rng, c)
@@ -250,16 +224,18 @@ def _guarantees_for(model):
     def g(p, mdp, K):
         if p["noise"] < 0.5:
             return []
-        eps = p["epsilon"]
+        eps, H = p["epsilon"], mdp.H
+        src = "reconstruction of Chowdhury & Zhou 2022 / Qiao & Wang 2023"
         if model == "JDP":
-            return [accounting.Guarantee("JDP", eps, 0.0, "binary mechanism at eps/(3H) per counter, "
-                                         "Vietri et al. Thm 1 argument (billboard lemma)",
-                                         "reconstruction of Chowdhury & Zhou 2022 / Qiao & Wang 2023")]
+            ep = eps / (3.0 * H)
+            return [accounting.central_counters_jdp(
+                eps, H, events.TreeEvent(max(int(K).bit_length(), 1) / ep, K),
+                "binary mechanism at eps/(3H) per counter, Vietri et al. Thm 1 argument (billboard lemma)", src)]
         if model == "LDP":
-            return [accounting.Guarantee("LDP", eps, 0.0, "Laplace(6H/eps) per coordinate, l1 sensitivity 6H",
-                                         "reconstruction of Chowdhury & Zhou 2022 / Qiao & Wang 2023")]
+            return [accounting.laplace_ldp_guarantee(eps, 6.0 * H, "Laplace(6H/eps) per coordinate, l1 sensitivity 6H",
+                                                     src)]
         return [accounting.Guarantee("SDP", eps, p["beta"], "Bai et al. Lemma 10 (Alg. 4 per counter at eps/(3H))",
-                                     "reconstruction: UCBVI on doubling batches")]
+                                     "reconstruction: UCBVI on doubling batches", events.REPLACEMENT)]
     return g
 
 

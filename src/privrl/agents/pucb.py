@@ -33,15 +33,16 @@ from numba import njit
 
 from privrl.mechanisms import accounting
 from privrl.rl import engine
-from privrl.mechanisms.privatizer import CENTRAL_TREE, NONE, privatizer_new
-# privatizers.privatizer_release restricted to the kinds PUCB uses (numba compiles only those)
-from privrl.mechanisms.release_kinds import release_tree_or_none as privatizer_release
+from privrl.mechanisms.privatizer import CENTRAL_TREE, NONE, door
 from privrl.agents.registry import AgentSpec, register
 
 EPSILON, BONUS_SCALE, BETA, NOISE = 0, 1, 2, 3
 # Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile
 # one extra specialisation of the callee per distinct value (seconds each).
 I64 = np.int64
+# the privatizer door restricted to the kinds PUCB uses (numba compiles only those)
+_DOOR = door("none", "central-tree")
+privatizer_new, privatizer_release = _DOOR.new, _DOOR.release
 
 
 @njit(cache=True)
@@ -141,7 +142,7 @@ def kernel(env, params, K, rng, rec):
 def _guarantees(p, mdp, K):
     if p["noise"] < 0.5:
         return []
-    return [accounting.pucb_guarantee(p["epsilon"])]
+    return [accounting.pucb_guarantee(p["epsilon"], mdp.H, K)]
 
 
 SPEC = register(AgentSpec(

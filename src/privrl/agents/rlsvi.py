@@ -13,7 +13,7 @@ Per episode k (1-based in the paper, ``k + 1`` here for the 0-based loop index):
   and the greedy policy pi_h(s) = argmax_a Q~_h(s, a) (no clipping: Alg. 1 has none).
 
 The noise is drawn in one block per episode: ``Z[H, S, A]`` standard normals from
-:func:`privrl.mechanisms.gaussian.gaussian_noise` (the agent draws no noise itself), then
+:func:`privrl.mechanisms.privatizer.gaussian_noise` (the agent draws no noise itself), then
 ``w = sqrt(beta_k / (N + 1)) Z`` (:func:`rlsvi_noise_block`). Layer h uses ``Z[h]``.
 
 Privacy is *computed*, not added (Lu et al. Lemma 11-12, Thm 13, Cor. 14): the run's
@@ -38,11 +38,17 @@ import numpy as np
 from numba import njit
 
 from privrl.rl import engine
-from privrl.mechanisms.gaussian import gaussian_noise, rlsvi_beta
+from privrl.mechanisms.privatizer import gaussian_noise
 from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import count_step
 
 BETA_SCALE, DELTA = 0, 1
+
+
+@njit(cache=True)
+def rlsvi_beta(k, H, S, A):
+    """Lu et al. Alg. 1 tuning: ``beta_k = (1/2) S H^3 log(2 H S A k)``."""
+    return 0.5 * S * H**3 * math.log(2.0 * H * S * A * k)
 
 
 @njit(cache=True)

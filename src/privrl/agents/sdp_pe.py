@@ -279,7 +279,7 @@ PRIVATE_DEFAULTS = {"epsilon": 1.0, "beta": 1e-5, "delta": 0.05, "C": 1.0, "C1":
 
 def _guarantees_for(privatizer: str, model: str):
     def guarantees(params, mdp, K):
-        from privrl.mechanisms import accounting  # lazily: scipy costs ~1 s of import in every run job
+        from privrl.mechanisms import accounting, events  # lazily: scipy costs ~1 s of import in every run job
 
         if model == "none":
             return []
@@ -289,7 +289,10 @@ def _guarantees_for(privatizer: str, model: str):
                 + ("central Laplace on each batch (add/remove neighbours)" if model == "JDP"
                    else "each user's counts + Lap(2 * 3H/eps) per coordinate"))
         src = f"Bai et al. Alg. 1 with the {privatizer} Privatizer"
-        return [accounting.Guarantee(model, params["epsilon"], 0.0, src, note)]
+        eps, H = params["epsilon"], mdp.H
+        if model == "JDP":
+            return [accounting.central_counters_jdp(eps, H, events.LaplaceEvent(3.0 * H / eps), src, note)]
+        return [accounting.laplace_ldp_guarantee(eps, 6.0 * H, src, note)]
     return guarantees
 
 

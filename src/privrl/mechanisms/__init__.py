@@ -1,13 +1,16 @@
-"""Privacy mechanisms as numba kernels over plain arrays (issue 3).
+"""Privacy mechanisms as numba kernels over plain arrays.
 
 Every kernel takes a ``numpy.random.Generator``; none uses a global RNG. Mechanisms know
-nothing of RL: counts are vectors of counters. Agents use :mod:`.privatizers` only.
+nothing of RL: counts are vectors of counters. Agents import only :mod:`.privatizer` (the
+door: privatizer kinds, the Gaussian perturbation, unary coding, Bai et al.'s
+post-processing), :mod:`.bounds` (noise width formulas), :mod:`.events` and
+:mod:`.accounting` (guarantees) -- tests/test_mechanism_door.py checks it.
 
-Modules: :mod:`.laplace` (Laplace), :mod:`.tree` (binary mechanism, Vietri et al. App. A
-Alg. 5), :mod:`.randomized_response` (R_p, M_sh, shuffler, analyzer; Garcelon et al.
-Alg. 2-3, Eq. 4-6), :mod:`.bitsum` (shuffle binary summation, Bai et al. App. Alg. 4),
-:mod:`.postprocess` (Bai et al. Sec. V Eq. 4-5), :mod:`.gaussian` (RLSVI perturbation, Lu
-et al. Alg. 1), :mod:`.privatizers` (the agent-facing interface).
+Kinds (:mod:`.kinds` registry; each module declares its kind): ``none`` (:mod:`.kinds`),
+``central-tree`` (:mod:`.tree`, Vietri et al. App. A Alg. 5), ``local-laplace``
+(:mod:`.laplace`), ``shuffle-bitsum`` (:mod:`.bitsum`, Bai et al. App. Alg. 4), ``shuffle-rr``
+(:mod:`.rr`, Garcelon et al. Alg. 2-3, Eq. 4-6). Also :mod:`.postprocess` (Bai et al. Sec. V
+Eq. 4-5), :mod:`.gaussian`, :mod:`.exact_epsilon`, :mod:`.audit`.
 """
 from privrl.mechanisms.privatizer import (
     CENTRAL_TREE,
@@ -19,6 +22,7 @@ from privrl.mechanisms.privatizer import (
     SHUFFLE_BITSUM,
     SHUFFLE_RR,
     describe_privatizer,
+    door,
     make_privatizer,
     privatizer_cumulative,
     privatizer_last,
@@ -38,6 +42,7 @@ __all__ = [
     "SHUFFLE_BITSUM",
     "SHUFFLE_RR",
     "describe_privatizer",
+    "door",
     "make_privatizer",
     "privatizer_cumulative",
     "privatizer_last",

@@ -1,13 +1,20 @@
 """Privacy as data: guarantees, the papers' privacy formulas, and exact / library epsilons.
 
-A :class:`Guarantee` is a value ``(model, epsilon, delta, source, note)``. Every formula
-cites its paper and equation; the tests check each against a closed form and check that a
-paper bound is never *tighter* than ``dp_accounting`` or the exact value (it may be looser).
+A :class:`Guarantee` is a value ``(model, epsilon, delta, source, note, neighbour, relations)``:
+``neighbour`` is the neighbour relation ``(epsilon, delta)`` hold for ("add/remove" or
+"replacement", :mod:`.events`) and ``relations`` lists every relation with its own values
+where an accounting gives them (e.g. central tree counters: a replacement changes two stream
+elements per step, so twice the add/remove epsilon). Every formula cites its paper and
+equation; the tests check each against a closed form and check that a paper bound is never
+*tighter* than ``dp_accounting`` or the exact value (it may be looser).
 
-Exact epsilons are computed from count distributions with the hockey-stick divergence
-``delta(eps) = sum_o max(0, P(o) - e^eps Q(o))`` (both directions), solved for eps exactly
-on the piecewise form (``epsilon_for_delta``). Multi-counter compositions use
-``dp_accounting``'s privacy-loss distributions (pessimistic rounding, 1e-4 grid).
+Event accounting (the ``dp_accounting`` pattern): mechanisms carry privacy events
+(:mod:`.events`, e.g. a privatizer's ``privatizer.privatizer_event``); :func:`event_epsilon`
+composes them (basic composition, group privacy for a user's unit changes),
+:func:`event_guarantee` turns an agent's :class:`events.UserEvent` into a guarantee for every
+relation it covers, :func:`jdp_billboard` states the joint-DP guarantee of a policy computed
+from DP statistics (billboard lemma), :func:`shuffle_amplification` the central epsilon of
+shuffled eps0-LDP reports. Exact epsilons of count distributions: :mod:`.exact_epsilon`.
 """
 from __future__ import annotations
 
@@ -16,18 +23,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from privrl.mechanisms import events as ev
+
 MODELS = ("DP", "JDP", "LDP", "SDP")
 
 
 @dataclass(frozen=True)
 class Guarantee:
-    """A privacy guarantee: ``model`` in {DP, JDP, LDP, SDP}, ``(epsilon, delta)``, its source."""
+    """A privacy guarantee: ``model`` in {DP, JDP, LDP, SDP}, ``(epsilon, delta)`` for the
+    ``neighbour`` relation, its source; ``relations`` = ((relation, epsilon, delta), ...)
+    for every relation an accounting covers (empty: only ``neighbour``)."""
 
     model: str
     epsilon: float
     delta: float
     source: str
     note: str = ""
+    neighbour: str = ev.REPLACEMENT
+    relations: tuple = ()
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
@@ -36,10 +49,109 @@ class Guarantee:
             raise ValueError(f"epsilon must be >= 0; got {self.epsilon}")
         if not (0 <= self.delta < 1):
             raise ValueError(f"delta must be in [0, 1); got {self.delta}")
+        if self.neighbour not in ev.NEIGHBOURS:
+            raise ValueError(f"neighbour must be one of {ev.NEIGHBOURS}; got {self.neighbour!r}")
+
+    def for_relation(self, relation: str) -> tuple[float, float] | None:
+        """``(epsilon, delta)`` under ``relation``, or None if not established."""
+        if relation == self.neighbour:
+            return self.epsilon, self.delta
+        return next(((e, d) for r, e, d in self.relations if r == relation), None)
 
     def as_dict(self) -> dict:
         return {"model": self.model, "epsilon": self.epsilon, "delta": self.delta,
-                "source": self.source, "note": self.note}
+                "source": self.source, "note": self.note, "neighbour": self.neighbour,
+                "relations": [list(r) for r in self.relations]}
+
+
+# ----------------------------------------------------------------------------- event accounting
+def _composed(event) -> tuple[float, float]:
+    parts = [_pure(e) for e in event.events]
+    return sum(p[0] for p in parts), sum(p[1] for p in parts)
+
+
+def _self_composed(event) -> tuple[float, float]:
+    e, d = _pure(event.event)
+    return event.count * e, event.count * d
+
+
+#: (epsilon, delta) of one unit change of each basic event type (basic composition for the rest)
+_EVENT_EPSILON = {
+    ev.LaplaceEvent: lambda e: (laplace_epsilon(e.scale, e.sensitivity), 0.0),
+    ev.TreeEvent: lambda e: (tree_counter_epsilon(e.scale, e.horizon, e.sensitivity), 0.0),
+    ev.RREvent: lambda e: (e.epsilon, 0.0),
+    ev.BitSumEvent: lambda e: (e.epsilon, e.beta),
+    ev.NoPrivacyEvent: lambda e: (math.inf, 0.0),
+    ev.ComposedEvent: _composed,
+    ev.SelfComposedEvent: _self_composed,
+}
+
+
+def _pure(event) -> tuple[float, float]:
+    """(epsilon, delta) of one unit change of an event (no relation involved)."""
+    rule = _EVENT_EPSILON.get(type(event))
+    if rule is None:
+        raise TypeError(f"no pure/approximate accounting for {type(event).__name__}; "
+                        "Gaussian events need a delta (gaussian_event_epsilon)")
+    return rule(event)
+
+
+def gaussian_event_epsilon(event: ev.GaussianEvent, delta: float) -> float:
+    """Exact eps(delta) of a Gaussian event: ``mu``-GDP with ``mu = sensitivity / sigma``
+    (Balle & Wang 2018, Thm 8)."""
+    return gaussian_exact_epsilon(event.sensitivity / event.sigma, delta)
+
+
+def event_epsilon(event, relation: str | None = None) -> tuple[float, float] | None:
+    """``(epsilon, delta)`` of an event by basic composition (Dwork & Roth 2014, Thm 3.16).
+
+    A :class:`events.UserEvent` needs ``relation``: ``k`` unit changes of an ``(e, d)`` event
+    cost ``(k e, k e^{(k-1) e} d)`` (group privacy, Dwork & Roth Thm 2.2 / Lemma 2.2 for pure
+    eps); None when the event does not state the relation.
+    """
+    if isinstance(event, ev.UserEvent):
+        k = event.changes_for(relation)
+        if k is None:
+            return None
+        e, d = _pure(event.event)
+        return k * e, (k * math.exp((k - 1) * e) * d if d > 0 else 0.0)
+    return _pure(event)
+
+
+def event_guarantee(model: str, event: ev.UserEvent, source: str, note: str = "",
+                    paper_epsilon: float | None = None, paper_relation: str | None = None) -> Guarantee:
+    """Guarantee of ``model`` for every relation ``event`` covers; the headline relation is the
+    first of ``event.changes``. ``paper_epsilon`` (the paper's own number, for
+    ``paper_relation``, default the headline) must agree with the accounting to 1e-9 and is
+    reported exactly (the existing numbers are kept)."""
+    rels = []
+    for relation, _k in event.changes:
+        e, d = event_epsilon(event, relation)
+        if paper_epsilon is not None and relation == (paper_relation or event.changes[0][0]):
+            if not math.isclose(e, paper_epsilon, rel_tol=1e-9):
+                raise ValueError(f"{source}: accounting gives eps = {e} under {relation}, paper {paper_epsilon}")
+            e = paper_epsilon
+        rels.append((relation, e, d))
+    head = rels[0]
+    return Guarantee(model, head[1], head[2], source, note, head[0], tuple(rels))
+
+
+def jdp_billboard(event: ev.UserEvent, source: str, note: str = "", paper_epsilon: float | None = None) -> Guarantee:
+    """JDP of a policy that is post-processing of the released statistics and the user's own
+    data: DP of the releases gives JDP (billboard lemma, Hsu et al. 2014 Lemma 9; Vietri et
+    al. 2020 Sec. 2.2)."""
+    return event_guarantee("JDP", event, source, note, paper_epsilon)
+
+
+def shuffle_amplification(eps0: float, n: int, delta: float) -> float:
+    """Central eps of ``n`` shuffled eps0-LDP reports (Feldman, McMillan & Talwar 2021, Thm 3.1):
+    ``log(1 + (e^eps0 - 1)/(e^eps0 + 1) (8 sqrt(e^eps0 log(4/delta)) / sqrt(n) + 8 e^eps0 / n))``,
+    valid for ``eps0 <= log(n / (16 log(2/delta)))``; returns eps0 (no amplification) otherwise."""
+    if n < 1 or not eps0 <= math.log(max(n / (16.0 * math.log(2.0 / delta)), 1.0)):
+        return eps0
+    a = math.exp(eps0)
+    return min(eps0, math.log1p((a - 1.0) / (a + 1.0) * (8.0 * math.sqrt(a * math.log(4.0 / delta)) / math.sqrt(n)
+                                                         + 8.0 * a / n)))
 
 
 # ----------------------------------------------------------------------------- Vietri et al.
@@ -218,161 +330,70 @@ def library_pure_epsilon(kind: str, param: float, sensitivity: float = 1.0, delt
     return float(dist.get_epsilon_for_delta(delta))
 
 
-# ----------------------------------------------------------------------------- exact epsilons
-def hockey_stick(logP: np.ndarray, logQ: np.ndarray, eps: float) -> float:
-    """``sum max(0, P - e^eps Q)`` over a common support (log-pmfs, ``-inf`` for zero mass)."""
-    P, Q = np.exp(logP), np.exp(logQ)
-    return float(np.maximum(P - math.exp(eps) * Q, 0.0).sum())
-
-
-def _eps_one_direction(logP: np.ndarray, logQ: np.ndarray, delta: float) -> float:
-    P = np.exp(logP)
-    keep = P > 0
-    logP, logQ, P = logP[keep], logQ[keep], P[keep]
-    inf_mask = ~np.isfinite(logQ)
-    d_inf = float(P[inf_mask].sum())
-    if d_inf > delta:
-        return math.inf
-    L = logP[~inf_mask] - logQ[~inf_mask]
-    Pf, Qf = P[~inf_mask], np.exp(logQ[~inf_mask])
-    order = np.argsort(-L, kind="stable")
-    L, Pf, Qf = L[order], Pf[order], Qf[order]
-    cP, cQ = np.cumsum(Pf), np.cumsum(Qf)
-    D = d_inf + cP - np.exp(L) * cQ  # delta(eps) at eps = L_j (non-decreasing in j)
-    j = int(np.searchsorted(D, delta, side="right"))  # first j with D_j > delta
-    if j >= len(L):
-        return 0.0
-    eps = math.log((d_inf + cP[j - 1] - delta) / cQ[j - 1])
-    return max(eps, 0.0)
-
-
-def epsilon_for_delta(logP: np.ndarray, logQ: np.ndarray, delta: float) -> float:
-    """Exact smallest eps >= 0 with both hockey-sticks ``D_eps(P||Q), D_eps(Q||P) <= delta``."""
-    logP, logQ = np.asarray(logP, float), np.asarray(logQ, float)
-    return max(_eps_one_direction(logP, logQ, delta), _eps_one_direction(logQ, logP, delta))
-
-
-def _binom_window(n: int, q: float, width: float = 40.0) -> tuple[int, np.ndarray]:
-    sd = math.sqrt(max(n * q * (1.0 - q), 1.0))
-    lo = max(0, int(math.floor(n * q - width * sd - 10)))
-    hi = min(n, int(math.ceil(n * q + width * sd + 10)))
-    ks = np.arange(lo, hi + 1)
-    from scipy import stats
-
-    return lo, stats.binom.logpmf(ks, n, q)
-
-
-def bitsum_logpmfs(n_users: int, tau: float) -> tuple[np.ndarray, np.ndarray]:
-    """Laws of the shuffled bit-sum output for neighbours ``y* = 0`` / ``y* = 1`` (Lemma 42 proof).
-
-    The output is ``Gamma + y* + Q`` with ``Q ~ Bin(n_bits, q)``; returns log-pmfs of ``Q`` and
-    ``Q + 1`` on a common (windowed) support.
-    """
-    from privrl.mechanisms.bitsum import bitsum_noise_law
-
-    n_bits, q, _ = bitsum_noise_law(int(n_users), float(tau))
-    _, lp = _binom_window(int(n_bits), float(q))
-    logQ = np.concatenate([lp, [-np.inf]])
-    logP = np.concatenate([[-np.inf], lp])
-    return logQ, logP
-
-
-def bitsum_exact_epsilon(n_users: int, tau: float, delta: float) -> float:
-    """Exact eps at ``delta`` of Bai et al. Alg. 4 (both directions), for ``n_users`` users."""
-    logQ, logP = bitsum_logpmfs(n_users, tau)
-    return epsilon_for_delta(logP, logQ, delta)
-
-
-def rr_sum_logpmf(n_bits: int, ones: int, p: float) -> tuple[int, np.ndarray]:
-    """Law of the sum of R_p over ``n_bits`` bits with ``ones`` ones: ``Bin(ones, 1-p/2) + Bin(n_bits-ones, p/2)``.
-
-    Returns ``(offset, logpmf)`` on a window of the support (mass outside < 1e-300).
-    """
-    lo1, l1 = _binom_window(ones, 1.0 - p / 2.0)
-    lo0, l0 = _binom_window(n_bits - ones, p / 2.0)
-    a, b = np.exp(l1 - l1.max()), np.exp(l0 - l0.max())
-    if min(len(a), len(b)) <= 4096:
-        conv = np.convolve(a, b)
-    else:  # FFT: absolute error ~1e-16 of the mode, negligible against delta >= 1e-12
-        from scipy import signal
-
-        conv = np.maximum(signal.fftconvolve(a, b), 0.0)
-    with np.errstate(divide="ignore"):
-        return lo1 + lo0, np.log(conv) + l1.max() + l0.max()
-
-
-def _align(o1: int, l1: np.ndarray, o2: int, l2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    lo, hi = min(o1, o2), max(o1 + len(l1), o2 + len(l2))
-    A, B = np.full(hi - lo, -np.inf), np.full(hi - lo, -np.inf)
-    A[o1 - lo: o1 - lo + len(l1)] = l1
-    B[o2 - lo: o2 - lo + len(l2)] = l2
-    return A, B
-
-
-def shuffled_rr_exact_epsilon(n_bits: int, p: float, delta: float, flips: int = 1, ones: int = 0) -> float:
-    """Exact eps at ``delta`` of one shuffled-RR counter (the sum of ``n_bits`` R_p bits) when one
-    user turns ``flips`` of its zeros into ones, the other bits holding ``ones`` ones."""
-    oP, lP = rr_sum_logpmf(n_bits, ones + flips, p)
-    oQ, lQ = rr_sum_logpmf(n_bits, ones, p)
-    A, B = _align(oP, lP, oQ, lQ)
-    return epsilon_for_delta(A, B, delta)
-
-
-def shuffled_rr_composed_epsilon(k: int, H: int, m: int, p: float, delta0: float) -> float:
-    """eps at ``delta0`` of the three shuffled count families of Garcelon Prop. 5, composed.
-
-    Neighbouring users (k users; the others contribute zeros): the changed user moves all H
-    visits from one (s, a) to another -- two x-counters with H flips each (kH bits), two
-    y-counters with H-1 flips (k(H-1) bits), two reward counters with mH flips (kHm bits).
-    Per-counter exact laws, composed with dp_accounting PLDs (pessimistic, 1e-4 grid).
-    """
-    from dp_accounting.pld import privacy_loss_distribution as pld
-
-    total = None
-    for n_bits, f in ((k * H, H), (k * (H - 1), H - 1), (k * H * m, H * m)):
-        if f <= 0:
-            continue
-        oP, lP = rr_sum_logpmf(n_bits, f, p)
-        oQ, lQ = rr_sum_logpmf(n_bits, 0, p)
-        A, B = _align(oP, lP, oQ, lQ)
-        pa = {i: v for i, v in enumerate(A) if np.isfinite(v)}
-        pb = {i: v for i, v in enumerate(B) if np.isfinite(v)}
-        for lower, upper in ((pa, pb), (pb, pa)):  # the (s,a) the user leaves / enters
-            d = pld.from_two_probability_mass_functions(lower, upper, symmetric=False)
-            total = d if total is None else total.compose(d)
-    return float(total.get_epsilon_for_delta(delta0))
+# exact epsilons of count distributions (re-exported)
+from privrl.mechanisms.exact_epsilon import (  # noqa: E402,F401
+    hockey_stick,
+    epsilon_for_delta,
+    bitsum_logpmfs,
+    bitsum_exact_epsilon,
+    rr_sum_logpmf,
+    shuffled_rr_exact_epsilon,
+    shuffled_rr_composed_epsilon,
+)
 
 
 # ----------------------------------------------------------------------------- paper guarantees
-def pucb_guarantee(epsilon: float) -> Guarantee:
-    """PUCB is eps-JDP (Vietri et al. Thm 1; per-counter eps/(3H), Claim 1, billboard lemma)."""
-    return Guarantee("JDP", epsilon, 0.0, "Vietri et al. 2020, Thm 1 (Alg. 2, Claim 1)",
-                     "Claim 1's l1 bound H holds for add/remove of a user; 2H under replacement (D7)")
+def central_counters_jdp(epsilon: float, H: int, counter_event, source: str, note: str = "") -> Guarantee:
+    """JDP of three families of central counters (rewards, visits, transitions) each
+    ``eps/(3H)``-DP per unit change (``counter_event``): a user adds at most H unit changes per
+    family under add/remove and 2H under replacement (it leaves one cell and enters another at
+    each step; Vietri et al. Claim 1, decisions D7), so ``eps`` / ``2 eps``; billboard lemma."""
+    event = ev.UserEvent(ev.ComposedEvent((counter_event,) * 3), ((ev.ADD_REMOVE, H), (ev.REPLACEMENT, 2 * H)))
+    return jdp_billboard(event, source, note, paper_epsilon=epsilon)
 
 
-def ldp_obi_guarantee(eps0: float) -> Guarantee:
-    """LDP-OBI with the Laplace mechanism is eps0-LDP (Garcelon et al. Table 1; reconstruction)."""
-    return Guarantee("LDP", eps0, 0.0, "Garcelon et al. 2021 (Table 1 of the ICML-21 note)",
-                     "reconstruction: Laplace mechanism on one-hot user counts")
+def pucb_guarantee(epsilon: float, H: int = 1, K: int = 2) -> Guarantee:
+    """PUCB is eps-JDP under add/remove (Vietri et al. Thm 1; per-counter eps/(3H) binary
+    mechanisms over K releases, Claim 1, billboard lemma); 2 eps under replacement."""
+    eps_c = vietri_counter_epsilon(epsilon, H)
+    levels = max(int(K).bit_length(), 1)
+    return central_counters_jdp(epsilon, H, ev.TreeEvent(levels / eps_c, K), "Vietri et al. 2020, Thm 1 (Alg. 2, Claim 1)",
+                                "Claim 1's l1 bound H holds for add/remove of a user; 2H under replacement (D7)")
+
+
+def laplace_ldp_guarantee(epsilon: float, l1: float, source: str, note: str = "") -> Guarantee:
+    """eps-LDP of ``Lap(l1/eps)`` per coordinate of a user's vector of l1 diameter ``l1``
+    (Dwork et al. 2006): any two inputs of one user (replacement)."""
+    event = ev.UserEvent(ev.LaplaceEvent(l1 / epsilon), ((ev.REPLACEMENT, l1),))
+    return event_guarantee("LDP", event, source, note, paper_epsilon=epsilon)
+
+
+def ldp_obi_guarantee(eps0: float, H: int = 1) -> Guarantee:
+    """LDP-OBI with the Laplace mechanism is eps0-LDP (Garcelon et al. Table 1; reconstruction:
+    Lap((6H-2)/eps0) per coordinate, l1 diameter 6H - 2)."""
+    return laplace_ldp_guarantee(eps0, 6.0 * H - 2.0, "Garcelon et al. 2021 (Table 1 of the ICML-21 note)",
+                                 "reconstruction: Laplace mechanism on one-hot user counts")
 
 
 def shuffled_obi_guarantees(eps0: float, m: int, H: int, tau: int, delta0: float) -> list[Guarantee]:
     """Shuffled-OBI (Garcelon Thm 6): eps0-LDP (Lemma 4) and (eps_{c,tau}, delta0)-JDP (Prop. 5)."""
     eps = garcelon_lemma4_epsilon(eps0, m, H)
     p = 2.0 / (math.exp(eps) + 1.0)
+    ldp = ev.UserEvent(ev.RREvent(eps), ((ev.REPLACEMENT, int((4 + 2 * m) * H)),))
     return [
-        Guarantee("LDP", eps0, 0.0, "Garcelon et al. Lemma 4", f"per-bit eps = {eps:.6g}"),
+        event_guarantee("LDP", ldp, "Garcelon et al. Lemma 4", f"per-bit eps = {eps:.6g}", paper_epsilon=eps0),
         Guarantee("JDP", garcelon_prop5_epsilon(tau, H, m, p, delta0), delta0,
-                  "Garcelon et al. Prop. 5 / Thm 6", "eps_{c,tau} as printed (may be inf)"),
+                  "Garcelon et al. Prop. 5 / Thm 6", "eps_{c,tau} as printed (may be inf)", ev.REPLACEMENT),
     ]
 
 
 def sdp_pe_guarantee(epsilon: float, beta: float) -> Guarantee:
     """SDP-PE with the shuffle Privatizer is (eps, beta)-SDP (Bai et al. Lemma 10, Thm 11)."""
-    return Guarantee("SDP", epsilon, beta, "Bai et al. Lemma 10 / Thm 11 (Alg. 4, Lemma 42)")
+    return Guarantee("SDP", epsilon, beta, "Bai et al. Lemma 10 / Thm 11 (Alg. 4, Lemma 42)",
+                     "neighbouring datasets differ in one user's trajectory", ev.REPLACEMENT)
 
 
 def rlsvi_guarantee(delta: float, K: int, H: int, S: int, A: int) -> Guarantee:
     """RLSVI is (eps(delta), delta)-JDP w.r.t. rewards (Lu et al. Cor. 14)."""
     return Guarantee("JDP", lu_cor14_epsilon(delta, K, H, S, A), delta, "Lu et al. Cor. 14",
-                     "neighbours differ in one trajectory's rewards only (Lu et al. Remark 2)")
+                     "neighbours differ in one trajectory's rewards only (Lu et al. Remark 2)", ev.REPLACEMENT)

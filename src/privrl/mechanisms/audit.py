@@ -15,6 +15,11 @@ no power at the papers' loose claims, so the implemented protocol's output distr
 tested against the exact law (chi-square on bins with expected count >= 5, z-tests of the
 mean and of the variance; Bonferroni over the three at level ``alpha``) and the exact eps
 from :mod:`privrl.mechanisms.accounting` is compared with the claim.
+
+Every sample is drawn through the door functions the agents call (:mod:`.privatizer`:
+a fresh privatizer of the kind and its release, or ``gaussian_noise``); :func:`audit_kind`
+audits any registered kind from its declared privacy event, and the audit table adds one
+row per kind registered beyond the built-in ones.
 """
 from __future__ import annotations
 
@@ -22,15 +27,11 @@ import math
 
 import numpy as np
 import pandas as pd
-from numba import njit
 from scipy import stats
 
 from privrl.mechanisms import accounting as acc
-from privrl.mechanisms.bitsum import bitsum_analyzer, bitsum_local_randomizer, bitsum_noise_law, bitsum_tau
-from privrl.mechanisms.gaussian import rlsvi_perturb
-from privrl.mechanisms.laplace import laplace_release
-from privrl.mechanisms.rr import rr_p_from_epsilon, rr_randomize_bits, shuffle_rows
-from privrl.mechanisms.tree import tree_step
+from privrl.mechanisms import privatizer as door
+from privrl.mechanisms.bitsum import bitsum_noise_law
 
 COLUMNS = ["mechanism", "claimed_epsilon", "delta", "empirical_lower_bound", "ci_low", "ci_high",
            "exact_epsilon", "test_pvalue", "n_trials", "verdict", "source"]
@@ -77,51 +78,50 @@ def _row(mechanism, claimed, delta, bounds, exact, n, source, pvalue=float("nan"
 
 
 # ----------------------------------------------------------------------------- event audits
+def _release(kind: str, x: np.ndarray, rng, epsilon: float, m: int = 1, **kw) -> np.ndarray:
+    """One release of x[n] (n independent trials, one counter each) through a fresh privatizer
+    of ``kind`` -- the door functions the agents call; returns the batch's private counts."""
+    state = door.make_privatizer(kind, x.shape[0], 1, epsilon, **kw)
+    return door.release_python(state, x, rng, m)
+
+
 def audit_laplace(rng, n_trials: int, epsilon: float = 1.0, noise_factor: float = 1.0, alpha: float = 0.05) -> dict:
-    """Laplace mechanism, inputs 0 vs 1, event ``{y >= 1}``: ``P1/P0 = e^eps`` exactly."""
+    """Laplace mechanism (local-laplace privatizer), inputs 0 vs 1, event ``{y >= 1}``:
+    ``P1/P0 = e^eps`` exactly."""
     scale = noise_factor / epsilon
-    out = np.empty(n_trials)
-    laplace_release(np.ones(n_trials), scale, rng, out)
-    k1 = int((out >= 1.0).sum())
-    laplace_release(np.zeros(n_trials), scale, rng, out)
-    k0 = int((out >= 1.0).sum())
+    k1 = int((_release("local-laplace", np.ones(n_trials), rng, epsilon, sensitivity=noise_factor) >= 1.0).sum())
+    k0 = int((_release("local-laplace", np.zeros(n_trials), rng, epsilon, sensitivity=noise_factor) >= 1.0).sum())
     b = epsilon_bounds(k1, n_trials, k0, n_trials, 0.0, alpha)
     return _row("laplace", epsilon, 0.0, b, acc.laplace_epsilon(scale), n_trials, "Dwork et al. 2006")
 
 
 def audit_rr(rng, n_trials: int, epsilon: float = 1.0, p: float | None = None, alpha: float = 0.05) -> dict:
-    """R_p (Garcelon Alg. 2), bits 1 vs 0, event ``{output = 1}``: ``P1/P0 = (2-p)/p = e^eps``.
+    """R_p (Garcelon Alg. 2; shuffle-rr privatizer, one bit per entry), bits 1 vs 0, event
+    ``{output bit = 1}`` (debiased count > 0): ``P1/P0 = (2-p)/p = e^eps``.
 
     ``p`` overrides the correct ``2/(e^eps + 1)`` (to test a broken variant).
     """
-    p = rr_p_from_epsilon(epsilon) if p is None else p
-    out = np.empty(n_trials)
-    rr_randomize_bits(np.ones(n_trials), p, rng, out)
-    k1 = int(out.sum())
-    rr_randomize_bits(np.zeros(n_trials), p, rng, out)
-    k0 = int(out.sum())
+    p = door.rr_p_from_epsilon(epsilon) if p is None else p
+    eps_used = acc.rr_epsilon(p)
+    k1 = int((_release("shuffle-rr", np.ones(n_trials), rng, eps_used) > 0.0).sum())
+    k0 = int((_release("shuffle-rr", np.zeros(n_trials), rng, eps_used) > 0.0).sum())
     b = epsilon_bounds(k1, n_trials, k0, n_trials, 0.0, alpha)
     return _row("randomized response R_p", epsilon, 0.0, b, acc.rr_epsilon(p), n_trials, "Garcelon et al. Alg. 2")
 
 
-@njit(cache=True)
-def _tree_path_nodes(x1, L, scale, rng, nodes):
-    """Run a tree of n = len(x1) counters over T = 2^(L-1) steps with stream (x1, 0, 0, ...)
-    and record nodes[j, c] = the noisy node of level j when it is released (t = 2^j)."""
-    n = x1.shape[0]
-    exact = np.zeros((L, n))
-    noisy = np.zeros((L, n))
-    psum = np.zeros((L + 1, n))
-    zero = np.zeros(n)
-    out = np.zeros(n)
-    T = 1 << (L - 1)
-    j = 0
+def _tree_path_nodes(x1, levels: int, epsilon: float, sensitivity: float, rng) -> np.ndarray:
+    """central-tree privatizer of n = len(x1) counters over T = 2^(levels-1) releases of the
+    stream (x1, 0, 0, ...); the release at t = 2^j is the noisy node of level j alone, i.e.
+    returns nodes[levels, n], the noisy nodes on t=1's path."""
+    n, T = x1.shape[0], 1 << (levels - 1)
+    state = door.make_privatizer("central-tree", n, T, epsilon, sensitivity=sensitivity)
+    nodes, zero, j = np.empty((levels, n)), np.zeros(n), 0
     for t in range(1, T + 1):
-        tree_step(exact, noisy, psum, t, x1 if t == 1 else zero, scale, rng, out)
+        out = door.release_python(state, x1 if t == 1 else zero, rng)
         if t == (1 << j):
-            for c in range(n):
-                nodes[j, c] = noisy[j, c]
+            nodes[j] = out
             j += 1
+    return nodes
 
 
 def audit_tree(rng, n_trials: int, epsilon: float = 1.0, levels: int = 3, noise_factor: float = 1.0,
@@ -129,13 +129,12 @@ def audit_tree(rng, n_trials: int, epsilon: float = 1.0, levels: int = 3, noise_
     """Binary mechanism (Vietri App. A Alg. 5): streams differing in sigma(1), event on the noisy
     nodes of t=1's path (all L nodes containing element 1): ``{all >= 1}``, ``P1/P0 = e^eps``.
 
-    Each trial is one counter of a vectorised tree with ``T = 2^(levels-1)``.
+    Each trial is one counter of a central-tree privatizer with ``T = 2^(levels-1)``.
     """
     scale = levels * noise_factor / epsilon
-    nodes = np.empty((levels, n_trials))
-    _tree_path_nodes(np.ones(n_trials), levels, scale, rng, nodes)
+    nodes = _tree_path_nodes(np.ones(n_trials), levels, epsilon, noise_factor, rng)
     k1 = int((nodes >= 1.0).all(axis=0).sum())
-    _tree_path_nodes(np.zeros(n_trials), levels, scale, rng, nodes)
+    nodes = _tree_path_nodes(np.zeros(n_trials), levels, epsilon, noise_factor, rng)
     k0 = int((nodes >= 1.0).all(axis=0).sum())
     b = epsilon_bounds(k1, n_trials, k0, n_trials, 0.0, alpha)
     return _row("binary mechanism counter", epsilon, 0.0, b, acc.tree_counter_epsilon(scale, 1 << (levels - 1)),
@@ -149,23 +148,12 @@ def gaussian_step_claim(beta: float, N: float, delta: float) -> float:
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
 
-def audit_gaussian(rng, n_trials: int, beta: float = 48.0, N: float = 1.0, delta: float = 1e-5,
-                   noise_factor: float = 1.0, alpha: float = 0.05, select_frac: float = 0.2) -> dict:
-    """RLSVI step (Lu et al. Alg. 1 line 10): rewards mean 0 vs 1/N (sensitivity, Lemma 11),
-    noise ``N(0, beta/(N+1))``; event ``{y >= c}``.
-
-    No single threshold is optimal for a Gaussian, so ``c`` is chosen on a selection split
-    (the first ``select_frac`` of the trials: the threshold with the largest lower bound among
-    empirical quantiles of the input-0 outputs) and the bound is computed on the held-out
-    trials only, which keeps the false-alarm rate at ``alpha``.
-    """
-    sigma = math.sqrt(beta / (N + 1.0))
-    counts = np.full(n_trials, N)
-    y1, y0 = np.empty(n_trials), np.empty(n_trials)
-    b_eff = beta * noise_factor**2
-    rlsvi_perturb(np.full(n_trials, 1.0 / N), b_eff, counts, rng, y1)
-    rlsvi_perturb(np.zeros(n_trials), b_eff, counts, rng, y0)
-    n_sel = int(n_trials * select_frac)
+def _split_threshold_bounds(y1, y0, delta: float, alpha: float, select_frac: float) -> tuple[dict, int]:
+    """Event ``{y >= c}`` with ``c`` chosen on a selection split (the first ``select_frac`` of
+    the trials: the threshold with the largest lower bound among empirical quantiles of the
+    input-0 outputs); the bounds are computed on the held-out trials only, which keeps the
+    false-alarm rate at ``alpha``. Returns (bounds, held-out trials)."""
+    n_sel = int(len(y1) * select_frac)
     s1, s0, h1, h0 = y1[:n_sel], y0[:n_sel], y1[n_sel:], y0[n_sel:]
     best_c, best_lb = float(np.median(s0)), -math.inf
     for q in np.geomspace(0.3, min(0.3, 30.0 / max(n_sel, 1)), 25):
@@ -173,11 +161,41 @@ def audit_gaussian(rng, n_trials: int, beta: float = 48.0, N: float = 1.0, delta
         lb = epsilon_bounds(int((s1 >= c).sum()), n_sel, int((s0 >= c).sum()), n_sel, delta, alpha)["ci_low"]
         if lb > best_lb:
             best_c, best_lb = c, lb
-    n_h = n_trials - n_sel
-    b = epsilon_bounds(int((h1 >= best_c).sum()), n_h, int((h0 >= best_c).sum()), n_h, delta, alpha)
+    n_h = len(y1) - n_sel
+    return epsilon_bounds(int((h1 >= best_c).sum()), n_h, int((h0 >= best_c).sum()), n_h, delta, alpha), n_h
+
+
+def audit_gaussian(rng, n_trials: int, beta: float = 48.0, N: float = 1.0, delta: float = 1e-5,
+                   noise_factor: float = 1.0, alpha: float = 0.05, select_frac: float = 0.2) -> dict:
+    """RLSVI step (Lu et al. Alg. 1 line 10): rewards mean 0 vs 1/N (sensitivity, Lemma 11),
+    noise ``N(0, beta/(N+1))`` drawn as RLSVI does (the door's ``gaussian_noise(1.0)`` block,
+    scaled); event ``{y >= c}`` with ``c`` from a selection split (no single threshold is
+    optimal for a Gaussian; :func:`_split_threshold_bounds`).
+    """
+    sigma = math.sqrt(beta / (N + 1.0))
+    sd = math.sqrt(beta * noise_factor**2 / (N + 1.0))
+    z = np.empty(n_trials)
+    door.gaussian_noise(1.0, rng, z)
+    y1 = 1.0 / N + sd * z
+    door.gaussian_noise(1.0, rng, z)
+    y0 = sd * z
+    b, n_h = _split_threshold_bounds(y1, y0, delta, alpha, select_frac)
     exact = acc.gaussian_exact_epsilon((1.0 / N) / (sigma * noise_factor), delta)
     return _row("RLSVI Gaussian step", gaussian_step_claim(beta, N, delta), delta, b, exact, n_h,
                 "Lu et al. Alg. 1, Lemma 11")
+
+
+def audit_kind(kind: str, rng, n_trials: int, epsilon: float = 1.0, alpha: float = 0.05,
+               select_frac: float = 0.2) -> dict:
+    """Any registered privatizer kind: one counter's release of 0 vs 1 (one unit change) through
+    the door, event ``{y >= c}`` (selection split), claimed eps = the kind's privacy event
+    (:func:`accounting.event_epsilon`)."""
+    state = door.make_privatizer(kind, 1, 1, epsilon)
+    claimed, delta = acc.event_epsilon(door.privatizer_event(state))
+    y1 = _release(kind, np.ones(n_trials), rng, epsilon)
+    y0 = _release(kind, np.zeros(n_trials), rng, epsilon)
+    b, n_h = _split_threshold_bounds(y1, y0, delta, alpha, select_frac)
+    return _row(f"privatizer kind {kind}", claimed, delta, b, claimed, n_h, door.KINDS[kind].reference)
 
 
 # ----------------------------------------------------------------------------- distribution tests
@@ -217,35 +235,18 @@ def distribution_test(samples: np.ndarray, offset: int, logpmf: np.ndarray, alph
     return {"p_chi2": p_chi, "p_mean": p_mean, "p_var": p_var, "p_min": pmin, "passed": pmin > alpha / 3}
 
 
-@njit(cache=True)
-def _bitsum_protocol(y, tau_used, tau_claim, n_samples, rng):
-    """Samples of ``Q = Z - sum(y) + E[Q]`` from Alg. 4 run user by user (randomizer ->
-    shuffler -> analyzer) with ``tau_used``; ``E[Q]`` of the claimed ``tau_claim``.
-
-    ``tau_used != tau_claim`` is a deliberately broken variant (e.g. half the noise)."""
-    n = y.shape[0]
-    z = np.empty((n, 1), np.int64)
-    res = np.empty(n_samples, np.int64)
-    ysum = 0
-    for i in range(n):
-        ysum += y[i]
-    n_bits, q, _ = bitsum_noise_law(n, tau_claim)
-    for s in range(n_samples):
-        bitsum_local_randomizer(y, tau_used, rng, z[:, 0])
-        shuffle_rows(z, rng)
-        res[s] = int(round(bitsum_analyzer(z[:, 0], tau_used) - ysum + n_bits * q))
-    return res
-
-
 def audit_bitsum(rng, n_samples: int, epsilon: float, beta: float, n_users: int,
                  tau_factor: float = 1.0, alpha: float = 0.05) -> dict:
     """Bai et al. Alg. 4 output law vs exact ``Bin(n_bits, q)`` noise; exact eps vs claimed eps.
 
     ``tau_factor != 1`` runs a broken protocol (tau scaled, e.g. 0.5 = half the noise)."""
-    tau = bitsum_tau(epsilon, beta)
-    y = (np.arange(n_users) % 3 == 0).astype(np.int64)
-    samples = _bitsum_protocol(y, tau * tau_factor, tau, n_samples, rng)
+    tau = door.bitsum_tau(epsilon, beta)
+    ysum = float((np.arange(n_users) % 3 == 0).sum())
     n_bits, q, regime = bitsum_noise_law(n_users, tau)
+    # one shuffle-bitsum release of n_samples counters, each the batch's sum of bits (tau ~ 1/eps^2)
+    last = _release("shuffle-bitsum", np.full(n_samples, ysum), rng, epsilon / math.sqrt(tau_factor), n_users,
+                    beta=beta)
+    samples = np.rint(last - ysum + n_bits * q).astype(np.int64)
     logpmf = stats.binom.logpmf(np.arange(int(n_bits) + 1), int(n_bits), q)
     t = distribution_test(samples, 0, logpmf, alpha)
     exact = acc.bitsum_exact_epsilon(n_users, tau, beta)
@@ -255,30 +256,17 @@ def audit_bitsum(rng, n_samples: int, epsilon: float, beta: float, n_users: int,
     return row | {"test": t}
 
 
-@njit(cache=True)
-def _rr_sums(x, p, n_samples, rng):
-    """Samples of the shuffled-RR counter: R_p on every bit of x[n] (Alg. 2), shuffled, summed."""
-    n = x.shape[0]
-    bits = np.empty((n, 1))
-    res = np.empty(n_samples, np.int64)
-    for s in range(n_samples):
-        rr_randomize_bits(x, p, rng, bits[:, 0])
-        shuffle_rows(bits, rng)
-        res[s] = int(bits.sum())
-    return res
-
-
 def audit_shuffled_rr(rng, n_samples: int, eps0: float, k: int, H: int, m: int, delta0: float,
                       p: float | None = None, alpha: float = 0.05) -> dict:
     """Garcelon et al. shuffled RR: one counter's law (k H bits, k of them ones) vs the exact
     law; exact composed eps of Prop. 5's three families vs ``eps_{c,k}`` as printed."""
     eps = acc.garcelon_lemma4_epsilon(eps0, m, H)
-    p_claim = rr_p_from_epsilon(eps)
+    p_claim = door.rr_p_from_epsilon(eps)
     p_used = p_claim if p is None else p
     n_bits, ones = k * H, k
-    x = np.zeros(n_bits)
-    x[:ones] = 1.0
-    samples = _rr_sums(x, p_used, n_samples, rng)
+    # one shuffle-rr release of n_samples counters of n_bits bits each, ``ones`` of them ones
+    est = _release("shuffle-rr", np.full(n_samples, float(ones)), rng, acc.rr_epsilon(p_used), bits_per_entry=n_bits)
+    samples = np.rint(est * (1.0 - p_used) + 0.5 * p_used * n_bits).astype(np.int64)
     off, logpmf = acc.rr_sum_logpmf(n_bits, ones, p_claim)
     t = distribution_test(samples, off, logpmf, alpha)
     claimed = acc.garcelon_prop5_epsilon(k, H, m, p_claim, delta0)
@@ -306,7 +294,7 @@ def privacy_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     bs_eps, bs_beta = float(sizes.get("bitsum_epsilon", 0.5)), float(sizes.get("bitsum_beta", 0.01))
     srr = {"eps0": 1.0, "k": 200, "H": 5, "m": 1, "delta0": 1e-6} | dict(sizes.get("shuffle_rr", {}))
     r = rng.spawn(7)
-    tau = bitsum_tau(bs_eps, bs_beta)
+    tau = door.bitsum_tau(bs_eps, bs_beta)
     rows = [
         audit_laplace(r[0], n_ev, eps, alpha=alpha),
         audit_rr(r[1], n_ev, eps, alpha=alpha),
@@ -317,6 +305,8 @@ def privacy_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
         audit_shuffled_rr(r[6], n_sh, srr["eps0"], int(srr["k"]), int(srr["H"]), int(srr["m"]),
                           float(srr["delta0"]), alpha=alpha),
     ]
+    extra = [k for k in door.KINDS if k not in door.BUILTIN_KINDS]  # kinds registered beyond the built-in ones
+    rows += [audit_kind(k, g, n_ev, eps, alpha=alpha) for k, g in zip(extra, rng.spawn(len(extra)))]
     return pd.DataFrame([{c: row[c] for c in COLUMNS} for row in rows], columns=COLUMNS)
 
 

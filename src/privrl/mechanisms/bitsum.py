@@ -24,6 +24,18 @@ import math
 import numpy as np
 from numba import njit
 
+from privrl.mechanisms.events import BitSumEvent
+from privrl.mechanisms.kinds import (
+    F_TAU,
+    ROW_LAST,
+    MechanismKind,
+    check_epsilon,
+    check_integer_counts,
+    commit_release,
+    register_kind,
+)
+from privrl.mechanisms.rr import shuffle_rows
+
 SMALL_REGIME = 0
 LARGE_REGIME = 1
 
@@ -99,12 +111,6 @@ def bitsum_release(ysum, n_users, tau, rng, out):
         out[c] = ysum[c] + rng.binomial(n_bits, q) - mean
 
 
-def bitsum_variance(n_users: int, tau: float) -> float:
-    """Exact variance of the error ``Q - E[Q]`` (input-independent; Lemma 42)."""
-    n_bits, q, _ = bitsum_noise_law(int(n_users), float(tau))
-    return n_bits * q * (1.0 - q)
-
-
 def bitsum(y, epsilon: float, beta: float, rng: np.random.Generator) -> float:
     """Python convenience: the full protocol on one batch of bits ``y[n]`` (one counter)."""
     y = np.ascontiguousarray(y, dtype=np.int64)
@@ -113,3 +119,52 @@ def bitsum(y, epsilon: float, beta: float, rng: np.random.Generator) -> float:
     bitsum_local_randomizer(y, tau, rng, z)
     rng.shuffle(z)  # the shuffler; the analyzer is permutation-invariant
     return float(bitsum_analyzer(z, tau))
+
+
+@njit(cache=True)
+def bitsum_protocol_noise(y, tau_used, tau_claim, n_samples, rng):
+    """Samples of ``Q = Z - sum(y) + E[Q]`` from Alg. 4 run user by user (randomizer ->
+    shuffler -> analyzer) with ``tau_used``; ``E[Q]`` of the claimed ``tau_claim``. y[n] int64.
+
+    The reference protocol the aggregated :func:`bitsum_release` is tested against
+    (``tau_used != tau_claim`` is a deliberately broken variant, e.g. half the noise)."""
+    n = y.shape[0]
+    z = np.empty((n, 1), np.int64)
+    res = np.empty(n_samples, np.int64)
+    ysum = 0
+    for i in range(n):
+        ysum += y[i]
+    n_bits, q, _ = bitsum_noise_law(n, tau_claim)
+    for s in range(n_samples):
+        bitsum_local_randomizer(y, tau_used, rng, z[:, 0])
+        shuffle_rows(z, rng)
+        res[s] = int(round(bitsum_analyzer(z[:, 0], tau_used) - ysum + n_bits * q))
+    return res
+
+
+# ----------------------------------------------------------------------------- kind "shuffle-bitsum"
+@njit(cache=True)
+def bitsum_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_per_entry):
+    """shuffle-bitsum: ``tau = bitsum_tau(epsilon, beta)`` (needs 0 < beta < 1); two rows."""
+    check_epsilon(epsilon)
+    if not (beta > 0.0 and beta < 1.0):
+        raise ValueError("privatizer_new: shuffle-bitsum needs 0 < beta < 1")
+    fparams[F_TAU] = bitsum_tau(epsilon, beta)
+    return 2
+
+
+@njit(cache=True)
+def bitsum_kind_release(fstate, istate, fparams, t, x, m, rng, out):
+    """shuffle-bitsum: Alg. 4 per counter over the batch's ``m`` users; x[n] = the number of
+    ones per counter (non-negative integers; refused otherwise)."""
+    check_integer_counts(x)
+    bitsum_release(x, m, fparams[F_TAU], rng, fstate[ROW_LAST])
+    commit_release(fstate, out)
+
+
+BITSUM_KIND = register_kind(MechanismKind(
+    name="shuffle-bitsum", code=3, model="SDP", module=__name__, setup="bitsum_kind_setup",
+    release="bitsum_kind_release",
+    event=lambda d: BitSumEvent(d["epsilon"], d["beta"]),
+    reference="shuffle binary summation, Bai et al. App. Alg. 4, Lemma 42 (Cheu et al. 2019)",
+    bounds={"noise variance": "bitsum_variance", "Bernstein": "binomial_sum_bound"}))

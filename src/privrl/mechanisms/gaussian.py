@@ -1,12 +1,13 @@
-"""Gaussian perturbation of RLSVI (Lu, Gajane, Bai, Talebi 2026, Alg. 1, line 10).
+"""Gaussian perturbation (numba kernels): ``x + N(0, sigma^2)`` and count-scaled variants.
 
-``Q~_h^k(s, a) = R^_h^k(s, a) + P^_h^k(.|s, a) . V~_{h+1}^k + w_h^k(s, a)`` with
-``w_h^k(s, a) ~ N(0, beta_k / (N_h^k(s, a) + 1))`` and ``beta_k = (1/2) S H^3 log(2 H S A k)``.
-The noise of a whole layer (or any block of counters) is drawn at once:
-``w = sqrt(beta / (N + 1)) * Z`` with ``Z`` standard normal (numpy's ziggurat).
+Used by RLSVI (Lu, Gajane, Bai, Talebi 2026, Alg. 1 line 10), whose perturbation of
+(h, s, a) is ``N(0, beta / (N + 1))`` for the visit count N: the agent draws a standard
+normal block through the door (``privatizer.gaussian_noise(1.0, ...)``) and scales it; the
+RL formula for beta lives in the agent. Sampling: numpy's ziggurat ``standard_normal``.
 
-Privacy (Lemma 11): with reward sensitivity ``1/N`` the per-(h, s, a) Gaussian is
-``(alpha, alpha (N+1) / (2 beta N^2))``-RDP; see :mod:`privrl.mechanisms.accounting`.
+Privacy: a Gaussian of standard deviation sigma on a statistic of l2 sensitivity Delta is
+``Delta/sigma``-GDP (:class:`.events.GaussianEvent`); Lu et al. Lemma 11 gives the RDP of
+RLSVI's steps (:mod:`privrl.mechanisms.accounting`).
 """
 from __future__ import annotations
 
@@ -14,12 +15,6 @@ import math
 
 import numpy as np
 from numba import njit
-
-
-@njit(cache=True)
-def rlsvi_beta(k, H, S, A):
-    """Lu et al. Alg. 1 tuning: ``beta_k = (1/2) S H^3 log(2 H S A k)``."""
-    return 0.5 * S * H**3 * math.log(2.0 * H * S * A * k)
 
 
 @njit(cache=True)
@@ -34,18 +29,18 @@ def gaussian_noise(sigma, rng, out):
 
 
 @njit(cache=True)
-def rlsvi_noise(beta, counts, rng, out):
-    """RLSVI perturbation block: ``out[i] ~ N(0, beta / (counts[i] + 1))``.
+def count_scaled_noise(beta, counts, rng, out):
+    """Count-scaled Gaussian noise: ``out[i] ~ N(0, beta / (counts[i] + 1))``.
 
-    counts[n] float64 (visit counts N_h^k(s, a) of the block), out[n] float64.
+    counts[n] float64 (e.g. visit counts), out[n] float64.
     """
     for i in range(counts.shape[0]):
         out[i] = math.sqrt(beta / (counts[i] + 1.0)) * rng.standard_normal()
 
 
 @njit(cache=True)
-def rlsvi_perturb(values, beta, counts, rng, out):
-    """``out[i] = values[i] + N(0, beta / (counts[i] + 1))`` (Alg. 1 line 10); out may alias values."""
+def count_scaled_perturb(values, beta, counts, rng, out):
+    """``out[i] = values[i] + N(0, beta / (counts[i] + 1))`` (Lu et al. Alg. 1 line 10's form); out may alias values."""
     for i in range(counts.shape[0]):
         out[i] = values[i] + math.sqrt(beta / (counts[i] + 1.0)) * rng.standard_normal()
 

@@ -18,6 +18,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from privrl.mechanisms.events import LaplaceEvent
+from privrl.mechanisms.kinds import (
+    F_SCALE,
+    ROW_LAST,
+    MechanismKind,
+    check_counts,
+    check_epsilon,
+    commit_release,
+    register_kind,
+)
+
 
 @njit(cache=True)
 def laplace_draw(scale, rng):
@@ -36,17 +47,22 @@ def laplace_noise(scale, rng, out):
 
     ``scale == 0`` writes zeros and consumes no randomness (noise switched off).
     """
-    n = out.shape[0]
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    laplace_add_noise(scale, rng, out)
+
+
+@njit(cache=True)
+def laplace_add_noise(scale, rng, out):
+    """``out[i] += Lap(scale)`` in place for out[n] float64 (``scale == 0``: nothing drawn)."""
     if scale == 0.0:
-        for i in range(n):
-            out[i] = 0.0
         return
-    for i in range(n):
+    for i in range(out.shape[0]):
         e = rng.standard_exponential()
         if rng.random() < 0.5:
-            out[i] = -scale * e
+            out[i] -= scale * e
         else:
-            out[i] = scale * e
+            out[i] += scale * e
 
 
 @njit(cache=True)
@@ -56,17 +72,39 @@ def laplace_release(x, scale, rng, out):
     With ``scale = Delta_1 / eps`` this is eps-DP for inputs whose l1 distance is at most
     ``Delta_1`` (Dwork et al. 2006). ``out`` may alias ``x``.
     """
-    n = x.shape[0]
-    if scale == 0.0:
-        for i in range(n):
-            out[i] = x[i]
-        return
-    for i in range(n):
-        e = rng.standard_exponential()
-        if rng.random() < 0.5:
-            out[i] = x[i] - scale * e
-        else:
-            out[i] = x[i] + scale * e
+    for i in range(x.shape[0]):
+        out[i] = x[i]
+    laplace_add_noise(scale, rng, out)
+
+
+# ----------------------------------------------------------------------------- kind "local-laplace"
+@njit(cache=True)
+def laplace_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_per_entry):
+    """local-laplace: scale ``sensitivity / epsilon`` per coordinate and user; two rows."""
+    check_epsilon(epsilon)
+    fparams[F_SCALE] = sensitivity / epsilon
+    return 2
+
+
+@njit(cache=True)
+def laplace_kind_release(fstate, istate, fparams, t, x, m, rng, out):
+    """local-laplace: each of the ``m`` users' vectors gets i.i.d. ``Lap(scale)`` per coordinate,
+    i.e. the batch's column sums x[n] get ``m`` draws per counter (user by user)."""
+    check_counts(x)
+    last = fstate[ROW_LAST]
+    for c in range(x.shape[0]):
+        last[c] = x[c]
+    for _ in range(m):
+        laplace_add_noise(fparams[F_SCALE], rng, last)
+    commit_release(fstate, out)
+
+
+LAPLACE_KIND = register_kind(MechanismKind(
+    name="local-laplace", code=2, model="LDP", module=__name__, setup="laplace_kind_setup",
+    release="laplace_kind_release",
+    event=lambda d: LaplaceEvent(d["scale"], d["sensitivity"]),
+    reference="Laplace mechanism on each user's counts (LDP-OBI reconstruction, Garcelon et al. 2021)",
+    bounds={"sum of k users' noise": "laplace_sum_bound", "Chan-Shi-Song": "laplace_sum_bound_chan_shi_song"}))
 
 
 def laplace_scale(epsilon: float, sensitivity: float = 1.0) -> float:
@@ -84,18 +122,3 @@ def laplace(x, epsilon: float, rng: np.random.Generator, sensitivity: float = 1.
     out = np.empty_like(x)
     laplace_release(x, laplace_scale(epsilon, sensitivity), rng, out)
     return out
-
-
-def laplace_sum_bound(k: int, scale: float, delta: float) -> float:
-    """Width w with ``P(|sum_{i<=k} Lap(scale)| > w) <= delta`` (Chan-Shi-Song 2011, Cor. 2.9).
-
-    ``w = nu sqrt(8 ln(2/delta))`` with ``nu = scale * max(sqrt(k), sqrt(ln(2/delta)))``. Used for
-    the confidence widths of Laplace-privatized counters (LDP-OBI, reconstruction; decisions D11).
-    """
-    import math
-
-    if k <= 0:
-        return 0.0
-    L = math.log(2.0 / delta)
-    nu = scale * max(math.sqrt(k), math.sqrt(L))
-    return nu * math.sqrt(8.0 * L)

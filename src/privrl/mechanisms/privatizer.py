@@ -1,10 +1,22 @@
-"""One privatizer interface for all agents: none, central-tree, local-laplace, shuffle-bitsum, shuffle-rr.
+"""The agents' one door into privrl.mechanisms: privatizer kinds, and every other noisy function.
 
 An agent never draws privacy noise itself: it holds a privatizer *state* and hands each
-episode's (or batch's) count increments to ``privatizer_release`` / ``privatizer_release_batch``,
-getting back private cumulative counts. All functions are numba kernels callable from
-Python and from njit agent kernels; ``make_privatizer`` is the Python constructor
-(``privatizer_new`` is the same inside numba).
+episode's (or batch's) count increments to ``privatizer_release`` / ``privatizer_release_sums``
+/ ``privatizer_release_batch``, getting back private cumulative counts. All functions are
+numba kernels callable from Python and from njit agent kernels; ``make_privatizer`` is the
+Python constructor (``privatizer_new`` is the same inside numba). The other functions an
+agent may call that draw noise or transform released statistics are re-exported here
+(:data:`DOOR_FUNCTIONS`): ``gaussian_noise`` (RLSVI's perturbation), ``unary_count`` (Garcelon
+et al. Eq. 5 unary reward coding), ``postprocess_row`` / ``postprocess_counts`` (Bai et al.
+Sec. V Eq. 4-5), and the kinds' parameter functions ``rr_p_from_epsilon``, ``bitsum_tau``.
+
+Kinds come from the registry of :mod:`.kinds` (each kind's module declares itself). The
+dispatch over kind codes is *generated* from the registry: :func:`door` writes a small module
+(a content-addressed file beside numba's cache, so numba's ``cache=True`` works)
+whose ``new`` / ``release`` / ``release_sums`` / ``release_batch`` branch over the requested
+kinds only. An agent whose kernel uses two kinds calls ``door("none", "central-tree")`` and
+numba compiles only those two kinds' releases into it; ``privatizer_*`` below are the door of
+all built-in kinds.
 
 State -- the same array structure for every kind, ``state = (fstate, istate, fparams)``:
 
@@ -20,7 +32,7 @@ State -- the same array structure for every kind, ``state = (fstate, istate, fpa
                            F_P R_p probability, F_TAU bit-sum tau, F_BETA bit-sum beta,
                            F_SENS sensitivity, [6], [7] reserved
 
-Kinds (``epsilon`` means, per kind):
+Built-in kinds (``epsilon`` means, per kind):
 
 * ``none`` (0): exact counts.
 * ``central-tree`` (1, JDP; Vietri et al. Alg. 2 + App. A Alg. 5): one binary-mechanism step
@@ -41,209 +53,203 @@ Kinds (``epsilon`` means, per kind):
   summed over h, ``m H`` for the unary reward codes); the released counts are the unbiased
   debiased sums. The shuffle is omitted: the analyzer only sums, so it is invariant.
 
+Every counting release refuses inputs outside its domain (negative or NaN counts; non-integer
+bit counts for the shuffle kinds) with ``ValueError`` -- one comparison per counter.
+
 Batch releases (``privatizer_release_batch`` on rows X[m, n], or ``privatizer_release_sums`` on
 the batch's column sums alone) add the batch's private counts (also left in row ROW_LAST, for algorithms
 that forget past batches such as Bai et al.'s SDP-PE) to the cumulative row.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
+import importlib.util
 import math
+import os
+import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau
-from privrl.mechanisms.laplace import laplace_release
-from privrl.mechanisms.rr import rr_debias, rr_p_from_epsilon, rr_sum_counts
-from privrl.mechanisms.tree import tree_levels, tree_step
+from privrl.mechanisms.bitsum import bitsum_tau
+from privrl.mechanisms.gaussian import gaussian_noise
+from privrl.mechanisms.kinds import (
+    F_BETA,
+    F_EPS,
+    F_P,
+    F_SCALE,
+    F_SENS,
+    F_TAU,
+    I_BITS,
+    I_HORIZON,
+    I_KIND,
+    I_LEVELS,
+    I_N,
+    I_T,
+    I_USERS,
+    KIND_CODES,
+    KIND_MODELS,
+    KIND_NAMES,
+    KINDS,
+    ROW_CUM,
+    ROW_LAST,
+)
+from privrl.mechanisms.postprocess import postprocess_counts, postprocess_row
+from privrl.mechanisms.rr import rr_p_from_epsilon, unary_count
 
-NONE = 0
-CENTRAL_TREE = 1
-LOCAL_LAPLACE = 2
-SHUFFLE_BITSUM = 3
-SHUFFLE_RR = 4
+#: modules that declare the built-in kinds (importing one registers its kind)
+BUILTIN_KIND_MODULES = (
+    "privrl.mechanisms.kinds",
+    "privrl.mechanisms.tree",
+    "privrl.mechanisms.laplace",
+    "privrl.mechanisms.bitsum",
+    "privrl.mechanisms.rr",
+)
+for _module in BUILTIN_KIND_MODULES:
+    importlib.import_module(_module)
 
-KIND_CODES: dict[str, int] = {
-    "none": NONE,
-    "central-tree": CENTRAL_TREE,
-    "local-laplace": LOCAL_LAPLACE,
-    "shuffle-bitsum": SHUFFLE_BITSUM,
-    "shuffle-rr": SHUFFLE_RR,
-}
-KIND_NAMES: dict[int, str] = {v: k for k, v in KIND_CODES.items()}
-KIND_MODELS: dict[str, str] = {
-    "none": "none",
-    "central-tree": "JDP",
-    "local-laplace": "LDP",
-    "shuffle-bitsum": "SDP",
-    "shuffle-rr": "SDP",
-}
+NONE = KIND_CODES["none"]
+CENTRAL_TREE = KIND_CODES["central-tree"]
+LOCAL_LAPLACE = KIND_CODES["local-laplace"]
+SHUFFLE_BITSUM = KIND_CODES["shuffle-bitsum"]
+SHUFFLE_RR = KIND_CODES["shuffle-rr"]
+BUILTIN_KINDS = tuple(KINDS)
 
-ROW_CUM, ROW_LAST = 0, 1
-I_KIND, I_N, I_T, I_LEVELS, I_HORIZON, I_BITS, I_USERS = 0, 1, 2, 3, 4, 5, 6
-F_EPS, F_SCALE, F_P, F_TAU, F_BETA, F_SENS = 0, 1, 2, 3, 4, 5
+#: the non-privatizer functions of the door (draw noise or transform released statistics)
+DOOR_FUNCTIONS = (gaussian_noise, unary_count, postprocess_row, postprocess_counts, rr_p_from_epsilon, bitsum_tau)
+
+_DOOR_TEMPLATE = '''"""privrl.mechanisms.privatizer's door for kinds {names}.
+
+GENERATED from the kind registry by privrl.mechanisms.privatizer.door -- do not edit.
+"""
+import numpy as np
+from numba import njit
+
+{imports}
 
 
 @njit(cache=True)
-def privatizer_new(code, n, horizon, epsilon, sensitivity, beta, bits_per_entry):
-    """Fresh state ``(fstate[R, n], istate[8], fparams[8])`` of kind ``code`` for n counters.
+def setup(code, istate, fparams, horizon, epsilon, sensitivity, beta, bits_per_entry):
+{setup_branches}
+    raise ValueError("privatizer_new: kind not handled by this door")
 
-    horizon: max number of releases (tree levels); beta: bit-sum confidence (shuffle-bitsum);
-    bits_per_entry: bits behind each entry (shuffle-rr). Unused arguments are ignored.
-    """
+
+@njit(cache=True)
+def new(code, n, horizon, epsilon, sensitivity, beta, bits_per_entry):
     istate = np.zeros(8, np.int64)
     fparams = np.zeros(8)
-    istate[I_KIND] = code
-    istate[I_N] = n
-    istate[I_HORIZON] = horizon
-    istate[I_BITS] = bits_per_entry
-    fparams[F_EPS] = epsilon
-    fparams[F_SENS] = sensitivity
-    fparams[F_BETA] = beta
-    R = 2
-    if code != NONE and not epsilon > 0.0:
-        raise ValueError("privatizer_new: epsilon must be > 0")
-    if code == CENTRAL_TREE:
-        L = tree_levels(horizon)
-        istate[I_LEVELS] = L
-        fparams[F_SCALE] = L * sensitivity / epsilon
-        R = 3 + 3 * L
-    elif code == LOCAL_LAPLACE:
-        fparams[F_SCALE] = sensitivity / epsilon
-    elif code == SHUFFLE_BITSUM:
-        if not (beta > 0.0 and beta < 1.0):
-            raise ValueError("privatizer_new: shuffle-bitsum needs 0 < beta < 1")
-        fparams[F_TAU] = bitsum_tau(epsilon, beta)
-    elif code == SHUFFLE_RR:
-        if bits_per_entry < 1:
-            raise ValueError("privatizer_new: shuffle-rr needs bits_per_entry >= 1")
-        fparams[F_P] = rr_p_from_epsilon(epsilon)
-    elif code != NONE:
-        raise ValueError("privatizer_new: unknown privatizer code")
-    fstate = np.zeros((R, n))
-    return fstate, istate, fparams
+    istate[{I_KIND}] = code
+    istate[{I_N}] = n
+    istate[{I_HORIZON}] = horizon
+    istate[{I_BITS}] = bits_per_entry
+    fparams[{F_EPS}] = epsilon
+    fparams[{F_SENS}] = sensitivity
+    fparams[{F_BETA}] = beta
+    R = setup(code, istate, fparams, horizon, epsilon, sensitivity, beta, bits_per_entry)
+    return np.zeros((R, n)), istate, fparams
 
 
 @njit(cache=True)
-def _tree_views(fstate, L):
-    return fstate[2 : 2 + L], fstate[2 + L : 2 + 2 * L], fstate[2 + 2 * L : 3 + 3 * L]
-
-
-@njit(cache=True)
-def _finish(fstate, out):
-    cum = fstate[ROW_CUM]
-    last = fstate[ROW_LAST]
-    for c in range(cum.shape[0]):
-        cum[c] += last[c]
-        out[c] = cum[c]
-
-
-@njit(cache=True)
-def privatizer_release(code, state, x, rng, out):
-    """Release one user's (episode's) increment x[n]; out[n] <- private cumulative counts.
-
-    ``code`` must equal the state's kind (checked). Cost per call: O(n) (tree: amortised).
-    """
+def release_sums(code, state, colsum, m, rng, out):
     fstate, istate, fparams = state
-    if istate[I_KIND] != code:
+    if istate[{I_KIND}] != code:
         raise ValueError("privatizer_release: code does not match the state's kind")
-    n = fstate.shape[1]
-    t = istate[I_T] + 1
-    istate[I_T] = t
-    istate[I_USERS] += 1
-    last = fstate[ROW_LAST]
-    if code == NONE:
-        for c in range(n):
-            last[c] = x[c]
-    elif code == CENTRAL_TREE:
-        exact, noisy, psum = _tree_views(fstate, istate[I_LEVELS])
-        tree_step(exact, noisy, psum, t, x, fparams[F_SCALE], rng, out)
-        cum = fstate[ROW_CUM]
-        for c in range(n):
-            last[c] = out[c] - cum[c]
-            cum[c] = out[c]
-        return
-    elif code == LOCAL_LAPLACE:
-        laplace_release(x, fparams[F_SCALE], rng, last)
-    elif code == SHUFFLE_BITSUM:
-        bitsum_release(x, np.int64(1), fparams[F_TAU], rng, last)  # int64, not a literal: one specialisation
-    elif code == SHUFFLE_RR:
-        bits = istate[I_BITS]
-        p = fparams[F_P]
-        rr_sum_counts(x, bits, p, rng, last)
-        rr_debias(last, bits, p, last)
+    t = istate[{I_T}] + 1
+    istate[{I_T}] = t
+    istate[{I_USERS}] += m
+{release_branches}
     else:
-        raise ValueError("privatizer_release: unknown privatizer code")
-    _finish(fstate, out)
+        raise ValueError("privatizer_release: kind not handled by this door")
 
 
 @njit(cache=True)
-def privatizer_release_sums(code, state, colsum, m, rng, out):
-    """Release a batch of ``m`` users given only its column sums colsum[n]; out[n] <- cumulative.
-
-    Equal in law to ``privatizer_release_batch`` on any X[m, n] with these column sums (every
-    kind's output depends on X only through them; local-laplace adds the m users' independent
-    ``Lap(scale)`` vectors, i.e. m draws per counter). The batch's own private counts are left
-    in ``state[0][ROW_LAST]``. Avoids materialising X for large batches.
-    """
-    fstate, istate, fparams = state
-    if istate[I_KIND] != code:
-        raise ValueError("privatizer_release_sums: code does not match the state's kind")
-    n = fstate.shape[1]
-    last = fstate[ROW_LAST]
-    t = istate[I_T] + 1
-    istate[I_T] = t
-    istate[I_USERS] += m
-    if code == NONE:
-        for c in range(n):
-            last[c] = colsum[c]
-    elif code == CENTRAL_TREE:
-        exact, noisy, psum = _tree_views(fstate, istate[I_LEVELS])
-        tree_step(exact, noisy, psum, t, colsum, fparams[F_SCALE], rng, out)
-        cum = fstate[ROW_CUM]
-        for c in range(n):
-            last[c] = out[c] - cum[c]
-            cum[c] = out[c]
-        return
-    elif code == LOCAL_LAPLACE:
-        scale = fparams[F_SCALE]
-        for c in range(n):
-            last[c] = colsum[c]
-        for _ in range(m):
-            for c in range(n):
-                e = rng.standard_exponential()
-                if rng.random() < 0.5:
-                    last[c] -= scale * e
-                else:
-                    last[c] += scale * e
-    elif code == SHUFFLE_BITSUM:
-        bitsum_release(colsum, m, fparams[F_TAU], rng, last)
-    elif code == SHUFFLE_RR:
-        bits = istate[I_BITS] * m
-        p = fparams[F_P]
-        rr_sum_counts(colsum, bits, p, rng, last)
-        rr_debias(last, bits, p, last)
-    else:
-        raise ValueError("privatizer_release_sums: unknown privatizer code")
-    _finish(fstate, out)
+def release(code, state, x, rng, out):
+    release_sums(code, state, x, np.int64(1), rng, out)
 
 
 @njit(cache=True)
-def privatizer_release_batch(code, state, X, rng, out):
-    """Release a batch X[m, n] of m users (rows); out[n] <- private cumulative counts.
-
-    The batch's own private counts are left in ``state[0][ROW_LAST]``. central-tree takes one
-    tree step with the batch's column sums; local-laplace noises every user's row;
-    shuffle-bitsum runs Alg. 4 with ``n_users = m``; shuffle-rr randomizes all
-    ``m * bits_per_entry`` bits of each counter. (= ``privatizer_release_sums`` on the column sums.)
-    """
+def release_batch(code, state, X, rng, out):
     m = X.shape[0]
     n = X.shape[1]
     colsum = np.zeros(n)
     for r in range(m):
         for c in range(n):
             colsum[c] += X[r, c]
-    privatizer_release_sums(code, state, colsum, m, rng, out)
+    release_sums(code, state, colsum, m, rng, out)
+'''
+
+_DOORS: dict = {}
+
+
+def _door_dir() -> Path:
+    """Where generated door modules live: beside numba's cache, which privrl keys by a digest of
+    every mechanism/agent source (so a door never outlives the kinds it was generated from and
+    never changes that digest itself); else a per-user temp dir."""
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(Path(tempfile.gettempdir()) / f"privrl_{os.getuid()}")
+    path = Path(base) / "privrl_door"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def door_source(names: tuple) -> str:
+    """Source of the generated door module for the kinds ``names`` (in code order)."""
+    kinds = [KINDS[n] for n in names]
+    imports = "\n".join(f"from {k.module} import {k.setup} as setup_{k.code}, {k.release} as release_{k.code}"
+                        for k in kinds)
+    setup = "\n".join(f"    if code == {k.code}:\n        return setup_{k.code}(istate, fparams, horizon, epsilon, "
+                      f"sensitivity, beta, bits_per_entry)" for k in kinds)
+    release = "\n".join(f"    {'if' if i == 0 else 'elif'} code == {k.code}:\n"
+                        f"        release_{k.code}(fstate, istate, fparams, t, colsum, m, rng, out)"
+                        for i, k in enumerate(kinds))
+    consts = {n: globals()[n] for n in ("I_KIND", "I_N", "I_HORIZON", "I_BITS", "I_T", "I_USERS", "F_EPS",
+                                         "F_SENS", "F_BETA")}
+    return _DOOR_TEMPLATE.format(names=", ".join(names), imports=imports, setup_branches=setup,
+                                 release_branches=release, **consts)
+
+
+def door(*names: str):
+    """The generated door module for privatizer kinds ``names``: numba dispatchers ``new``,
+    ``release``, ``release_sums``, ``release_batch`` (signatures as ``privatizer_new``,
+    ``privatizer_release``, ...), dispatching over these kinds only (compile time).
+
+    The module is written once per distinct source (file name = its hash; an existing file is
+    never rewritten, so numba's on-disk cache stays valid) and imported from that file.
+    """
+    unknown = [n for n in names if n not in KINDS]
+    if unknown or not names:
+        raise ValueError(f"unknown privatizer kind(s) {unknown}; choose from {sorted(KINDS)}")
+    key = tuple(sorted(set(names), key=lambda n: KINDS[n].code))
+    src = door_source(key)
+    digest = hashlib.sha256(src.encode()).hexdigest()[:16]
+    if (key, digest) in _DOORS:
+        return _DOORS[(key, digest)]
+    path = _door_dir() / f"door_{digest}.py"
+    if not path.exists() or path.read_text() != src:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(src)
+        os.replace(tmp, path)
+    modname = f"privrl_door_{digest}"
+    spec = importlib.util.spec_from_file_location(modname, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    spec.loader.exec_module(module)
+    _DOORS[(key, digest)] = module
+    return module
+
+
+_ALL = door(*BUILTIN_KINDS)
+privatizer_new = _ALL.new
+privatizer_release = _ALL.release
+privatizer_release_sums = _ALL.release_sums
+privatizer_release_batch = _ALL.release_batch
+privatizer_new.__doc__ = """Fresh state ``(fstate[R, n], istate[8], fparams[8])`` of kind ``code`` for n counters.
+
+horizon: max number of releases (tree levels); beta: bit-sum confidence (shuffle-bitsum);
+bits_per_entry: bits behind each entry (shuffle-rr). Unused arguments are ignored."""
 
 
 @njit(cache=True)
@@ -274,8 +280,8 @@ def make_privatizer(
 ):
     """Python constructor: ``(fstate, istate, fparams)`` of privatizer ``kind`` (see module doc).
 
-    kind: a key of KIND_CODES; horizon: max number of releases (central-tree needs it);
-    epsilon: the per-kind epsilon documented above (ignored by ``none``); beta: bit-sum
+    kind: a registered kind (KIND_CODES); horizon: max number of releases (central-tree needs
+    it); epsilon: the per-kind epsilon documented above (ignored by ``none``); beta: bit-sum
     confidence (shuffle-bitsum); bits_per_entry: bits behind each entry (shuffle-rr).
     """
     if kind not in KIND_CODES:
@@ -283,10 +289,21 @@ def make_privatizer(
     code = KIND_CODES[kind]
     if code == NONE and not (epsilon > 0 and math.isfinite(epsilon)):
         epsilon = 1.0
-    return privatizer_new(
+    new = privatizer_new if kind in BUILTIN_KINDS else door(kind).new
+    return new(
         np.int64(code), np.int64(n_counters), np.int64(max(int(horizon), 1)), float(epsilon),
         float(sensitivity), float(beta), np.int64(bits_per_entry),
     )
+
+
+def release_python(state, x, rng, m: int = 1) -> np.ndarray:
+    """Python convenience: release the column sums x[n] of ``m`` users through the state's
+    kind (any registered kind); returns the private cumulative counts."""
+    kind = KIND_NAMES[int(state[1][I_KIND])]
+    out = np.empty(state[0].shape[1])
+    rel = privatizer_release_sums if kind in BUILTIN_KINDS else door(kind).release_sums
+    rel(np.int64(KIND_CODES[kind]), state, np.ascontiguousarray(x, dtype=np.float64), np.int64(m), rng, out)
+    return out
 
 
 def describe_privatizer(state) -> dict:
@@ -309,3 +326,8 @@ def describe_privatizer(state) -> dict:
         "beta": float(fparams[F_BETA]),
         "sensitivity": float(fparams[F_SENS]),
     }
+
+
+def privatizer_event(state):
+    """The privacy event of one release to one counter of ``state`` (its kind's declaration)."""
+    return KINDS[KIND_NAMES[int(state[1][I_KIND])]].event(describe_privatizer(state))

@@ -27,6 +27,17 @@ import math
 import numpy as np
 from numba import njit
 
+from privrl.mechanisms.events import RREvent
+from privrl.mechanisms.kinds import (
+    F_P,
+    I_BITS,
+    ROW_LAST,
+    MechanismKind,
+    check_epsilon,
+    commit_release,
+    register_kind,
+)
+
 #: below this many bits per entry, draw one uniform per bit instead of two binomials
 _PER_BIT_MAX = 12
 
@@ -67,8 +78,8 @@ def rr_sum_counts(ones, nbits, p, rng, out):
     q0 = 0.5 * p
     for i in range(ones.shape[0]):
         c = int(ones[i])
-        if c < 0 or c > nbits:
-            raise ValueError("rr_sum_counts: entry outside [0, nbits]")
+        if c < 0 or c > nbits or c != ones[i]:
+            raise ValueError("rr_sum_counts: entry not an integer in [0, nbits]")
         if nbits <= _PER_BIT_MAX:
             s = 0
             for _ in range(c):
@@ -200,24 +211,32 @@ def rr_analyzer(messages, bits_per_coord, p, out):
     rr_debias(out, k * bits_per_coord, p, out)
 
 
-def garcelon_eq7_bound(n_bits: float, p: float, delta: float) -> float:
-    """Garcelon Eq. 7: ``2 ln(1/d) / (3(1-p)) + sqrt(n p (1 - p/2) ln(1/d)) / (1-p)``.
+# ----------------------------------------------------------------------------- kind "shuffle-rr"
+@njit(cache=True)
+def rr_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_per_entry):
+    """shuffle-rr: ``p = rr_p_from_epsilon(epsilon)`` per bit, ``bits_per_entry >= 1``; two rows."""
+    check_epsilon(epsilon)
+    if bits_per_entry < 1:
+        raise ValueError("privatizer_new: shuffle-rr needs bits_per_entry >= 1")
+    fparams[F_P] = rr_p_from_epsilon(epsilon)
+    return 2
 
-    Deviation of the debiased count from the true count with probability >= 1 - delta;
-    ``n_bits = (k-1) H`` in the paper (number of randomized bits summed per counter).
-    """
-    L = math.log(1.0 / delta)
-    return 2.0 * L / (3.0 * (1.0 - p)) + math.sqrt(n_bits * p * (1.0 - p / 2.0) * L) / (1.0 - p)
+
+@njit(cache=True)
+def rr_kind_release(fstate, istate, fparams, t, x, m, rng, out):
+    """shuffle-rr: all ``m * bits_per_entry`` bits of each counter through R_p, x[n] of them
+    ones (integers in [0, m bits_per_entry], checked by :func:`rr_sum_counts`); the released
+    counts are the unbiased Eq. 6 sums. The shuffle is omitted (the analyzer only sums)."""
+    bits = istate[I_BITS] * m
+    p = fparams[F_P]
+    last = fstate[ROW_LAST]
+    rr_sum_counts(x, bits, p, rng, last)
+    rr_debias(last, bits, p, last)
+    commit_release(fstate, out)
 
 
-def garcelon_eq8_bound(k: float, H: int, m: int, p: float, delta: float) -> float:
-    """Garcelon Eq. 8 (reward counter), exactly as printed::
-
-        sqrt(2 H k log(2/d)) / m + sqrt(k H m p (1 - p/2) ln(1/d)) / (m (1-p)) + 2 ln(1/d) / (3(1-p))
-    """
-    L = math.log(1.0 / delta)
-    return (
-        math.sqrt(2.0 * H * k * math.log(2.0 / delta)) / m
-        + math.sqrt(k * H * m * p * (1.0 - p / 2.0) * L) / (m * (1.0 - p))
-        + 2.0 * L / (3.0 * (1.0 - p))
-    )
+RR_KIND = register_kind(MechanismKind(
+    name="shuffle-rr", code=4, model="SDP", module=__name__, setup="rr_kind_setup", release="rr_kind_release",
+    event=lambda d: RREvent(d["epsilon"]),
+    reference="randomized response R_p + shuffler + Eq. 6 analyzer, Garcelon et al. note Alg. 2-3",
+    bounds={"count (Eq. 7)": "rr_count_width", "unary reward (Eq. 8)": "rr_reward_width"}))

@@ -32,10 +32,20 @@ is bit-for-bit the top-down sum of the noisy nodes of ``t``'s binary expansion (
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
+
+from privrl.mechanisms.events import TreeEvent
+from privrl.mechanisms.kinds import (
+    F_SCALE,
+    I_LEVELS,
+    ROW_CUM,
+    ROW_LAST,
+    MechanismKind,
+    check_counts,
+    check_epsilon,
+    register_kind,
+)
 
 
 @njit(cache=True)
@@ -174,12 +184,36 @@ def tree_init(n: int, horizon: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return np.zeros((L, n)), np.zeros((L, n)), np.zeros((L + 1, n))
 
 
-def thm12_bound(epsilon: float, beta: float, T: int, log_T: str = "log2") -> float:
-    """Vietri et al. Thm 12 error bound ``(4/eps) log(1/beta) log^{2.5}(T)``.
+# ----------------------------------------------------------------------------- kind "central-tree"
+@njit(cache=True)
+def tree_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_per_entry):
+    """central-tree: ``L = tree_levels(horizon)`` levels, node scale ``L sensitivity / epsilon``;
+    rows 2..2+L exact p-sums, 2+L..2+2L noisy p-sums, 2+2L..3+3L partial sums (R = 3 + 3L)."""
+    check_epsilon(epsilon)
+    L = tree_levels(horizon)
+    istate[I_LEVELS] = L
+    fparams[F_SCALE] = L * sensitivity / epsilon
+    return 3 + 3 * L
 
-    ``log(1/beta)`` is natural (Vietri Sec. 2.3 prints ``ln(1/beta)``); ``log T`` is base 2 by
-    default (DNPR10's convention) or natural with ``log_T="ln"`` -- the theorem does not say;
-    the checks report both (decisions D2).
-    """
-    lt = math.log2(T) if log_T == "log2" else math.log(T)
-    return 4.0 / epsilon * math.log(1.0 / beta) * lt**2.5
+
+@njit(cache=True)
+def tree_kind_release(fstate, istate, fparams, t, x, m, rng, out):
+    """central-tree: one binary-mechanism step ``t`` with the batch's column sums x[n] as the
+    stream elements (the number of users ``m`` does not enter)."""
+    check_counts(x)
+    L = istate[I_LEVELS]
+    tree_step(fstate[2:2 + L], fstate[2 + L:2 + 2 * L], fstate[2 + 2 * L:3 + 3 * L], t, x, fparams[F_SCALE],
+              rng, out)
+    cum = fstate[ROW_CUM]
+    last = fstate[ROW_LAST]
+    for c in range(fstate.shape[1]):
+        last[c] = out[c] - cum[c]
+        cum[c] = out[c]
+
+
+TREE_KIND = register_kind(MechanismKind(
+    name="central-tree", code=1, model="JDP", module=__name__, setup="tree_kind_setup",
+    release="tree_kind_release",
+    event=lambda d: TreeEvent(d["scale"], d["horizon"], d["sensitivity"]),
+    reference="binary mechanism, Vietri et al. 2020 App. A Alg. 5 (Chan-Shi-Song 2011)",
+    bounds={"release error": "tree_error_bound", "Thm 12": "thm12_bound"}))

@@ -21,16 +21,15 @@ import numpy as np
 import pandas as pd
 from numba import njit
 
-from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau, bitsum_variance
+from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau
+from privrl.mechanisms.bounds import bitsum_variance, garcelon_eq7_bound, garcelon_eq8_bound, thm12_bound
 from privrl.mechanisms.rr import (
-    garcelon_eq7_bound,
-    garcelon_eq8_bound,
     rr_debias,
     rr_p_from_epsilon,
     rr_sum_counts,
     unary_count,
 )
-from privrl.mechanisms.tree import thm12_bound, tree_levels, tree_max_error
+from privrl.mechanisms.tree import tree_levels, tree_max_error
 
 
 def _rng(rng) -> np.random.Generator:
