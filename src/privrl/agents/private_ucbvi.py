@@ -48,7 +48,7 @@ from numba import njit
 
 from privrl.mechanisms import accounting
 from privrl.rl import engine
-from privrl.mechanisms.bitsum import bitsum_noise_law, bitsum_release
+from privrl.mechanisms.bitsum import bitsum_noise_law, bitsum_release, bitsum_tau
 from privrl.mechanisms.postprocess import postprocess_row
 from privrl.mechanisms.privatizer import (
     CENTRAL_TREE,
@@ -67,6 +67,7 @@ from privrl.mechanisms.privatizer import (
 from privrl.mechanisms.release_kinds import release_tree_laplace_or_none as privatizer_release
 from privrl.mechanisms.tree import tree_levels
 from privrl.agents.optimism import bernstein_plan, binomial_sum_bound, laplace_sum_bound
+from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import optimistic_plan, refresh_row
 from privrl.agents.ucbvi import hoeffding_bonus
@@ -263,6 +264,40 @@ def _guarantees_for(model):
     return g
 
 
+def error_level_at(kind, p, H, S, A, K):
+    """The E that ``_run`` holds after K episodes (same formulas and confidence split)."""
+    if p["noise"] < 0.5:
+        return 0.0
+    eps = p["epsilon"]
+    d_one = p["delta"] / (H * S * A * (S + 2) * K)
+    if kind == CENTRAL_TREE:
+        Lv = tree_levels(int(K))
+        return 4.0 * laplace_sum_bound(Lv, Lv / (eps / (3.0 * H)), d_one)
+    if kind == LOCAL_LAPLACE:
+        return 4.0 * laplace_sum_bound(float(K), 6.0 * H / eps, d_one)
+    tau = bitsum_tau(eps / (3.0 * H), p["beta"])  # doubling batches released after episodes 1, 2, 4, ...
+    var, release, done = 0.0, 1, 0
+    while release <= K:
+        nb, qb, _r = bitsum_noise_law(release - done, tau)
+        var += nb * qb * (1.0 - qb)
+        done, release = release, 2 * release
+    return 4.0 * binomial_sum_bound(var, p["delta"] / (H * S * A * (S + 2) * (2.0 + math.log2(K))))
+
+
+def width_for(kind, bern):
+    """Per-step bonus after K episodes of uniform visitation (crossover rule): bonus_1, or
+    bonus_2 at the largest variance of a [0, H] value (H^2/4), plus 2 (SH + 1) E / N, all times s."""
+    def step_width(p, mdp, K):
+        H, S, A, s = mdp.H, mdp.S, mdp.A, p["bonus_scale"]
+        n = uniform_visits(K, mdp)
+        L = math.log(5.0 * S * A * K * H / p["delta"])
+        priv = s * 2.0 * (S * H + 1.0) * error_level_at(kind, p, H, S, A, K) / n
+        if bern:
+            return s * (math.sqrt(8.0 * L * H * H / 4.0 / n) + 14.0 * H * L / (3.0 * n)) + priv
+        return hoeffding_bonus(n, H, L, s) + priv
+    return step_width
+
+
 _COMMON = {"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "noise": 1.0}
 _PRESETS = [
     ("private-ucbvi-jdp", kernel_private_jdp, "JDP", "central-tree", "hoeffding",
@@ -276,6 +311,7 @@ _PRESETS = [
     ("dp-ucbvi-ldp", kernel_dp_ldp, "LDP", "local-laplace", "bernstein",
      "DP-UCBVI (Qiao & Wang 2023) row of Bai et al. Table I; Assumption 4, Eq. 4-5"),
 ]
+_KIND = {"central-tree": CENTRAL_TREE, "local-laplace": LOCAL_LAPLACE, "shuffle-bitsum": SHUFFLE_BITSUM}
 SPECS = {}
 for _name, _kern, _model, _priv, _bonus, _ref in _PRESETS:
     _defaults = dict(_COMMON)
@@ -285,4 +321,6 @@ for _name, _kern, _model, _priv, _bonus, _ref in _PRESETS:
         name=_name, kernel=_kern, defaults=_defaults, privacy_model=_model, reference=_ref,
         description=f"RECONSTRUCTION. UCBVI-{_bonus} on post-processed {_priv} counts "
                     f"(+ privacy term 2(SH+1)E/N); noise=0 gives the exact-count counterpart",
-        privatizer=_priv, reconstruction=True, guarantees=_guarantees_for(_model)))
+        privatizer=_priv, reconstruction=True, guarantees=_guarantees_for(_model),
+        crossover_rule=optimism_rule(width_for(_KIND[_priv], _bonus == "bernstein"),
+                                     f"UCBVI-{_bonus} bonus + 2(SH+1)E/N, E of the {_priv} privatizer")))
