@@ -182,3 +182,16 @@ def test_thresholds_in_one_place():
     assert stray == []
     from privrl.agents.crossover import K_MAX
     assert TH.k_max == K_MAX
+
+
+def test_eps_cells_from_a_privacy_cost_fit():
+    from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
+
+    rng = np.random.default_rng(1)
+    K = np.geomspace(10, 1e5, 30)
+    base = np.outer(1 + 0.01 * rng.random(6), 10 * np.log(K))
+    priv = {e: base + np.outer(1 + 0.01 * rng.random(6), 50 * K ** 0.3 / e) for e in (1.0, 2.0, 5.0)}
+    f = fit_privacy_cost(K, priv, base, rng, n_boot=200)
+    cells = eps_cells(f, {e: IN for e in priv})
+    b, c = V.score_eps_dependence(cells, 0.5, "power", (1.0, 2.0))
+    assert b.verdict == V.REPRODUCED and c.verdict == V.REPRODUCED
