@@ -1,32 +1,44 @@
-"""Claim scoring (privrl.results.claims): the verdict rules, including the saturation rule."""
+"""Config claim checks (privrl.results.claims.score_claims) under the verdict rules."""
 import pandas as pd
 
 from privrl.results.claims import score_claims
 from privrl.results.fits import SATURATED_FRACTION
+from privrl.rl import envs
 
 
-def _fits(a, lo, hi, sat):
-    return pd.DataFrame([{"env": "e", "cell": "c", "exponent": a, "exponent_lo": lo, "exponent_hi": hi,
-                          "K": 1000, "n_seeds": 5, "saturated_fraction": sat}])
+def _fits(a, lo, hi, sat, agent=None, **params):
+    row = {"env": "e", "cell": "c", "exponent": a, "exponent_lo": lo, "exponent_hi": hi, "window_lo": 1e3,
+           "window_hi": 1e5, "K": 100000, "n_seeds": 5, "saturated_fraction": sat}
+    if agent:
+        row.update(agent=agent, **{f"param_{k}": v for k, v in params.items()})
+    return pd.DataFrame([row])
 
 
 CLAIM = [{"id": "x", "statement": "sublinear", "source": "paper",
           "check": {"type": "exponent_below", "env": "e", "cell": "c", "threshold": 0.75}}]
 
 
-def _verdict(fits):
-    return score_claims("exp", CLAIM, fits, "artifact").verdict.iloc[0]
+def _verdict(fits, mdps=None):
+    return score_claims("exp", CLAIM, fits, "artifact", mdps).verdict.iloc[0]
 
 
-def test_exponent_below_three_verdicts_when_learning():
-    assert _verdict(_fits(0.5, 0.45, 0.55, 0.1)) == "reproduced"
-    assert _verdict(_fits(1.0, 0.98, 1.02, 0.1)) == "not reproduced"
-    assert _verdict(_fits(0.75, 0.7, 0.8, 0.1)) == "inconclusive"
+def test_exponent_below_is_one_sided_and_needs_a_regime_to_fail():
+    assert _verdict(_fits(0.5, 0.45, 0.55, 0.0)) == "reproduced"
+    assert _verdict(_fits(1.0, 0.98, 1.02, 0.0)) == "inconclusive"  # no MDP: crossover unknown
+    assert _verdict(_fits(0.75, 0.7, 0.8, 0.0)) == "inconclusive"
 
 
-def test_saturated_cell_is_inconclusive_either_way():
-    sat = SATURATED_FRACTION + 0.05
-    for a, lo, hi in [(1.0, 0.98, 1.02), (0.5, 0.45, 0.55)]:
-        out = score_claims("exp", CLAIM, _fits(a, lo, hi, sat), "artifact")
-        assert out.verdict.iloc[0] == "inconclusive"
-        assert "saturated" in out.measured.iloc[0]
+def test_regime_from_the_agents_crossover():
+    mdps = {"e": envs.riverswim(S=2, H=3)}
+    fits = _fits(1.0, 0.98, 1.02, 0.0, agent="ucbvi", bonus_scale=1.0, delta=0.05)
+    out = score_claims("exp", CLAIM, fits, "artifact", mdps)
+    assert out.verdict.iloc[0] == "not reached" and "K needed" in out.measured.iloc[0]
+    fits = _fits(1.0, 0.98, 1.02, 0.0, agent="ucbvi", bonus_scale=1e-4, delta=0.05)
+    assert _verdict(fits, mdps) == "contradicted"
+
+
+def test_saturated_cell_is_never_contradicted():
+    mdps = {"e": envs.riverswim(S=2, H=3)}
+    fits = _fits(1.0, 0.98, 1.02, SATURATED_FRACTION + 0.05, agent="ucbvi", bonus_scale=1e-4, delta=0.05)
+    out = score_claims("exp", CLAIM, fits, "artifact", mdps)
+    assert out.verdict.iloc[0] == "inconclusive" and "saturation" in out.measured.iloc[0]

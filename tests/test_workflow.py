@@ -23,7 +23,7 @@ def test_smoke_dag_runs_then_nothing_to_do(tmp_path):
     assert first.returncode == 0, first.stderr[-4000:]
     figs = Path(tmp_path, cfg["figures_dir"])
     claims = (figs / "CLAIMS.md").read_text()
-    assert "| experiment | claim |" in claims and "**" in claims
+    assert "## Scoreboard" in claims and "| id | item | kind | claim | verdict | K needed |" in claims and "**" in claims
     assert list(figs.rglob("*_regret_vs_K.png"))
     second = _snakemake(tmp_path, "--cores", "2", "--configfile", str(cfg_path))
     assert second.returncode == 0 and "Nothing to be done" in second.stdout + second.stderr

@@ -54,6 +54,7 @@ from privrl.mechanisms.privatizer import (
     unary_count,
 )
 from privrl.agents.optimism import obi_widths, stationary_plan
+from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 
 # ldp-obi parameter indices
@@ -245,6 +246,46 @@ def _shuffled_guarantees(p, mdp, K):
     return gs
 
 
+def _obi_width(p, mdp, K, c1, c2, c3, c4):
+    """Eq. 17's bonus averaged over h, ``s (beta^r + (H + 1)/2 beta^p)`` (Prop. 7), at the
+    counts of K episodes of uniform visitation (N^r over H steps, N^p over H - 1)."""
+    H, S, A = mdp.H, mdp.S, mdp.A
+    nr = uniform_visits(K, mdp, stationary=True)
+    br, bp, _dr, _dp = obi_widths(nr, nr * (H - 1.0) / H, c1, c2, c3, c4, p["alpha"],
+                                  _lk(S, A, H, K, p["delta"]), S)
+    return p["bonus_scale"] * (br + 0.5 * (H + 1.0) * bp)
+
+
+def _delta_k(p, K):
+    return 3.0 * p["delta"] / (2.0 * math.pi ** 2 * K ** 2)
+
+
+def ldp_step_width(p, mdp, K):
+    """LDP-OBI's per-step bonus at K (the c's of ``ldp_kernel``)."""
+    SA, S = mdp.S * mdp.A, mdp.S
+    b = (6.0 * mdp.H - 2.0) / p["epsilon"] if p["noise"] > 0.5 else 0.0
+    dk = _delta_k(p, K)
+    c12 = laplace_sum_bound(K, b, dk / (4.0 * SA))
+    return _obi_width(p, mdp, K, c12, c12, laplace_sum_bound(S * K, b, dk / (4.0 * SA)),
+                      laplace_sum_bound(K, b, dk / (4.0 * SA * S)))
+
+
+def shuffled_step_width(p, mdp, K):
+    """Shuffled-OBI's per-step bonus at K (Eq. 7-8 c's of ``shuffled_kernel``); inf during the burn-in."""
+    H, SA, S, m = mdp.H, mdp.S * mdp.A, mdp.S, int(p["m"])
+    if K <= shuffled_tau_py(p, int(K)):
+        return math.inf
+    if p["noise"] < 0.5:
+        return _obi_width(p, mdp, K, 0.0, 0.0, 0.0, 0.0)
+    q = rr_p_from_epsilon(p["epsilon"] / ((4.0 + 2.0 * m) * H))
+    dk = _delta_k(p, K)
+    d_sa, d_sas = dk / (8.0 * SA), dk / (8.0 * SA * S)
+    return _obi_width(p, mdp, K, rr_reward_width(K, H, m, q, d_sa), rr_count_width(K * H, q, d_sa),
+                      rr_count_width(S * K * H, q, d_sa), rr_count_width(K * H, q, d_sas))
+
+
+OBI_FORMULA = "s (beta^r + (H+1)/2 beta^p), Prop. 7 widths"
+
 LDP_SPEC = register(AgentSpec(
     name="ldp-obi",
     kernel=ldp_kernel,
@@ -257,6 +298,7 @@ LDP_SPEC = register(AgentSpec(
     privatizer="local-laplace",
     reconstruction=True,
     guarantees=_ldp_guarantees,
+    crossover_rule=optimism_rule(ldp_step_width, OBI_FORMULA + " with Laplace-sum c's"),
 ))
 
 SHUFFLED_SPEC = register(AgentSpec(
@@ -273,4 +315,5 @@ SHUFFLED_SPEC = register(AgentSpec(
     privatizer="shuffle-rr",
     reconstruction=False,
     guarantees=_shuffled_guarantees,
+    crossover_rule=optimism_rule(shuffled_step_width, OBI_FORMULA + " with Eq. 7-8 c's"),
 ))

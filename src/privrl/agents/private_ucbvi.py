@@ -55,10 +55,12 @@ from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
     SHUFFLE_BITSUM,
+    bitsum_tau,
     door,
     postprocess_row,
 )
 from privrl.agents.optimism import bernstein_plan
+from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import optimistic_plan, refresh_row
 from privrl.agents.ucbvi import hoeffding_bonus
@@ -239,6 +241,38 @@ def _guarantees_for(model):
     return g
 
 
+def error_level_at(kind, p, H, S, A, K):
+    """The E that ``_run`` holds after K episodes (same formulas and confidence split)."""
+    if p["noise"] < 0.5:
+        return 0.0
+    eps = p["epsilon"]
+    d_one = p["delta"] / (H * S * A * (S + 2) * K)
+    if kind == CENTRAL_TREE:
+        return 4.0 * tree_error_bound(int(K), eps / (3.0 * H), 1.0, d_one)
+    if kind == LOCAL_LAPLACE:
+        return 4.0 * laplace_sum_bound(float(K), 6.0 * H / eps, d_one)
+    tau = bitsum_tau(eps / (3.0 * H), p["beta"])  # doubling batches released after episodes 1, 2, 4, ...
+    var, release, done = 0.0, 1, 0
+    while release <= K:
+        var += bitsum_variance(release - done, tau)
+        done, release = release, 2 * release
+    return 4.0 * binomial_sum_bound(var, p["delta"] / (H * S * A * (S + 2) * (2.0 + math.log2(K))))
+
+
+def width_for(kind, bern):
+    """Per-step bonus after K episodes of uniform visitation (crossover rule): bonus_1, or
+    bonus_2 at the largest variance of a [0, H] value (H^2/4), plus 2 (SH + 1) E / N, all times s."""
+    def step_width(p, mdp, K):
+        H, S, A, s = mdp.H, mdp.S, mdp.A, p["bonus_scale"]
+        n = uniform_visits(K, mdp)
+        L = math.log(5.0 * S * A * K * H / p["delta"])
+        priv = s * 2.0 * (S * H + 1.0) * error_level_at(kind, p, H, S, A, K) / n
+        if bern:
+            return s * (math.sqrt(8.0 * L * H * H / 4.0 / n) + 14.0 * H * L / (3.0 * n)) + priv
+        return hoeffding_bonus(n, H, L, s) + priv
+    return step_width
+
+
 _COMMON = {"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "noise": 1.0}
 _PRESETS = [
     ("private-ucbvi-jdp", kernel_private_jdp, "JDP", "central-tree", "hoeffding",
@@ -252,6 +286,7 @@ _PRESETS = [
     ("dp-ucbvi-ldp", kernel_dp_ldp, "LDP", "local-laplace", "bernstein",
      "DP-UCBVI (Qiao & Wang 2023) row of Bai et al. Table I; Assumption 4, Eq. 4-5"),
 ]
+_KIND = {"central-tree": CENTRAL_TREE, "local-laplace": LOCAL_LAPLACE, "shuffle-bitsum": SHUFFLE_BITSUM}
 SPECS = {}
 for _name, _kern, _model, _priv, _bonus, _ref in _PRESETS:
     _defaults = dict(_COMMON)
@@ -261,4 +296,6 @@ for _name, _kern, _model, _priv, _bonus, _ref in _PRESETS:
         name=_name, kernel=_kern, defaults=_defaults, privacy_model=_model, reference=_ref,
         description=f"RECONSTRUCTION. UCBVI-{_bonus} on post-processed {_priv} counts "
                     f"(+ privacy term 2(SH+1)E/N); noise=0 gives the exact-count counterpart",
-        privatizer=_priv, reconstruction=True, guarantees=_guarantees_for(_model)))
+        privatizer=_priv, reconstruction=True, guarantees=_guarantees_for(_model),
+        crossover_rule=optimism_rule(width_for(_KIND[_priv], _bonus == "bernstein"),
+                                     f"UCBVI-{_bonus} bonus + 2(SH+1)E/N, E of the {_priv} privatizer")))

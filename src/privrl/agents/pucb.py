@@ -34,6 +34,7 @@ from numba import njit
 from privrl.mechanisms import accounting
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import CENTRAL_TREE, NONE, door
+from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 
 EPSILON, BONUS_SCALE, BETA, NOISE = 0, 1, 2, 3
@@ -145,6 +146,20 @@ def _guarantees(p, mdp, K):
     return [accounting.pucb_guarantee(p["epsilon"], mdp.H, K)]
 
 
+def step_width(p, mdp, K):
+    """PrivQ's conf after K episodes of uniform visitation: ``s (H+1) phi~ + psi~`` with the
+    planner's error level ``s E_eps`` (Alg. 3); inf while ``n < 2 s E_eps`` (Q+ = H)."""
+    H, S, A = mdp.H, mdp.S, mdp.A
+    s = p["bonus_scale"]
+    E = s * pucb_error_level(p["epsilon"], H, S, A, K, p["beta"]) if p["noise"] > 0.5 else 0.0
+    n = uniform_visits(K, mdp)
+    if n <= 0.0 or n < 2.0 * E:
+        return math.inf
+    phi = math.sqrt(2.0 * math.log(K / (p["beta"] / K)) / max(n - E, 1.0))
+    psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
+    return s * (H + 1.0) * phi + psi
+
+
 SPEC = register(AgentSpec(
     name="pucb",
     kernel=kernel,
@@ -156,4 +171,5 @@ SPEC = register(AgentSpec(
     privatizer="central-tree",
     reconstruction=False,
     guarantees=_guarantees,
+    crossover_rule=optimism_rule(step_width, "s (H+1) phi~ + psi~, psi~ = (1 + SH)(3E/n + 2E^2/n^2), E = s E_eps (Alg. 3)"),
 ))

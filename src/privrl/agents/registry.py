@@ -26,6 +26,8 @@ class AgentSpec:
     privatizer: str = "none"
     reconstruction: bool = False
     guarantees: Callable[[Mapping[str, float], Any, int], list] | None = field(default=None, compare=False)
+    # privrl.agents.crossover.CrossoverRule: the agent's own width formula vs the instance gap
+    crossover_rule: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.privacy_model not in PRIVACY_MODELS:
@@ -40,6 +42,13 @@ class AgentSpec:
         out = {k: float(v) for k, v in self.defaults.items()}
         out.update({k: float(v) for k, v in params.items()})
         return out
+
+    def crossover(self, params: Mapping[str, Any] | None, mdp: Any) -> float:
+        """K at which this agent's own width falls below the instance's gap (uniform visitation;
+        :mod:`privrl.agents.crossover`); nan if the agent registers no rule."""
+        if self.crossover_rule is None:
+            return float("nan")
+        return self.crossover_rule.crossover(self.resolve(params), mdp)
 
     def param_vector(self, params: Mapping[str, Any] | None) -> np.ndarray:
         resolved = self.resolve(params)

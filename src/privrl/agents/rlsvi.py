@@ -39,6 +39,7 @@ from numba import njit
 
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import gaussian_noise
+from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import count_step
 
@@ -199,6 +200,12 @@ def guarantees(params, mdp, K: int) -> list:
     ]
 
 
+def step_width(p, mdp, K):
+    """Perturbation sd ``sqrt(beta_K / (n + 1))`` after K episodes of uniform visitation (Alg. 1)."""
+    beta = p["beta_scale"] * rlsvi_beta(K, mdp.H, mdp.S, mdp.A)
+    return math.sqrt(beta / (uniform_visits(K, mdp) + 1.0))
+
+
 SPEC = register(AgentSpec(
     name="rlsvi",
     kernel=kernel,
@@ -208,4 +215,5 @@ SPEC = register(AgentSpec(
     description="RLSVI (Gaussian-perturbed empirical value iteration); JDP w.r.t. rewards without added noise",
     privatizer="none (its own exploration noise)",
     guarantees=guarantees,
+    crossover_rule=optimism_rule(step_width, "sd sqrt(beta_k / (N + 1)), beta_k = (1/2) S H^3 log(2HSAk)"),
 ))

@@ -41,8 +41,10 @@ from numba import njit
 
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
+from privrl.agents.crossover import CrossoverRule, max_policy_gap
 from privrl.agents.registry import AgentSpec, register
 from privrl.agents.pe_privacy import (
+    error_level,
     estimate_layer,
     estimate_rewards,
     initial_distribution,
@@ -248,6 +250,28 @@ def kernel(env, params, K, rng, rec):
     run_sdp_pe(env, params, K, rng, rec, np.int64(params[CODE]))
 
 
+def threshold_at(code):
+    """Smallest elimination threshold (Alg. 1 line 9) over the stages of a K-episode run, with
+    the E of each stage's fine batch (:func:`pe_privacy.error_level`, as ``run_sdp_pe``)."""
+    def width(p, mdp, K):
+        H, X, A = mdp.H, mdp.S, mdp.A
+        K = int(K)
+        if K < 2:
+            return math.inf
+        sched = stage_schedule(K)
+        iota = math.log(2.0 * H * A * K / p["delta"])
+        n_rel = 2.0 * sched.shape[0] * H * X * A * X
+        eps, beta = p.get("epsilon", PLACEHOLDERS["epsilon"]), p.get("beta", PLACEHOLDERS["beta"])
+        best = math.inf
+        for Lc, Lf in sched:
+            if Lc + Lf < 2:
+                continue
+            E = error_level(code, eps / (3.0 * H), beta, Lf, p["delta"], n_rel)
+            best = min(best, elimination_threshold(p["C"], H, X, A, iota, 0.5 * (Lc + Lf), E))
+        return best
+    return width
+
+
 FULL_ORDER = ("epsilon", "beta", "delta", "C", "C1", "max_policies")
 PLACEHOLDERS = {"epsilon": 1.0, "beta": 0.5}  # unused by the presets that lack them
 
@@ -310,4 +334,6 @@ for _name, (_priv, _model, _code) in PRESETS.items():
         privatizer=_priv,
         reconstruction=_model in ("JDP", "LDP"),
         guarantees=_guarantees_for(_priv, _model),
+        crossover_rule=CrossoverRule(threshold_at(_code), max_policy_gap,
+                                     "2C (sqrt(H^5 X^2 A iota / L) + X^3 A^2 H^5 E iota / L) <= V* - V^worst"),
     ))

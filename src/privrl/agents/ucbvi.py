@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from privrl.rl import engine
+from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import count_step, optimistic_plan
 
@@ -55,6 +56,12 @@ def observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, scale):
         q_base[h, s, a] = r_sum[h, s, a] / n + hoeffding_bonus(n, H, L, scale)
 
 
+def step_width(p, mdp, K):
+    """bonus_1 after K episodes of uniform visitation (crossover rule)."""
+    L = np.log(5.0 * mdp.S * mdp.A * K * mdp.H / p["delta"])
+    return hoeffding_bonus(uniform_visits(K, mdp), mdp.H, L, p["bonus_scale"])
+
+
 SPEC = register(AgentSpec(
     name="ucbvi",
     kernel=kernel,
@@ -62,4 +69,5 @@ SPEC = register(AgentSpec(
     privacy_model="none",
     reference="Azar, Osband & Munos (2017), Alg. 1 with bonus_1 (Hoeffding)",
     description="non-private UCBVI-Hoeffding, per-layer statistics",
+    crossover_rule=optimism_rule(step_width, "bonus_scale 7 H L / sqrt(n)"),
 ))

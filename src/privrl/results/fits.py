@@ -9,12 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from privrl.results.stats import bootstrap_indices
+from privrl.results.verdicts import THRESHOLDS
 
 TINY = 1e-12
 # Mean saturation (fraction of (h, s, a) whose optimistic value is clipped, or of policies still
-# active) in the fit window above which a K-exponent measures exploration, not a theorem's
-# rate: every rate verdict on such a cell is "inconclusive" (docs/decisions.md, "Verdict rules").
-SATURATED_FRACTION = 0.9
+# active) in the fit window above which a cell is still exploring: the one gate of
+# privrl.results.verdicts.THRESHOLDS (a saturated cell is never "contradicted").
+SATURATED_FRACTION = THRESHOLDS.saturation_gate
 
 
 def window_mask(episodes: np.ndarray, decades: float = 2.0) -> np.ndarray:
@@ -54,3 +55,27 @@ def fit_k_exponent(episodes: np.ndarray, curves: np.ndarray, rng: np.random.Gene
         lo = hi = a
     return {"exponent": a, "exponent_lo": float(lo), "exponent_hi": float(hi), "log_intercept": b,
             "window_lo": float(x.min()), "window_hi": float(x.max()), "n_seeds": int(curves.shape[0])}
+
+
+def fit_ratio_exponent(episodes: np.ndarray, num: np.ndarray, den: np.ndarray, rng: np.random.Generator,
+                       decades: float = 2.0, n_boot: int = 1000, level: float = 0.95) -> dict:
+    """Slope of log(mean num / mean den) on log K over the fit window, CI from resampling the
+    seeds of num and den independently (same dict keys as :func:`fit_k_exponent`).
+
+    num: float64[n1, C], den: float64[n2, C] per-seed cumulative regret at ``episodes`` int64[C].
+    A ratio "bounded as K grows" has slope ~ 0 (privrl.results.verdicts.score_ratio_bounded).
+    """
+    episodes = np.asarray(episodes, dtype=np.float64)
+    num, den = np.atleast_2d(num), np.atleast_2d(den)
+    m = window_mask(episodes, decades)
+    x = episodes[m]
+
+    def slope(a, b):
+        return loglog_slope(x, np.maximum(a[:, m].mean(axis=0), TINY) / np.maximum(b[:, m].mean(axis=0), TINY))
+
+    s, c = slope(num, den)
+    i1, i2 = bootstrap_indices(num.shape[0], n_boot, rng), bootstrap_indices(den.shape[0], n_boot, rng)
+    boots = np.array([slope(num[i1[j]], den[i2[j]])[0] for j in range(n_boot)])
+    lo, hi = np.nanquantile(boots, [(1 - level) / 2, (1 + level) / 2])
+    return {"exponent": s, "exponent_lo": float(lo), "exponent_hi": float(hi), "log_intercept": c,
+            "window_lo": float(x.min()), "window_hi": float(x.max()), "n_seeds": int(min(num.shape[0], den.shape[0]))}

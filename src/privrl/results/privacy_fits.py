@@ -25,6 +25,7 @@ import numpy as np
 
 from privrl.results.fits import window_mask
 from privrl.results.stats import bootstrap_indices
+from privrl.results.verdicts import EpsCell, Regime
 
 
 def privacy_cost_points(episodes: np.ndarray, private_means: Mapping[float, np.ndarray],
@@ -84,8 +85,8 @@ def fit_privacy_cost(episodes: np.ndarray, private: Mapping[float, np.ndarray], 
     """Exponents (b, c) of D(K, eps) ~ C K^b eps^-c with seed-bootstrap CIs (module docstring).
 
     Returns a flat dict: b, b_lo, b_hi, c, c_lo, c_hi, log_C, c_at_K (+ CI), n_points,
-    n_dropped, frac_dropped, window_lo, window_hi, n_eps, and ``b_eps`` (dict eps -> (b, lo, hi))
-    and ``D_at_K`` (dict eps -> D at the last checkpoint).
+    n_dropped, frac_dropped, window_lo, window_hi, n_eps, and ``b_eps`` (dict eps -> (b, lo, hi)),
+    ``D_at_K`` (dict eps -> D at the last checkpoint) and ``D_at_K_ci`` (dict eps -> (D, lo, hi)).
     """
     episodes = np.asarray(episodes)
     if not private:
@@ -103,6 +104,7 @@ def fit_privacy_cost(episodes: np.ndarray, private: Mapping[float, np.ndarray], 
     q = [(1 - level) / 2, (1 + level) / 2]
     boots = {"b": [], "c": [], "c_at_K": []}
     boots_eps = {e: [] for e in eps_list}
+    boots_D = {e: [] for e in eps_list}
     idx = {e: bootstrap_indices(cv.shape[0], n_boot, rng) for e, cv in curves.items()}
     idx0 = bootstrap_indices(base.shape[0], n_boot, rng)
     for i in range(n_boot):
@@ -112,6 +114,7 @@ def fit_privacy_cost(episodes: np.ndarray, private: Mapping[float, np.ndarray], 
             boots[key].append(est[key])
         for e in eps_list:
             boots_eps[e].append(est["b_per_eps"][e])
+            boots_D[e].append(est["D_at_K"][e])
 
     def ci(vals):
         v = np.asarray(vals, dtype=np.float64)
@@ -129,7 +132,14 @@ def fit_privacy_cost(episodes: np.ndarray, private: Mapping[float, np.ndarray], 
     for key in ("b", "c", "c_at_K"):
         out[f"{key}_lo"], out[f"{key}_hi"] = ci(boots[key])
     out["b_eps"] = {e: (point["b_per_eps"][e], *ci(boots_eps[e])) for e in eps_list}
+    out["D_at_K_ci"] = {e: (point["D_at_K"][e], *ci(boots_D[e])) for e in eps_list}
     return out
+
+
+def eps_cells(fit: dict, regimes: Mapping[float, Regime]) -> list[EpsCell]:
+    """The per-eps cells of a :func:`fit_privacy_cost` result, for
+    :func:`privrl.results.verdicts.score_eps_dependence` (``regimes``: eps -> that cell's Regime)."""
+    return [EpsCell(e, *fit["b_eps"][e], *fit["D_at_K_ci"][e], regimes[e]) for e in sorted(fit["b_eps"])]
 
 
 def interval_verdict(lo: float, hi: float, target: float, tol: float) -> str:
