@@ -1,0 +1,1 @@
+"""privrl.results."""

@@ -1,0 +1,397 @@
+"""Verdicts: one Claim record, one verdict vocabulary, every threshold in one table.
+
+A paper's statement is scored by the pure function of its *kind* (docs/decisions_verdicts.md):
+
+* ``rate``  -- an exponent of K: :func:`score_rate_upper` (an O~ upper bound: one-sided),
+  :func:`score_rate_lower`; :func:`score_eps_dependence` for a privacy cost D(K, eps)
+  against the paper's own function of eps, after a per-eps homogeneity check;
+* ``ratio`` -- :func:`score_ratio_bounded`: a ratio that must stay bounded as K grows
+  (slope of log ratio on log K);
+* ``order`` -- :func:`score_order`: A < B with a minimum effect and a regime condition;
+* ``bound`` -- :func:`score_bound`: a measurement against an explicit numeric bound
+  (reports "vacuous until K = ..."); :func:`score_amplification` (Garcelon Prop. 5);
+* ``check`` -- :func:`score_check`: algebra / consistency; verdict "checked", never a reproduction.
+
+Regime rule: a rate is scored only on a fit window whose first K is at least
+``regime_factor`` x the agent's crossover (:mod:`privrl.agents.crossover`, pre-registered
+from its width formula); short of that the verdict is "not reached" with the K needed.
+A cell whose saturation exceeds the gate is never "contradicted".
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+REPRODUCED, CONTRADICTED, NOT_REACHED, INCONCLUSIVE, CHECKED = (
+    "reproduced", "contradicted", "not reached", "inconclusive", "checked")
+VERDICTS = (REPRODUCED, CONTRADICTED, NOT_REACHED, INCONCLUSIVE, CHECKED)
+VERDICT_KEY = {
+    REPRODUCED: "the measurement agrees with the paper's statement, in the regime the statement is about",
+    CONTRADICTED: "the measurement disagrees, in regime (K >= 10 x crossover, not saturated, effect beyond the CI)",
+    NOT_REACHED: "the run stops before the statement's regime; the row prints the K needed",
+    INCONCLUSIVE: "in regime, but the CI straddles the line (or the estimate is undefined)",
+    CHECKED: "an algebra or consistency check of the paper's formulas (not a reproduction)",
+}
+KINDS = ("rate", "bound", "order", "ratio", "check")
+PAPERS = {  # canonical id -> citation
+    "vietri2020": "Vietri, Balle, Krishnamurthy & Wu (ICML 2020)",
+    "garcelon2021": "Garcelon, Perchet, Pike-Burke & Pirotta (ICML-21 RL-theory workshop note)",
+    "bai_sdp_pe": "Bai, Talebi, Zhao, Cheng & Chen (shuffle-private RL, SDP-PE)",
+    "lu2026": "Lu, Gajane, Bai & Talebi (2026), RLSVI is JDP",
+    "cross_paper": "comparisons across papers and baselines",
+}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Every number a verdict depends on (docs/decisions_verdicts.md explains each)."""
+
+    sqrt_k_exponent: float = 0.5   # O~(sqrt K): claimed exponent
+    additive_exponent: float = 0.0  # additive privacy cost O~(1/eps): claimed K-exponent of D
+    linear_exponent: float = 1.0   # exploring / lower-bound phase
+    log_allowance: float = 0.1     # exponent slack for the hidden logs: d log(log^p K)/d log K ~ p/ln K
+    saturation_gate: float = 0.1   # mean clipped / active fraction above which a cell is still exploring
+    regime_factor: float = 10.0    # fit window must start at >= this x crossover K
+    fit_decades: float = 2.0       # fit window: last decades of K ([K/100, K])
+    ratio_slope_max: float = 0.1   # "bounded ratio": slope of log ratio on log K below this (= logs)
+    min_effect: float = 0.1        # "A < B": B/A must exceed 1 + min_effect
+    strong_ratio: float = 2.0      # "A << B": B/A must exceed this
+    z: float = 1.959963984540054   # two-sided 95% normal quantile (CIs built from standard errors)
+    min_eps_cells: int = 2         # eps cells in regime needed for an eps exponent
+    k_max: float = 1e15            # largest K searched (= privrl.agents.crossover.K_MAX): beyond is "never"
+    bound_grid: int = 200          # K grid points for "vacuous until K"
+    tiny_se: float = 1e-12         # floor of a standard error read from a zero-width CI
+
+
+THRESHOLDS = Thresholds()
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of the claims table (claims.csv / CLAIMS.md)."""
+
+    paper: str          # canonical id, a key of PAPERS
+    item: str           # "Thm 4", "Table 1 row 3", "Prop. 5"
+    claim_id: str
+    statement: str
+    kind: str           # one of KINDS
+    artifact: str
+    measured: str
+    verdict: str        # one of VERDICTS
+    regime: str = ""    # crossover K vs K run, saturation, CI, caveats
+    k_needed: float = float("nan")
+    experiment: str = ""
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.paper not in PAPERS:
+            raise ValueError(f"claim {self.claim_id!r}: paper must be one of {list(PAPERS)}; got {self.paper!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.claim_id!r}: kind must be one of {KINDS}; got {self.kind!r}")
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"claim {self.claim_id!r}: verdict must be one of {VERDICTS}; got {self.verdict!r}")
+        if (self.verdict == CHECKED and self.kind != "check") or (self.kind == "check" and self.verdict in
+                                                                    (REPRODUCED, NOT_REACHED)):
+            raise ValueError(f"claim {self.claim_id!r}: a 'check' is checked, contradicted or inconclusive, "
+                             "and 'checked' belongs to checks only")
+
+
+@dataclass(frozen=True)
+class Score:
+    """What a scoring function returns; :func:`make_claim` adds the labels."""
+
+    verdict: str
+    measured: str
+    regime: str = ""
+    k_needed: float = float("nan")
+
+
+def make_claim(paper: str, item: str, claim_id: str, statement: str, kind: str, artifact: str, score: Score,
+               experiment: str = "", source: str = "") -> Claim:
+    return Claim(paper, item, claim_id, statement, kind, artifact, score.measured, score.verdict,
+                 score.regime, score.k_needed, experiment, source)
+
+
+@dataclass(frozen=True)
+class RateFit:
+    """A fitted exponent with its CI and the K window it was fitted on."""
+
+    exponent: float
+    lo: float
+    hi: float
+    window_lo: float
+    window_hi: float
+    n_seeds: int = 0
+
+    @classmethod
+    def from_row(cls, row: Mapping) -> "RateFit":
+        """From a fits.csv row / :func:`privrl.results.fits.fit_k_exponent` dict."""
+        return cls(float(row["exponent"]), float(row["exponent_lo"]), float(row["exponent_hi"]),
+                   float(row["window_lo"]), float(row["window_hi"]), int(row.get("n_seeds", 0)))
+
+    def text(self, name: str = "a") -> str:
+        return f"{name} = {self.exponent:.3g} [{self.lo:.3g}, {self.hi:.3g}] on K in [{self.window_lo:.3g}, {self.window_hi:.3g}]"
+
+
+@dataclass(frozen=True)
+class Regime:
+    """Where a cell's fit window sits relative to its agent's crossover K (nan: unknown)."""
+
+    crossover_K: float
+    window_lo: float
+    window_hi: float
+    saturation: float = float("nan")
+
+    def k_needed(self, th: Thresholds = THRESHOLDS) -> float:
+        """Smallest K run whose window (same width in decades) starts at regime_factor x crossover."""
+        if not np.isfinite(self.crossover_K):
+            return self.crossover_K
+        return th.regime_factor * self.crossover_K * self.window_hi / self.window_lo
+
+    def in_regime(self, th: Thresholds = THRESHOLDS) -> bool:
+        return bool(np.isfinite(self.crossover_K) and self.window_lo >= th.regime_factor * self.crossover_K)
+
+    def saturated(self, th: Thresholds = THRESHOLDS) -> bool:
+        return bool(np.isfinite(self.saturation) and self.saturation > th.saturation_gate)
+
+    def note(self, th: Thresholds = THRESHOLDS) -> str:
+        cross = "crossover unknown" if np.isnan(self.crossover_K) else f"crossover K = {self.crossover_K:.3g}"
+        sat = "" if np.isnan(self.saturation) else f"; saturation {self.saturation:.0%}"
+        where = "in regime" if self.in_regime(th) else f"pre-regime (need K >= {_k(self.k_needed(th))})"
+        return f"{cross}, window [{self.window_lo:.3g}, {self.window_hi:.3g}]: {where}{sat}"
+
+
+def _k(K: float) -> str:
+    return f"never (K > {THRESHOLDS.k_max:.0e})" if K == math.inf else f"{K:.3g}"
+
+
+def _short_of_regime(regime: Regime, th: Thresholds, measured: str) -> Score:
+    """'not reached' with the K needed, or 'inconclusive' if the crossover is unknown."""
+    if np.isnan(regime.crossover_K):
+        return Score(INCONCLUSIVE, measured, regime.note(th) + "; no crossover: cannot be scored against the paper")
+    return Score(NOT_REACHED, measured, regime.note(th), regime.k_needed(th))
+
+
+def score_rate_upper(fit: RateFit, claimed_exponent: float, allowance: float, regime: Regime,
+                     th: Thresholds = THRESHOLDS) -> Score:
+    """An O~(K^claimed) upper bound: CI upper end below claimed + allowance => reproduced; CI lower
+    end above it => contradicted only in regime and unsaturated; else not reached / inconclusive."""
+    line = claimed_exponent + allowance
+    measured = f"{fit.text()} vs <= {line:.3g}"
+    if not (np.isfinite(fit.lo) and np.isfinite(fit.hi)):
+        return Score(INCONCLUSIVE, measured + " (undefined CI)", regime.note(th))
+    if fit.hi < line:
+        return Score(REPRODUCED, measured, regime.note(th))
+    if not regime.in_regime(th):
+        return _short_of_regime(regime, th, measured)
+    if fit.lo > line and not regime.saturated(th):
+        return Score(CONTRADICTED, measured, regime.note(th))
+    return Score(INCONCLUSIVE, measured, regime.note(th))
+
+
+def score_rate_lower(fit: RateFit, claimed_exponent: float, allowance: float, regime: Regime,
+                     th: Thresholds = THRESHOLDS) -> Score:
+    """An Omega(K^claimed) lower bound: CI lower end above claimed - allowance => reproduced;
+    CI upper end below it => contradicted only in regime and unsaturated."""
+    line = claimed_exponent - allowance
+    measured = f"{fit.text()} vs >= {line:.3g}"
+    if not (np.isfinite(fit.lo) and np.isfinite(fit.hi)):
+        return Score(INCONCLUSIVE, measured + " (undefined CI)", regime.note(th))
+    if fit.lo > line:
+        return Score(REPRODUCED, measured, regime.note(th))
+    if not regime.in_regime(th):
+        return _short_of_regime(regime, th, measured)
+    if fit.hi < line and not regime.saturated(th):
+        return Score(CONTRADICTED, measured, regime.note(th))
+    return Score(INCONCLUSIVE, measured, regime.note(th))
+
+
+# ---------------------------------------------------------------- privacy cost vs eps
+EPS_LAWS: dict[str, Callable[[float], float]] = {  # the paper's function g(eps) in D ~ K^b g(eps)^gamma
+    "power": lambda eps: 1.0 / eps,                                                 # eps^-c: gamma = c
+    "garcelon_shuffle": lambda eps: math.exp(eps / 2.0) / math.expm1(eps),          # Thm 6, Eq. 9
+}
+
+
+@dataclass(frozen=True)
+class EpsCell:
+    """One eps cell of a privacy-cost fit: its K-slope b of log D (CI) and D at the last K (CI)."""
+
+    eps: float
+    b: float
+    b_lo: float
+    b_hi: float
+    D: float
+    D_lo: float
+    D_hi: float
+    regime: Regime
+
+
+def homogeneous(cells: Sequence[EpsCell]) -> bool:
+    """True when one b lies in every cell's CI (max lower end <= min upper end)."""
+    lo = max(c.b_lo for c in cells)
+    hi = min(c.b_hi for c in cells)
+    return bool(np.isfinite(lo) and np.isfinite(hi) and lo <= hi)
+
+
+def pooled(values: Sequence[float], los: Sequence[float], his: Sequence[float], th: Thresholds = THRESHOLDS
+           ) -> tuple[float, float, float]:
+    """Inverse-variance mean of estimates with CIs (se = CI width / 2z): (mean, lo, hi)."""
+    v = np.asarray(values, float)
+    se = np.maximum((np.asarray(his, float) - np.asarray(los, float)) / (2.0 * th.z), th.tiny_se)
+    w = 1.0 / se ** 2
+    m = float((w * v).sum() / w.sum())
+    s = float(1.0 / math.sqrt(w.sum()))
+    return m, m - th.z * s, m + th.z * s
+
+
+def eps_exponent(cells: Sequence[EpsCell], law: str, th: Thresholds = THRESHOLDS) -> tuple[float, float, float]:
+    """gamma of log D(K, eps) = const + gamma log g(eps) by weighted least squares (se of log D
+    from each cell's CI): (gamma, lo, hi)."""
+    g = EPS_LAWS[law]
+    x = np.log([g(c.eps) for c in cells])
+    y = np.log([c.D for c in cells])
+    se = np.maximum((np.log([c.D_hi for c in cells]) - np.log([c.D_lo for c in cells])) / (2.0 * th.z), th.tiny_se)
+    w = 1.0 / se ** 2
+    xm = (w * x).sum() / w.sum()
+    sxx = (w * (x - xm) ** 2).sum()
+    gamma = float((w * (x - xm) * (y - (w * y).sum() / w.sum())).sum() / sxx)
+    s = float(1.0 / math.sqrt(sxx))
+    return gamma, gamma - th.z * s, gamma + th.z * s
+
+
+def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
+                         gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS) -> tuple[Score, Score]:
+    """Privacy cost D(K, eps) <~ K^b_claimed g(eps)^gamma, gamma in gamma_range (the range the
+    paper's widths allow on a gap instance, e.g. [1, 2] for LDP's 1/eps widths).
+
+    Only eps cells in regime count; their per-eps b must be homogeneous before any pooled b or
+    eps exponent is read. Returns (score of b, score of gamma). b is one-sided (an upper bound:
+    pooled CI upper end below b_claimed + log_allowance); gamma is reproduced when its CI lies in
+    gamma_range widened by the allowance, contradicted when disjoint from it.
+    """
+    per_eps = "; ".join(f"eps {c.eps:g}: b {c.b:.2f} [{c.b_lo:.2f}, {c.b_hi:.2f}]"
+                        f"{'' if c.regime.in_regime(th) else ' (pre-regime)'}" for c in cells)
+    live = [c for c in cells if c.regime.in_regime(th) and c.D > 0 and c.D_lo > 0]
+    if len(live) < 1:
+        need = min((c.regime.k_needed(th) for c in cells), default=float("nan"))
+        s = Score(NOT_REACHED, per_eps, "no eps cell in regime (crossover ~ 1/eps)", need)
+        return s, s
+    if not homogeneous(live):
+        s = Score(INCONCLUSIVE, per_eps, "per-eps K-slopes disagree: eps cells in different regimes; no pooled b or c")
+        return s, s
+    b, blo, bhi = pooled([c.b for c in live], [c.b_lo for c in live], [c.b_hi for c in live], th)
+    line = b_claimed + th.log_allowance
+    b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}"
+    sat = any(c.regime.saturated(th) for c in live)
+    if bhi < line:
+        b_score = Score(REPRODUCED, b_meas, "homogeneous per-eps slopes")
+    elif blo > line and not sat:
+        b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes")
+    else:
+        b_score = Score(INCONCLUSIVE, b_meas, "homogeneous per-eps slopes")
+    if len(live) < th.min_eps_cells:
+        need = sorted(c.regime.k_needed(th) for c in cells)[th.min_eps_cells - 1]
+        return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime", "eps exponent needs two", need)
+    gam, glo, ghi = eps_exponent(live, law, th)
+    lo_ok, hi_ok = gamma_range[0] - th.log_allowance, gamma_range[1] + th.log_allowance
+    g_meas = f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs [{gamma_range[0]:g}, {gamma_range[1]:g}]"
+    if lo_ok <= glo and ghi <= hi_ok:
+        verdict = REPRODUCED
+    elif (ghi < lo_ok or glo > hi_ok) and not sat:
+        verdict = CONTRADICTED
+    else:
+        verdict = INCONCLUSIVE
+    return b_score, Score(verdict, g_meas, f"D at K over {len(live)} eps in regime")
+
+
+# ---------------------------------------------------------------- ratios, orders, bounds, checks
+def score_ratio_bounded(slope: RateFit, regime: Regime, th: Thresholds = THRESHOLDS) -> Score:
+    """A ratio that must stay bounded as K grows (e.g. shuffle / central "up to constants"):
+    ``slope`` is the fit of log ratio on log K (:func:`privrl.results.fits.fit_ratio_exponent`).
+    Reproduced when its CI upper end is below ratio_slope_max, in regime (before the crossover
+    of the slower agent every ratio of two explorers is ~1 and says nothing); contradicted when
+    its lower end is above."""
+    measured = slope.text("slope of log ratio") + f" vs < {th.ratio_slope_max:g}"
+    if not regime.in_regime(th):
+        return _short_of_regime(regime, th, measured)
+    if not (np.isfinite(slope.lo) and np.isfinite(slope.hi)):
+        return Score(INCONCLUSIVE, measured + " (undefined CI)", regime.note(th))
+    if slope.hi < th.ratio_slope_max:
+        return Score(REPRODUCED, measured, regime.note(th))
+    if slope.lo > th.ratio_slope_max and not regime.saturated(th):
+        return Score(CONTRADICTED, measured, regime.note(th))
+    return Score(INCONCLUSIVE, measured, regime.note(th))
+
+
+def score_order(ratio: tuple[float, float, float], strong: bool, condition: bool, condition_note: str,
+                k_needed: float = float("nan"), th: Thresholds = THRESHOLDS) -> Score:
+    """A < B (``strong``: A << B) from ``ratio`` = B / A as (mean, lo, hi).
+
+    ``condition``: the regime the order is about holds (e.g. the better method eliminated a
+    policy; the compared cells are at matched coverage). Without it the verdict is "not reached"
+    (with k_needed if known) -- two explorers paying the same linear regret order nothing.
+    Reproduced when the CI lower end exceeds 1 + min_effect (strong: strong_ratio);
+    contradicted when the CI upper end is below 1 (B significantly better than A).
+    """
+    m, lo, hi = ratio
+    line = th.strong_ratio if strong else 1.0 + th.min_effect
+    measured = f"B/A = {m:.3g} [{lo:.3g}, {hi:.3g}] vs > {line:g}"
+    if not condition:
+        return Score(NOT_REACHED if np.isfinite(k_needed) else INCONCLUSIVE, measured,
+                     f"regime condition fails: {condition_note}", k_needed)
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return Score(INCONCLUSIVE, measured + " (undefined CI)", condition_note)
+    if lo > line:
+        return Score(REPRODUCED, measured, condition_note)
+    if hi < 1.0:
+        return Score(CONTRADICTED, measured, condition_note)
+    return Score(INCONCLUSIVE, measured, condition_note)
+
+
+def score_bound(measured: tuple[float, float, float], bound: Callable[[float], float], K: float,
+                trivial_per_episode: float, explicit: bool = True, th: Thresholds = THRESHOLDS) -> Score:
+    """A measured quantity at K against an explicit numeric bound B(K) (constants and logs
+    printed in the paper). An O~ expression (``explicit=False``) hides constants and logs: it is
+    not a number to compare with, only its rate is testable (inconclusive). A bound at or above
+    the trivial ``K x trivial_per_episode`` is vacuous: "not reached", with the K at which it
+    first drops below the trivial bound (if any)."""
+    m, lo, hi = measured
+    b = bound(K)
+    text = f"{m:.4g} [{lo:.4g}, {hi:.4g}] vs bound {b:.4g} at K = {K:.3g}"
+    if not explicit:
+        return Score(INCONCLUSIVE, text, "O~ bound: constants and log factors hidden; score its rate instead")
+    if b >= K * trivial_per_episode:
+        grid = np.geomspace(max(K, 1.0), th.k_max, th.bound_grid)
+        ok = [k for k in grid if bound(k) < k * trivial_per_episode]
+        need = float(ok[0]) if ok else math.inf
+        return Score(NOT_REACHED, text, f"vacuous until K = {_k(need)} (trivial bound K x {trivial_per_episode:.3g})",
+                     need)
+    if hi <= b:
+        return Score(REPRODUCED, text, "explicit bound, non-vacuous at K")
+    if lo > b:
+        return Score(CONTRADICTED, text, "explicit bound, non-vacuous at K")
+    return Score(INCONCLUSIVE, text, "explicit bound, non-vacuous at K")
+
+
+def score_amplification(eps0: float, eps_exact: float, eps_bound: float, hypothesis_holds: bool,
+                        k: float, k_hypothesis: float, releases: int = 1) -> Score:
+    """Privacy amplification by shuffling (Garcelon Prop. 5): scored on the *exact* eps of the
+    shuffled sums, only where Prop. 5's hypothesis holds (else "not reached" with the k at which
+    it starts to hold); ``releases`` > 1 states the caveat that Prop. 5 covers one release
+    while Shuffled-OBI releases its counters every episode (composition not included)."""
+    measured = f"exact eps = {eps_exact:.4g}, Prop. 5 bound {eps_bound:.4g}, vs eps0 = {eps0:g} at k = {k:.3g}"
+    caveat = "" if releases <= 1 else f"; one release of {releases}: repeated releases compose (not covered by Prop. 5)"
+    if not hypothesis_holds:
+        return Score(NOT_REACHED, measured, f"Prop. 5 hypothesis fails at k = {k:.3g}{caveat}", k_hypothesis)
+    if not np.isfinite(eps_exact):
+        return Score(INCONCLUSIVE, measured, "exact eps undefined" + caveat)
+    return Score(REPRODUCED if eps_exact < eps0 else CONTRADICTED, measured, "hypothesis holds" + caveat)
+
+
+def score_check(ok: bool | None, measured: str, note: str = "") -> Score:
+    """An algebra / consistency check: "checked" (ok), "contradicted" (fails), "inconclusive" (None)."""
+    return Score(INCONCLUSIVE if ok is None else (CHECKED if ok else CONTRADICTED), measured, note)
