@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from privrl.results.stats import bootstrap_indices
+from privrl.results.stats import LEVEL, bootstrap, percentile_ci
 
 TINY = 1e-12
 # Mean saturation (fraction of (h, s, a) whose optimistic value is clipped, or of policies still
 # active) in the fit window above which a K-exponent measures exploration, not a theorem's
-# rate: every rate verdict on such a cell is "inconclusive" (docs/decisions.md, "Verdict rules").
+# rate: every rate verdict on such a cell is "inconclusive" (docs/decisions/analyses.md, "Verdict rules").
 SATURATED_FRACTION = 0.9
 
 
@@ -33,7 +33,7 @@ def loglog_slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 
 def fit_k_exponent(episodes: np.ndarray, curves: np.ndarray, rng: np.random.Generator,
-                   decades: float = 2.0, n_boot: int = 1000, level: float = 0.95) -> dict:
+                   decades: float = 2.0, *, n_boot: int, level: float = LEVEL) -> dict:
     """Exponent a of R(K) ~ K^a on the mean curve; CI from resampling seeds.
 
     episodes: int64[C]; curves: float64[n_seeds, C] cumulative regret per seed.
@@ -47,9 +47,8 @@ def fit_k_exponent(episodes: np.ndarray, curves: np.ndarray, rng: np.random.Gene
     x = episodes[m]
     a, b = loglog_slope(x, curves[:, m].mean(axis=0))
     if curves.shape[0] >= 2 and np.isfinite(a):
-        idx = bootstrap_indices(curves.shape[0], n_boot, rng)
-        boots = np.array([loglog_slope(x, curves[i][:, m].mean(axis=0))[0] for i in idx])
-        lo, hi = np.nanquantile(boots, [(1 - level) / 2, (1 + level) / 2])
+        boots = bootstrap([curves], lambda c: loglog_slope(x, c[:, m].mean(axis=0))[0], rng, n_boot)
+        lo, hi = percentile_ci(boots, level)
     else:
         lo = hi = a
     return {"exponent": a, "exponent_lo": float(lo), "exponent_hi": float(hi), "log_intercept": b,
