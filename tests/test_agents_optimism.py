@@ -329,6 +329,6 @@ def test_pucb_error_level_as_printed():
 def test_sublinear_regret_at_stated_size(agent):
     """riverswim S=2 H=3, K=1e5, seeds 0..7, epsilon=10, bonus_scale=0.01 (tuned, stated)."""
     df, _ = run.run(agent, {"epsilon": 10.0, "bonus_scale": 0.01}, envs.riverswim(S=2, H=3), 100_000, range(8),
-                    experiment="test_issue4", setting=agent  # RNG key of the tuned stated size (O16))
+                    experiment="test_issue4", setting=agent)  # the RNG key the stated size was tuned on (O16)
     f = fit_cell(df, seeding.generator("test", agent, 0), n_boot=200)
     assert f["exponent_hi"] < 0.75, f
