@@ -1,7 +1,7 @@
 # privrl: full reproduction with `snakemake --cores 8`; smoke run with
-# `snakemake --cores 2 --configfile config/smoke.yaml`.
-from pathlib import Path
-
+# `snakemake --cores 2 --configfile config/smoke.yaml`. The rules read as the data flow:
+# MDPs -> runs -> aggregates and fits -> figures, tables, the papers' analyses and theorem
+# checks -> CLAIMS.md.
 from snakemake.utils import min_version, validate
 
 min_version("9.0")
@@ -15,7 +15,6 @@ if "experiments" not in config and "overlay_of" not in config:
 
 import privrl  # noqa: E402
 from privrl import experiments as X  # noqa: E402
-
 from privrl import validate as V  # noqa: E402
 
 _given = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
@@ -30,39 +29,19 @@ V.check_or_exit(config, Path(workflow.basedir, "workflow/schemas/config.schema.y
                 _given + ([Path(workflow.basedir, _base)] if _base else []))
 validate(config, "workflow/schemas/config.schema.yaml")
 
-R = config["results_dir"]
-F = config["figures_dir"]
-CELLS = X.all_cells(config)
-EXP_ENVS = sorted({(c.experiment, c.env) for c in CELLS})
-MECHANISM_TARGETS = []
-CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
-# Digests of the library code, passed as params: Snakemake's params rerun trigger then reruns
-# the runs when agent/mechanism/engine code changes and everything downstream on any edit.
-RUN_CODE = privrl.code_version("run")
-ALL_CODE = privrl.code_version("all")
 
-
+include: "workflow/rules/common.smk"
 include: "workflow/rules/mdps.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/fits.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/analyses.smk"
-
-
-if Path(workflow.basedir, "workflow/rules/audits.smk").exists():
-
-    include: "workflow/rules/audits.smk"
-
-
+include: "workflow/rules/theorem_checks.smk"
 include: "workflow/rules/tables.smk"
 
 
 rule all:
     input:
-        [f"{F}/{e}/{v}_regret_vs_K.png" for e, v in EXP_ENVS],
-        [f"{F}/{e}/{v}_fits.md" for e, v in EXP_ENVS],
-        f"{F}/CLAIMS.md",
-        [f"{F}/{e}/{a}.{x}" for e, a in ANALYSIS_TARGETS for x in ("csv", "md", "png")],
-        MECHANISM_TARGETS,
+        all_targets(),
     default_target: True

@@ -68,7 +68,7 @@ def main() -> None:
                 at_s6.append((fast, fast / slow))
     rate_ok = all(f >= 1e6 for f, _ in at_s6)
     ratio_ok = all(r >= 50 for _, r in at_s6)
-    print(f"issue 2 targets at S=6: >= 1e6 eps*seeds/s per core: {'met' if rate_ok else 'NOT met'} "
+    print(f"throughput targets at S=6: >= 1e6 eps*seeds/s per core: {'met' if rate_ok else 'NOT met'} "
           f"(measured {min(f for f, _ in at_s6):,.0f}-{max(f for f, _ in at_s6):,.0f}); "
           f">= 50x numpy: {'met' if ratio_ok else 'NOT met'}")
     print(f"\n# every registered agent, riverswim S=6 H=20, K={K}, {args.seeds} seeds")

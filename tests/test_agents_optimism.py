@@ -1,4 +1,4 @@
-"""Issue 4 agents: PUCB, LDP-OBI, Shuffled-OBI and the private UCBVI family.
+"""Optimistic private agents: PUCB, LDP-OBI, Shuffled-OBI and the private UCBVI family.
 
 Per agent: (1) zero-noise equivalence with its non-private counterpart (``ucbvi`` itself,
 or an independent numpy reference below, driven by the same engine and random stream);
@@ -329,6 +329,6 @@ def test_pucb_error_level_as_printed():
 def test_sublinear_regret_at_stated_size(agent):
     """riverswim S=2 H=3, K=1e5, seeds 0..7, epsilon=10, bonus_scale=0.01 (tuned, stated)."""
     df, _ = run.run(agent, {"epsilon": 10.0, "bonus_scale": 0.01}, envs.riverswim(S=2, H=3), 100_000, range(8),
-                    experiment="test_issue4", setting=agent)
+                    experiment="test_issue4", setting=agent)  # the RNG key the stated size was tuned on (O16)
     f = fit_cell(df, seeding.generator("test", agent, 0), n_boot=200)
     assert f["exponent_hi"] < 0.75, f

@@ -1,45 +1,45 @@
-"""Theorem checks at smoke size: each returns its DataFrame, the claims hold, figures are written."""
+"""The papers' theorem checks at smoke size: each returns its DataFrame, the claims hold, figures are written."""
 import numpy as np
 
-from privrl.papers import theorem_checks as mc
+from privrl.papers import bai_sdp_pe, garcelon2021, lu2026, registry, vietri2020
 
 
 def test_binary_mechanism_thm12(tmp_path):
-    df = mc.check_binary_mechanism(np.random.default_rng(0), T_grid=(64, 256, 1024), n_trials=200)
+    df = vietri2020.check_binary_mechanism(np.random.default_rng(0), T_grid=(64, 256, 1024), n_trials=200)
     assert df["holds"].all() and list(df["T"]) == [64, 256, 1024]
     assert (df["quantile_max_error"].diff().dropna() > 0).all()
-    mc.figure_binary_mechanism(df, tmp_path / "a.png")
+    vietri2020.figure_binary_mechanism(df, tmp_path / "a.png")
     assert (tmp_path / "a.png").stat().st_size > 0
 
 
 def test_garcelon_coverage(tmp_path):
-    df = mc.check_garcelon_coverage(np.random.SeedSequence(1), k_grid=(10, 100), n_trials=300)
+    df = garcelon2021.check_garcelon_coverage(np.random.SeedSequence(1), k_grid=(10, 100), n_trials=300)
     assert len(df) == 6 and df["holds"].all()
-    mc.figure_garcelon_coverage(df, tmp_path / "b.png")
+    garcelon2021.figure_garcelon_coverage(df, tmp_path / "b.png")
 
 
 def test_bitsum_lemma42(tmp_path):
-    df = mc.check_bitsum_lemma42(np.random.default_rng(2), eps_grid=(0.2, 0.5, 0.9), n_trials=20_000)
+    df = bai_sdp_pe.check_bitsum_lemma42(np.random.default_rng(2), eps_grid=(0.2, 0.5, 0.9), n_trials=20_000)
     assert set(df["regime"]) == {"small", "large"}
     assert (df.loc[df.regime == "small", "n_users"] <= df.loc[df.regime == "small", "tau"]).all()
     assert (df.loc[df.regime == "large", "n_users"] > df.loc[df.regime == "large", "tau"]).all()
     assert df["holds"].all(), df
-    mc.figure_bitsum(df, tmp_path / "c.png")
+    bai_sdp_pe.figure_bitsum(df, tmp_path / "c.png")
 
 
 def test_garcelon_prop5(tmp_path):
-    df = mc.check_garcelon_prop5(None, k_grid=(100, 1000), eps0_grid=(1.0, 2.0))
+    df = garcelon2021.check_garcelon_prop5(None, k_grid=(100, 1000), eps0_grid=(1.0, 2.0))
     assert df["holds"].all()
     assert (df.groupby("eps0")["eps_ck"].apply(lambda s: s.is_monotonic_decreasing)).all()
-    mc.figure_prop5(df, tmp_path / "d.png")
+    garcelon2021.figure_prop5(df, tmp_path / "d.png")
 
 
 def test_lu_cor14(tmp_path):
     grid = [{"K": 100, "H": 5, "S": 3, "A": 2}, {"K": 10**4, "H": 20, "S": 10, "A": 4}]
-    df = mc.check_lu_cor14(None, grid=grid, deltas=(1e-3, 1e-6))
+    df = lu2026.check_lu_cor14(None, grid=grid, deltas=(1e-3, 1e-6))
     assert len(df) == 4 and df["holds"].all()
     assert (df["rel_diff"] <= 1e-9).all()
-    mc.figure_lu_cor14(df, tmp_path / "e.png")
+    lu2026.figure_lu_cor14(df, tmp_path / "e.png")
 
 
 def test_lu_grid_from_experiments():
@@ -48,4 +48,19 @@ def test_lu_grid_from_experiments():
               "episodes": 100},
         "b": {"envs": {"r": {"name": "riverswim", "params": {"S": 4, "H": 5}}}, "cells": [{"agent": "ucbvi"}],
               "episodes": 100}}}
-    assert mc.lu_grid_from_experiments(cfg) == [{"K": 100, "H": 5, "S": 4, "A": 2}]
+    assert lu2026.lu_grid_from_experiments(cfg) == [{"K": 100, "H": 5, "S": 4, "A": 2}]
+
+
+def test_claims_of_every_registered_check(tmp_path):
+    """Every registered check runs at tiny sizes through its registry record and yields one claim row."""
+    sizes = {"binary_mechanism": {"T_grid": [64], "n_trials": 50}, "garcelon_coverage": {"k_grid": [10], "n_trials": 50},
+             "bitsum_lemma42": {"eps_grid": [0.5, 0.9], "n_trials": 500}, "garcelon_prop5": {"k_grid": [100]},
+             "lu_cor14": {"from_experiments": False}}
+    checks = registry.theorem_checks()
+    assert list(checks) == ["binary_mechanism", "garcelon_coverage", "garcelon_prop5", "bitsum_lemma42", "lu_cor14"]
+    config = {"mechanisms": {"checks": sizes}, "experiments": {}}
+    valid = registry.check_sizes(config)
+    tables = {n: c.run(np.random.default_rng(0), **c.arguments(valid[n], config)) for n, c in checks.items()}
+    table = registry.theorem_check_claims(tables, {n: f"{n}.png" for n in tables})
+    assert list(table.id) == list(checks) and set(table.verdict) <= {"reproduced", "not reproduced"}
+    assert "## Mechanism-level claims" in registry.claims_section_markdown(table)

@@ -1,4 +1,4 @@
-"""Privacy-cost fits (privrl.results.privacy_fits) and the issue-4 analyses on synthetic runs."""
+"""Privacy-cost fits (privrl.results.privacy_fits) and the privacy_cost and garcelon_table1 analyses on synthetic runs."""
 import json
 
 import numpy as np
@@ -6,9 +6,9 @@ import pandas as pd
 import pytest
 
 from privrl.results import aggregate
-from privrl import papers as analyses
+from privrl.papers import registry
 from privrl.rl import engine, seeding
-from privrl.papers import AnalysisContext
+from privrl.papers.analysis import CLAIM_COLUMNS, AnalysisContext
 from privrl.results.privacy_fits import fit_privacy_cost, interval_verdict, ols_bc
 
 EPS = [0.5, 1.0, 2.0, 5.0]
@@ -80,7 +80,7 @@ def _context(tmp_path, cells):
         fits.append(row)
         aggs.append(aggregate.aggregate_cell(df, seeding.generator("t", cell, 1), 50).assign(env="riverswim", cell=cell))
     return AnalysisContext("exp", {"fit_decades": 2}, pd.DataFrame(fits), pd.concat(aggs, ignore_index=True),
-                           infos, paths, str(tmp_path))
+                           infos, paths, str(tmp_path), 50)
 
 
 def test_privacy_cost_analysis_end_to_end(tmp_path):
@@ -89,11 +89,11 @@ def test_privacy_cost_analysis_end_to_end(tmp_path):
     cells += [(f"pucb_{e}", "pucb", {"epsilon": e, "noise": 1.0, "bonus_scale": 0.1, "beta": 0.05}, {}, priv[e], [])
               for e in EPS]
     ctx = _context(tmp_path, cells)
-    res = analyses.get("privacy_cost")(ctx)
+    res = registry.analysis("privacy_cost")(ctx)
     assert len(res.table) == 1
     r = res.table.iloc[0]
     assert r.agent == "pucb" and r.b_target == 0.0 and r.b_verdict == "reproduced" and r.c_verdict == "reproduced"
-    assert list(res.claims.columns) == analyses.CLAIM_COLUMNS and len(res.claims) == 2
+    assert list(res.claims.columns) == CLAIM_COLUMNS and len(res.claims) == 2
     assert set(res.claims.verdict) == {"reproduced"}
     assert "| riverswim | pucb |" in res.markdown and res.figure is not None
 
@@ -116,7 +116,7 @@ def test_garcelon_table1_analysis(tmp_path):
          [{"model": "JDP", "epsilon": 1.0, "delta": 0.0, "source": "s", "note": ""}]),
         ("lo", "ldp-obi", {"epsilon": 1.0, "bonus_scale": 1.0, "noise": 1.0}, {"table1": "ldp_obi"}, cur(0.9, 5.0), ldp),
     ]
-    res = analyses.get("garcelon_table1")(_context(tmp_path, cells))
+    res = registry.analysis("garcelon_table1")(_context(tmp_path, cells))
     t = res.table
     assert list(t.row) == ["shuffled_tau_k13", "shuffled_tau0", "pucb", "ldp_obi"]
     assert t.set_index("row").loc["shuffled_tau_k13", "tau"] == 47

@@ -178,11 +178,12 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         errs.append(f"{where}.matched_eps: cells marked matched need a matched_eps block")
     if errs:
         return errs  # cells cannot be expanded reliably
-    from privrl import papers
+    from privrl.papers import registry
 
+    known = registry.analyses()
     for i, a in enumerate(exp.get("analyses", []) or []):
-        if a not in papers.ANALYSES:
-            errs.append(f"{where}.analyses[{i}]: unknown analysis {a!r}; choose one of {sorted(papers.ANALYSES)}")
+        if a not in known:
+            errs.append(f"{where}.analyses[{i}]: unknown analysis {a!r}; choose one of {sorted(known)}")
     try:
         experiments.expand_cells(config, name)
     except ValueError as e:

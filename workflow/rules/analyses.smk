@@ -1,19 +1,5 @@
-ANALYSIS_TARGETS = [
-    (e, a) for e, spec in config["experiments"].items() for a in spec.get("analyses", [])
-]
-
-
-def analysis_inputs(w):
-    envs = sorted({c.env for c in CELLS if c.experiment == w.experiment})
-    return {
-        "fits": [f"{R}/{w.experiment}/fits/{v}.csv" for v in envs],
-        "aggs": [f"{R}/{w.experiment}/aggregate/{v}.parquet" for v in envs],
-        "runs": [f"{R}/{w.experiment}/runs/{c.env}/{c.cell}.parquet" for c in CELLS if c.experiment == w.experiment],
-    }
-
-
 rule analysis:
-    """An experiment's analysis (privrl.analyses registry): table, figure and claim rows."""
+    """A paper's table on an experiment's results (privrl.papers.registry): table, figure, claim rows."""
     wildcard_constraints:
         analysis="|".join(sorted({a for _, a in ANALYSIS_TARGETS})) or "NO_ANALYSIS",
     input:
@@ -30,6 +16,7 @@ rule analysis:
     params:
         code=ALL_CODE,  # rerun when the library code it runs changes
         figures_dir=F,
+        n_boot=N_BOOT,
     conda:
         CONDA_ENV
     script:

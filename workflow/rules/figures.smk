@@ -1,8 +1,8 @@
 rule regret_figure:
     """Regret vs K (log-log) with CI bands and the fitted slope."""
     input:
-        agg=f"{R}/{{experiment}}/aggregate/{{env}}.parquet",
-        fits=f"{R}/{{experiment}}/fits/{{env}}.csv",
+        agg=rules.aggregate.output[0],
+        fits=rules.fit.output[0],
     output:
         f"{F}/{{experiment}}/{{env}}_regret_vs_K.png",
     log:

@@ -10,7 +10,7 @@ rule fit:
         f"{R}/benchmarks/fits/{{experiment}}/{{env}}.tsv"
     params:
         code=ALL_CODE,  # rerun when the library code it runs changes
-        n_boot=config["bootstrap"]["n"],
+        n_boot=N_BOOT,
         decades=lambda w: config["experiments"][w.experiment].get("fit_decades", 2),
     conda:
         CONDA_ENV

@@ -1,7 +1,7 @@
 rule run_cell:
     """One cell (experiment, env, agent, setting) over all its seeds in one job."""
     input:
-        mdp=f"{R}/{{experiment}}/mdp/{{env}}.npz",
+        mdp=rules.mdp.output[0],
     output:
         results=f"{R}/{{experiment}}/runs/{{env}}/{{cell}}.parquet",
         info=f"{R}/{{experiment}}/runs/{{env}}/{{cell}}.json",

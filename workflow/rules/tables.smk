@@ -1,7 +1,7 @@
 rule fit_table:
     """Per-(experiment, env) table of fits: exponent, CI, regret at K, bonus saturation."""
     input:
-        f"{R}/{{experiment}}/fits/{{env}}.csv",
+        rules.fit.output[0],
     output:
         csv=f"{F}/{{experiment}}/{{env}}_fits.csv",
         md=f"{F}/{{experiment}}/{{env}}_fits.md",
@@ -18,11 +18,11 @@ rule fit_table:
 
 
 rule claims:
-    """Score every experiment's declared claims against the fits; write CLAIMS.md."""
+    """Score every experiment's declared claims against the fits, add the analyses' and theorem checks' claims; write CLAIMS.md."""
     input:
-        fits=[f"{R}/{e}/fits/{v}.csv" for e, v in EXP_ENVS],
-        extra=MECHANISM_TARGETS,
-        analyses=[f"{R}/{e}/analysis/{a}_claims.csv" for e, a in ANALYSIS_TARGETS],
+        fits=per_experiment_env(rules.fit.output[0]),
+        mechanism_claims=rules.theorem_claims.output.md,
+        analyses=per_analysis(rules.analysis.output.claims),
     output:
         md=f"{F}/CLAIMS.md",
         csv=f"{F}/claims.csv",

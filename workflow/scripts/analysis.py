@@ -1,12 +1,13 @@
-from privrl import papers as analyses, io
+from privrl import io
+from privrl.papers import analysis, registry
 from privrl.results import figures
 from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821
-    ctx = analyses.load_context(sm.wildcards.experiment, sm.config, sm.input.fits, sm.input.aggs, sm.input.runs,
-                                sm.params.figures_dir)
-    result = analyses.get(sm.wildcards.analysis)(ctx)
+    ctx = analysis.load_context(sm.wildcards.experiment, sm.config, sm.input.fits, sm.input.aggs, sm.input.runs,
+                                sm.params.figures_dir, sm.params.n_boot)
+    result = registry.analysis(sm.wildcards.analysis)(ctx)
     io.write_csv(sm.output.csv, result.table)
     io.write_text(sm.output.md, result.markdown)
     figures.save_or_placeholder(result.figure, sm.output.png, sm.wildcards.analysis)

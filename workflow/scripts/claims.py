@@ -20,4 +20,4 @@ with logged(snakemake) as log:  # noqa: F821
     tables += [pd.read_csv(p) for p in sm.input.analyses]
     table = pd.concat([t for t in tables if not t.empty], ignore_index=True)
     io.write_csv(sm.output.csv, table)
-    io.write_text(sm.output.md, claims.claims_markdown(table, claims.extra_sections(sm.input.extra)))
+    io.write_text(sm.output.md, claims.claims_markdown(table, claims.extra_sections([sm.input.mechanism_claims])))

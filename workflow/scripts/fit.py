@@ -14,7 +14,7 @@ with logged(snakemake) as log:  # noqa: F821
     for path in sm.input:
         info = json.loads(Path(path).with_suffix(".json").read_text())
         rng = seeding.generator("fit", f"{sm.wildcards.experiment}/{info['setting']}", 0)
-        row = aggregate.fit_cell(pd.read_parquet(path), rng, sm.params.decades, sm.params.n_boot)
+        row = aggregate.fit_cell(pd.read_parquet(path), rng, sm.params.decades, n_boot=sm.params.n_boot)
         row.update(env=sm.wildcards.env, cell=info["cell"], label=info["label"], agent=info["agent"],
                    privacy_model=info["privacy_model"], reconstruction=info["reconstruction"],
                    **{f"param_{k}": v for k, v in info["params"].items()})

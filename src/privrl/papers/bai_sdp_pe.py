@@ -1,4 +1,10 @@
-"""Analysis ``bai_table1``: Table I of Bai et al. measured, and the trust-model ordering.
+"""Bai, Talebi, Zhao, Cheng & Chen, *No-regret Exploration in Shuffle Private Reinforcement
+Learning*: what reproduces it.
+
+* analysis ``bai_table1`` -- Table I measured, and the trust-model ordering (below);
+* theorem check ``bitsum_lemma42`` -- App. Alg. 4, Lemma 42: the shuffle binary summation.
+
+Table I analysis.
 
 Table I rows (Bai et al., "Results Comparison"; the SDP row is printed "PBPE (Ours)", the
 paper's SDP-PE): DP-UCBVI eps-JDP and eps-LDP (registry ``dp-ucbvi-jdp`` / ``dp-ucbvi-ldp``,
@@ -32,26 +38,30 @@ tuples in W and change the exploration policies); the table shows the active fra
 from __future__ import annotations
 
 import math
+from typing import Iterable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from privrl.results.figures import grouped_errorbars
+from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau
+from privrl.mechanisms.bounds import bitsum_variance
 from privrl.results.fits import SATURATED_FRACTION
 from privrl.results.privacy_fits import fit_privacy_cost, interval_verdict
-from privrl.papers import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from privrl.results.stats import diff_ci, mean_ci, ratio_ci
+from privrl.papers.analysis import CLAIM_COLUMNS, AnalysisContext, AnalysisResult
 from privrl.papers.common import (
+    as_generator,
     at_most_verdict,
+    check_axes,
     claim,
     curves,
-    diff_ci,
     env_mdp,
     fmt_ci,
     infos_of,
-    mean_ci,
-    ratio_ci,
     rng_for,
+    save_check_figure,
 )
+from privrl.papers.registry import Paper, TheoremCheck
 
 SOURCE = "Bai, Talebi, Zhao, Cheng & Chen, Table I"
 SQRT_K, TOL_B, TOL_C = 0.6, 0.2, 0.3
@@ -110,7 +120,7 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[dict]]:
                 ref = by_eps[e_ref]
                 ep, R = curves(ctx, env, ref["cell"])
                 K = int(ep[-1])
-                mu, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"t1/{env}/{ref['cell']}"))
+                mu, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"t1/{env}/{ref['cell']}"), ctx.n_boot)
                 f = ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == ref["cell"])].iloc[0]
                 base = _baseline(ctx, agent, env, s)
                 fit = {}
@@ -118,7 +128,7 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[dict]]:
                     ep0, R0 = curves(ctx, env, base["cell"])
                     priv = {e: curves(ctx, env, i["cell"])[1] for e, i in by_eps.items()}
                     fit = fit_privacy_cost(ep0, priv, R0, rng_for(ctx, f"bc/{env}/{agent}/{s}"),
-                                           decades=float(ctx.config.get("fit_decades", 2)), n_boot=500)
+                                           decades=float(ctx.config.get("fit_decades", 2)), n_boot=ctx.n_boot)
                 nan = float("nan")
                 b = (fit.get("b", nan), fit.get("b_lo", nan), fit.get("b_hi", nan))
                 c = (fit.get("c", nan), fit.get("c_lo", nan), fit.get("c_hi", nan))
@@ -180,7 +190,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[dict]]:
             for model, info in list(found.items()) + ([("none", pe[0])] if pe else []):
                 x[model] = curves(ctx, env, info["cell"])[1][:, -1]
                 act[model] = _final_aux(ctx, env, info["cell"])
-                mu, lo, hi = mean_ci(x[model], rng_for(ctx, f"trust/{env}/{info['cell']}"))
+                mu, lo, hi = mean_ci(x[model], rng_for(ctx, f"trust/{env}/{info['cell']}"), ctx.n_boot)
                 rows.append({"section": "trust_ordering", "env": env, "epsilon": e, "C": C, "C1": C1,
                              "privatizer": model, "agent": info["agent"], "cell": info["cell"], "regret": mu,
                              "regret_lo": lo, "regret_hi": hi, "active_fraction_at_K": act[model]})
@@ -189,7 +199,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[dict]]:
             means = [float(np.mean(x[mo])) for mo, _ in TRUST]
             none_elim = all(act[mo] >= 1.0 - 1e-12 for mo, _ in TRUST) and max(means) - min(means) <= 1e-9 * max(means)
             why = "identical regret: no policy eliminated and the same exploration under every privatizer"
-            d = diff_ci(x["shuffle"], x["central"], rng_for(ctx, f"d/{tag}"))
+            d = diff_ci(x["shuffle"], x["central"], rng_for(ctx, f"d/{tag}"), ctx.n_boot)
             v1 = "inconclusive" if none_elim else ("reproduced" if d[1] >= 0 else
                                                    "not reproduced" if d[2] < 0 else "inconclusive")
             claims.append(claim(ctx, f"trust_central_le_shuffle_{tag}", f"SDP-PE regret: central <= shuffle "
@@ -198,7 +208,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[dict]]:
                                 f"{act['central']:.3f}, shuffle {act['shuffle']:.3f}"
                                 + (f"; {why}" if none_elim else ""),
                                 v1))
-            r = ratio_ci(x["local"], x["shuffle"], rng_for(ctx, f"r/{tag}"))
+            r = ratio_ci(x["local"], x["shuffle"], rng_for(ctx, f"r/{tag}"), ctx.n_boot)
             v2 = "inconclusive" if none_elim else ("reproduced" if r[1] > 1 else
                                                    "not reproduced" if r[2] < 1 else "inconclusive")
             claims.append(claim(ctx, f"trust_shuffle_lt_local_{tag}", f"SDP-PE regret: shuffle << local "
@@ -234,12 +244,14 @@ def _markdown(ctx, t1: pd.DataFrame, tr: pd.DataFrame) -> str:
                      f"{cellv.get('shuffle', '')} | {cellv.get('local', '')} | {cellv.get('none', '')} | "
                      + "/".join(f"{g[k].active_fraction_at_K:.3f}" for k in ('central', 'shuffle', 'local')) + " |")
     L += ["", "Error levels at eps: central Lap(3H/eps) per count, shuffle Alg. 4 at eps/(3H) (tau = 96 log(2/beta) "
-          "(3H/eps)^2), local Lap(6H/eps) per user and coordinate (see docs/decisions_agents_issue5.md)."]
+          "(3H/eps)^2), local Lap(6H/eps) per user and coordinate (see docs/decisions/agents.md)."]
     return "\n".join(L) + "\n"
 
 
 def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
     import matplotlib.pyplot as plt
+
+    from privrl.results.figures import grouped_errorbars  # seaborn: imported only to draw
 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     ax = axes[0]
@@ -267,10 +279,95 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
     return fig
 
 
-@register("bai_table1")
 def bai_table1(ctx: AnalysisContext) -> AnalysisResult:
     t1, c1 = table_rows(ctx)
     tr, c2 = trust_rows(ctx)
     table = pd.concat([t1.assign(eps_grid=t1.eps_grid.astype(str)) if len(t1) else t1, tr], ignore_index=True)
     return AnalysisResult(table=table, markdown=_markdown(ctx, t1, tr), figure=_figure(ctx, t1, tr),
                           claims=pd.DataFrame(c1 + c2, columns=CLAIM_COLUMNS))
+
+
+# ----------------------------------------------------------------------------- Lemma 42
+def check_bitsum_lemma42(rng, eps_grid: Iterable[float] = (0.1, 0.2, 0.3, 0.5, 0.7, 0.9), beta: float = 0.01,
+                         n_trials: int = 20000, ratios: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Bai et al. Lemma 42: unbiasedness, variance ~ eps^-2 in both regimes, exact eps vs claim.
+
+    For each eps, ``n_users = ratio * tau`` (small regime ratio < 1, large > 1) so each regime
+    is kept across the grid. ``n_trials`` counters with random true sums. Columns include the
+    bias z-score, empirical and exact variance, the per-regime fitted exponent of
+    ``var ~ eps^b`` and the exact eps at ``delta = beta``.
+    """
+    from privrl.mechanisms import accounting as acc
+
+    rng = as_generator(rng)
+    ratios = dict(ratios or {"small": 0.25, "large": 4.0})
+    rows = []
+    for regime, ratio in ratios.items():
+        for eps in eps_grid:
+            tau = bitsum_tau(eps, beta)
+            n = max(1, int(round(ratio * tau)))
+            ysum = rng.binomial(n, 0.3, size=n_trials).astype(np.float64)
+            z = np.empty(n_trials)
+            bitsum_release(ysum, n, tau, rng, z)
+            err = z - ysum
+            var_exact = bitsum_variance(n, tau)
+            rows.append({"regime": regime, "epsilon": eps, "beta": beta, "tau": tau, "n_users": n,
+                         "n_trials": int(n_trials), "bias": float(err.mean()),
+                         "bias_z": float(err.mean() / math.sqrt(var_exact / n_trials)),
+                         "var_empirical": float(err.var(ddof=1)), "var_exact": var_exact,
+                         "exact_epsilon": acc.bitsum_exact_epsilon(n, tau, beta), "claimed_epsilon": eps})
+    df = pd.DataFrame(rows)
+    df["fitted_exponent"] = np.nan
+    for regime, g in df.groupby("regime"):
+        b = np.polyfit(np.log(g["epsilon"]), np.log(g["var_empirical"]), 1)[0] if len(g) > 1 else np.nan
+        df.loc[g.index, "fitted_exponent"] = b
+    df["holds"] = (df["bias_z"].abs() < 4.0) & (df["exact_epsilon"] <= df["claimed_epsilon"]) & (
+        (df["fitted_exponent"] - (-2.0)).abs() < 0.25)
+    return df
+
+
+def figure_bitsum(df: pd.DataFrame, path) -> None:
+    """Left: error variance vs eps (log-log, fitted exponents); right: exact vs claimed eps."""
+    fig, (a1, a2) = check_axes(2)
+    for regime, g in df.groupby("regime"):
+        a1.loglog(g["epsilon"], g["var_empirical"], "o", label=f"{regime}: b={g['fitted_exponent'].iloc[0]:.2f}")
+        a1.loglog(g["epsilon"], g["var_exact"], "k:", lw=1)
+        a2.plot(g["epsilon"], g["exact_epsilon"], "o-", label=f"exact, {regime} regime")
+    claim = df.drop_duplicates("epsilon").sort_values("epsilon")
+    a2.plot(claim["epsilon"], claim["claimed_epsilon"], "k--", label="claimed (Lemma 42)")
+    a1.set(xlabel="eps", ylabel="Var(Z - sum y)", title="Bai et al. Lemma 42: variance")
+    a2.set(xlabel="eps", ylabel=f"eps at delta=beta={df['beta'].iloc[0]}", title="exact vs claimed")
+    a1.legend(fontsize=8), a2.legend(fontsize=8)
+    save_check_figure(fig, path)
+
+
+def _bitsum_measured(d: pd.DataFrame) -> str:
+    ex = ", ".join(f"{g}: b = {v:.2f}" for g, v in d.groupby("regime")["fitted_exponent"].first().items())
+    return (f"max abs(bias z) = {d['bias_z'].abs().max():.2f}; {ex}; "
+            f"max exact/claimed eps = {(d['exact_epsilon'] / d['claimed_epsilon']).max():.3f}")
+
+
+BITSUM = TheoremCheck(
+    name="bitsum_lemma42",
+    statement="shuffle bit-sum unbiased, variance ~ eps^-2 in both regimes, exact eps <= eps",
+    source="Bai et al. App. Alg. 4, Lemma 42",
+    run=check_bitsum_lemma42, figure=figure_bitsum, measured=_bitsum_measured,
+    sizes={"eps_grid": {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                        "minItems": 2},
+           "beta": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+           "n_trials": {"type": "integer", "minimum": 10},
+           "ratios": {"type": "object", "additionalProperties": {"type": "number", "exclusiveMinimum": 0}}},
+)
+
+PAPER = Paper(
+    key="bai_sdp_pe",
+    title="No-regret Exploration in Shuffle Private Reinforcement Learning",
+    authors=("Shaojie Bai", "Mohammad Sadegh Talebi", "Chengcheng Zhao", "Peng Cheng", "Jiming Chen"),
+    year=None, venue="", link="",
+    file="004_d9973ce4fe9f1ab1.txt",
+    note=("full version with appendix; short version 002_086c8aa4a191c256.txt. Year and venue are not printed in "
+          "the text; Lu et al. (2026) cite the published version as 'Near-Optimal Reinforcement Learning With "
+          "Shuffle Differential Privacy', IEEE Transactions on Network Science and Engineering, 2026"),
+    analyses={"bai_table1": bai_table1},
+    theorem_checks=(BITSUM,),
+)

@@ -1,8 +1,9 @@
-"""Shared helpers of the issue-5 analyses (``rlsvi_privacy``, ``bai_table1``); registers nothing.
+"""Helpers shared by the papers' tables and theorem checks; registers nothing.
 
 Data shapes: per-seed cumulative regret ``R`` float64[n_seeds, C] at checkpoints ``episodes``
-int64[C] (from :func:`privrl.results.stats.seed_matrix`). Every CI is a 95% percentile bootstrap over
-seeds (seeds resampled independently per cell), drawn from a stable per-analysis stream.
+int64[C] (from :func:`privrl.results.stats.seed_matrix`). Every CI is the 95% percentile bootstrap
+over seeds of :mod:`privrl.results.stats` (``ctx.n_boot`` resamples, seeds resampled independently
+per cell), drawn from a stable per-analysis stream (:func:`rng_for`).
 """
 from __future__ import annotations
 
@@ -12,10 +13,7 @@ import numpy as np
 
 from privrl.rl import envs, seeding
 from privrl.results.stats import seed_matrix
-from privrl.papers import AnalysisContext
-
-N_BOOT = 2000
-Q = (0.025, 0.975)
+from privrl.papers.analysis import AnalysisContext
 
 
 def rng_for(ctx: AnalysisContext, what: str) -> np.random.Generator:
@@ -48,35 +46,6 @@ def at_episode(ep: np.ndarray, R: np.ndarray, K: float) -> np.ndarray:
     return R[:, lo] + w * (R[:, hi] - R[:, lo])
 
 
-def mean_ci(x: np.ndarray, rng: np.random.Generator) -> tuple[float, float, float]:
-    x = np.asarray(x, dtype=np.float64)
-    if x.size < 2:
-        return float(x.mean()), float(x.mean()), float(x.mean())
-    boots = x[rng.integers(0, x.size, size=(N_BOOT, x.size))].mean(axis=1)
-    lo, hi = np.quantile(boots, Q)
-    return float(x.mean()), float(lo), float(hi)
-
-
-def ratio_ci(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[float, float, float]:
-    """mean(x) / mean(y) with a CI from independent seed resamples of x and y."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    bx = x[rng.integers(0, x.size, size=(N_BOOT, x.size))].mean(axis=1)
-    by = y[rng.integers(0, y.size, size=(N_BOOT, y.size))].mean(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = bx / by
-    lo, hi = np.nanquantile(r, Q)
-    return float(x.mean() / y.mean()) if y.mean() != 0 else float("nan"), float(lo), float(hi)
-
-
-def diff_ci(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[float, float, float]:
-    """mean(x) - mean(y) with a CI from independent seed resamples."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    bx = x[rng.integers(0, x.size, size=(N_BOOT, x.size))].mean(axis=1)
-    by = y[rng.integers(0, y.size, size=(N_BOOT, y.size))].mean(axis=1)
-    lo, hi = np.quantile(bx - by, Q)
-    return float(x.mean() - y.mean()), float(lo), float(hi)
-
-
 def at_most_verdict(lo: float, hi: float, threshold: float) -> str:
     """'reproduced' if the CI lies at or below the threshold, 'not reproduced' if above it."""
     if not (np.isfinite(lo) and np.isfinite(hi)):
@@ -107,3 +76,30 @@ def infos_of(ctx: AnalysisContext, agent: str | None = None, env: str | None = N
 
 def fmt_ci(m: float, lo: float, hi: float, digits: int = 4) -> str:
     return f"{m:.{digits}g} [{lo:.{digits}g}, {hi:.{digits}g}]"
+
+
+# ----------------------------------------------------------------------------- theorem checks
+def as_generator(rng) -> np.random.Generator:
+    """A Generator as given, or one seeded from a seed / SeedSequence."""
+    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+
+def check_axes(ncols: int = 1, width: float = 5.0):
+    """(figure, axes[ncols]) of one theorem-check figure row."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, 3.8), squeeze=False)
+    return fig, axes[0]
+
+
+def save_check_figure(fig, path) -> None:
+    from privrl.io import save_figure
+
+    fig.tight_layout()
+    save_figure(fig, path)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

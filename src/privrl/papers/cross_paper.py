@@ -1,4 +1,10 @@
-"""Analysis ``privacy_cost``: exponents b, c of D(K, eps) = R(K, eps) - R(K, non-private) ~ K^b eps^-c.
+"""Claims that span the papers: the privacy cost of every private agent, and the privacy audit.
+
+* analysis ``privacy_cost`` -- exponents (b, c) per agent against each paper's prediction (below);
+* :func:`privacy_audit_claim` -- the claim row of the privacy audit of every mechanism
+  (:mod:`privrl.mechanisms.audit`; the ``privacy_audit`` rule builds the table).
+
+Analysis ``privacy_cost``: exponents b, c of D(K, eps) = R(K, eps) - R(K, non-private) ~ K^b eps^-c.
 
 For every environment and every private agent of the experiment, the cells are grouped by
 agent and by all parameters except ``epsilon`` and ``noise``; the group's baseline is its
@@ -20,7 +26,7 @@ text always carries the fraction of dropped points (D <= 0) and the mean bonus s
 of the private cells in the fit window. Theorems bound worst-case regret; on a fixed
 instance with a gap, the asymptotic regret of an optimistic agent is logarithmic in K, so
 b below the worst-case value is possible once every agent has converged (see
-docs/decisions_agents_optimism.md).
+docs/decisions/agents.md).
 """
 from __future__ import annotations
 
@@ -31,10 +37,10 @@ from privrl.rl import seeding
 from privrl.results.fits import SATURATED_FRACTION
 from privrl.results.privacy_fits import fit_privacy_cost, interval_verdict
 from privrl.results.stats import seed_matrix
-from privrl.papers import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from privrl.papers.analysis import CLAIM_COLUMNS, AnalysisContext, AnalysisResult
+from privrl.papers.registry import Paper
 
 TOL_B, TOL_C = 0.2, 0.3
-N_BOOT = 500
 TARGETS = {  # agent -> (b, c, source)
     "pucb": (0.0, 1.0, "Vietri et al. 2020, Thm 4 (additive O~((SAH^3 + S^2AH^3)/eps))"),
     "private-ucbvi-jdp": (0.0, 1.0, "Bai et al. Table I, JDP row (additive X^2AH^3/eps); Chowdhury & Zhou 2022"),
@@ -89,7 +95,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict]:
                 raise ValueError(f"{env}/{info['cell']}: checkpoints differ from the baseline's")
             priv[eps] = cur
         rng = seeding.generator("privacy_cost", f"{ctx.experiment}/{env}/{agent}/{items}", 0)
-        fit = fit_privacy_cost(ep0, priv, base, rng, decades=decades, n_boot=N_BOOT)
+        fit = fit_privacy_cost(ep0, priv, base, rng, decades=decades, n_boot=ctx.n_boot)
         model = g["base"]["privacy_model"]
         tb, tc, src = TARGETS.get(agent, (MODEL_TARGETS.get(model, np.nan), 1.0, f"{model} theory"))
         sat = _sat(ctx, env, [i["cell"] for i in g["private"].values()])
@@ -191,8 +197,25 @@ def _figure(curves: dict):
     return fig
 
 
-@register("privacy_cost")
 def privacy_cost(ctx: AnalysisContext) -> AnalysisResult:
     table, curves = privacy_cost_rows(ctx)
     return AnalysisResult(table=table, markdown=_markdown(ctx, table), figure=_figure(curves),
                           claims=_claims(ctx, table))
+
+
+def privacy_audit_claim(audit: pd.DataFrame, artifact: str) -> dict:
+    """The audit table's claim row: every mechanism passes (:mod:`privrl.mechanisms.audit`)."""
+    bad = audit.loc[audit["verdict"] != "pass", "mechanism"].tolist()
+    return {"id": "privacy_audit", "statement": "no mechanism's empirical or exact eps exceeds its claimed eps",
+            "source": "privacy audit of every mechanism (privrl.mechanisms.audit)", "artifact": artifact,
+            "measured": f"{len(audit) - len(bad)}/{len(audit)} pass" + (f"; failing: {', '.join(bad)}" if bad else ""),
+            "verdict": "not reproduced" if bad else "reproduced"}
+
+
+PAPER = Paper(
+    key="cross_paper",
+    title="Privacy cost across the papers (Vietri et al. 2020, Garcelon et al. 2021, Bai et al.)",
+    authors=(), year=None, venue="", link="", file="",
+    note="no single paper: scores each private agent's privacy cost against the paper that predicts it",
+    analyses={"privacy_cost": privacy_cost},
+)

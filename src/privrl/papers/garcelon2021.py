@@ -1,4 +1,11 @@
-"""Analysis ``garcelon_table1``: Table 1 of the Garcelon et al. ICML-21 note, measured.
+"""Garcelon, Perchet, Pike-Burke & Pirotta (ICML 2021 RL-theory workshop), *Bridging the Gap
+between Local and Joint Differential Privacy in RL*: what reproduces it.
+
+* analysis ``garcelon_table1`` -- Table 1, measured (below);
+* theorem check ``garcelon_coverage`` -- Eq. 7-8, coverage of the shuffled-RR counter bounds;
+* theorem check ``garcelon_prop5`` -- Prop. 5, eps_{c,k} beside the exact eps of the shuffled sums.
+
+Table 1 analysis.
 
 Rows (cells tagged ``table1: <row>`` in the config): Shuffled-OBI with tau = 0, a fixed
 tau and tau = K^(1/3); PUCB (Vietri et al. 2020); LDP-OBI with the Laplace mechanism
@@ -18,12 +25,23 @@ Claims per block (verdict rules fixed in advance):
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 import numpy as np
 import pandas as pd
+from numba import njit
 
+from privrl.mechanisms.bounds import garcelon_eq7_bound, garcelon_eq8_bound
+from privrl.mechanisms.rr import (
+    rr_debias,
+    rr_p_from_epsilon,
+    rr_sum_counts,
+    unary_count,
+)
 from privrl.results.fits import SATURATED_FRACTION
-from privrl.papers import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from privrl.papers.analysis import CLAIM_COLUMNS, AnalysisContext, AnalysisResult
+from privrl.papers.common import as_generator, check_axes, save_check_figure
+from privrl.papers.registry import Paper, TheoremCheck
 
 ROWS = [  # tag, algorithm, theoretical regret (Table 1)
     ("shuffled_tau_k13", "Shuffled-OBI, tau = K^(1/3)", "O~(sqrt(K) + K^(1/3)/eps0)"),
@@ -159,8 +177,153 @@ def _figure(ctx: AnalysisContext, t: pd.DataFrame):
     return fig
 
 
-@register("garcelon_table1")
 def garcelon_table1(ctx: AnalysisContext) -> AnalysisResult:
     t = table1_rows(ctx)
     return AnalysisResult(table=t.drop(columns=["jdp_eps_values", "order"], errors="ignore"),
                           markdown=_markdown(ctx, t), figure=_figure(ctx, t), claims=_claims(ctx, t))
+
+
+# ----------------------------------------------------------------------------- Eq. 7-8
+@njit  # not cached: its callees live in other modules (a cached copy could go stale)
+def _reward_trials(n_entries, visit_p, m, p, rng, n_trials):
+    """Eq. 8 setting: per trial, n_entries (l, h) pairs; each visited w.p. visit_p with reward
+    U(0,1); unary-coded (Eq. 5), all ``n_entries * m`` bits through R_p, debiased / m."""
+    truth = np.zeros(n_trials)
+    est = np.zeros(n_trials)
+    r = np.zeros(1)
+    cnt = np.zeros(1)
+    ones = np.zeros(n_trials)
+    for s in range(n_trials):
+        tot = 0.0
+        c = 0.0
+        for _ in range(n_entries):
+            if rng.random() < visit_p:
+                r[0] = rng.random()
+                tot += r[0]
+                unary_count(r, m, rng, cnt)
+                c += cnt[0]
+        truth[s] = tot
+        ones[s] = c
+    rr_sum_counts(ones, n_entries * m, p, rng, est)
+    rr_debias(est, n_entries * m, p, est)
+    for s in range(n_trials):
+        est[s] /= m
+    return truth, est
+
+
+def check_garcelon_coverage(rng, k_grid: Iterable[int] = (10, 100, 1000, 10000), H: int = 5, m: int = 1,
+                            eps0: float = 1.0, delta: float = 0.05, n_trials: int = 2000,
+                            visit_p: float = 0.3) -> pd.DataFrame:
+    """Garcelon et al. Eq. 7-8: coverage of the deviation bounds of the debiased counters.
+
+    Per-bit eps from Lemma 4 (``eps0 / ((4+2m) H)``), ``p = 2/(e^eps + 1)``. Counters:
+    ``N^r`` over (k-1)H bits, ``N^p`` over (k-1)(H-1) bits (bounded with (k-1)H as printed),
+    ``R`` over (k-1)H m reward bits (Eq. 8 with k as printed). ``holds``: coverage >= 1 - delta.
+    """
+    from privrl.mechanisms import accounting as acc
+    from privrl.mechanisms.audit import clopper_pearson
+
+    rng = as_generator(rng)
+    eps = acc.garcelon_lemma4_epsilon(eps0, m, H)
+    p = rr_p_from_epsilon(eps)
+    rows = []
+    for k in k_grid:
+        for name, nbits in (("N_r (Eq. 7)", (k - 1) * H), ("N_p (Eq. 7)", (k - 1) * (H - 1))):
+            ones = rng.binomial(nbits, visit_p, size=n_trials).astype(np.float64)
+            est = np.empty(n_trials)
+            rr_sum_counts(ones, int(nbits), p, rng, est)
+            rr_debias(est, int(nbits), p, est)
+            dev = np.abs(est - ones)
+            rows.append((k, name, garcelon_eq7_bound((k - 1) * H, p, delta), dev))
+        truth, est = _reward_trials(int((k - 1) * H), visit_p, int(m), p, rng, int(n_trials))
+        rows.append((k, "R (Eq. 8)", garcelon_eq8_bound(k, H, m, p, delta), np.abs(est - truth)))
+    out = []
+    for k, name, bound, dev in rows:
+        cov = float((dev <= bound).mean())
+        lo, hi = clopper_pearson(int((dev <= bound).sum()), len(dev), 0.05)
+        out.append({"k": int(k), "counter": name, "H": H, "m": m, "eps0": eps0, "p": p, "delta": delta,
+                    "n_trials": int(n_trials), "bound": bound, "quantile_dev": float(np.quantile(dev, 1 - delta)),
+                    "coverage": cov, "coverage_ci_low": lo, "coverage_ci_high": hi, "holds": cov >= 1 - delta})
+    return pd.DataFrame(out)
+
+
+def figure_garcelon_coverage(df: pd.DataFrame, path) -> None:
+    """Coverage of the Eq. 7-8 bounds vs k, per counter, against 1 - delta."""
+    fig, (ax,) = check_axes()
+    for name, g in df.groupby("counter"):
+        ax.errorbar(g["k"], g["coverage"], yerr=[g["coverage"] - g["coverage_ci_low"],
+                    g["coverage_ci_high"] - g["coverage"]], marker="o", capsize=3, label=name)
+    ax.axhline(1 - df["delta"].iloc[0], color="k", ls="--", label=r"$1-\delta$")
+    ax.set(xscale="log", xlabel="k (users)", ylabel="coverage", title="Garcelon et al. Eq. 7-8")
+    ax.legend(fontsize=8)
+    save_check_figure(fig, path)
+
+
+# ----------------------------------------------------------------------------- Prop. 5
+def check_garcelon_prop5(rng=None, k_grid: Iterable[int] = (100, 1000, 10000, 100000),
+                         eps0_grid: Iterable[float] = (0.5, 1.0, 2.0, 4.0), H: int = 5, m: int = 1,
+                         delta0: float = 1e-6) -> pd.DataFrame:
+    """Garcelon et al. Prop. 5: ``eps_{c,k}`` (as printed) vs k and eps0, beside the exact eps
+    of the shuffled sums (``accounting.shuffled_rr_composed_epsilon``). Deterministic."""
+    from privrl.mechanisms import accounting as acc
+
+    rows = []
+    for eps0 in eps0_grid:
+        eps = acc.garcelon_lemma4_epsilon(eps0, m, H)
+        p = 2.0 / (math.exp(eps) + 1.0)
+        for k in k_grid:
+            claim = acc.garcelon_prop5_epsilon(int(k), H, m, p, delta0)
+            exact = acc.shuffled_rr_composed_epsilon(int(k), H, m, p, delta0)
+            rows.append({"k": int(k), "eps0": eps0, "eps_bit": eps, "p": p, "H": H, "m": m, "delta0": delta0,
+                         "eps_ck": claim, "condition_ok": acc.garcelon_prop5_condition(eps, int(k), delta0),
+                         "exact_epsilon": exact, "ldp_epsilon": eps0,
+                         "holds": bool(exact <= claim)})
+    return pd.DataFrame(rows)
+
+
+def figure_prop5(df: pd.DataFrame, path) -> None:
+    """eps_{c,k} (as printed) and the exact eps vs k, one colour per eps0."""
+    fig, (ax,) = check_axes()
+    for i, (eps0, g) in enumerate(df.groupby("eps0")):
+        c = f"C{i}"
+        ax.loglog(g["k"], g["eps_ck"].replace(np.inf, np.nan), "o--", color=c, label=f"Prop. 5, eps0={eps0}")
+        ax.loglog(g["k"], g["exact_epsilon"], "s-", color=c, label=f"exact, eps0={eps0}")
+    ax.set(xlabel="k (users)", ylabel=r"$\varepsilon$ at $\delta_0$", title="Garcelon et al. Prop. 5")
+    ax.legend(fontsize=7, ncol=2)
+    save_check_figure(fig, path)
+
+
+COVERAGE = TheoremCheck(
+    name="garcelon_coverage",
+    statement="debiased shuffled-RR counters within the Eq. 7-8 bounds w.p. >= 1 - delta",
+    source="Garcelon et al. Eq. 7-8",
+    run=check_garcelon_coverage, figure=figure_garcelon_coverage,
+    measured=lambda d: f"min coverage = {d['coverage'].min():.4f} (1 - delta = {1 - d['delta'].iloc[0]:.3f})",
+    sizes={"k_grid": {"type": "array", "items": {"type": "integer", "minimum": 2}, "minItems": 1},
+           "H": {"type": "integer", "minimum": 2}, "m": {"type": "integer", "minimum": 1},
+           "eps0": {"type": "number", "exclusiveMinimum": 0},
+           "delta": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+           "n_trials": {"type": "integer", "minimum": 10},
+           "visit_p": {"type": "number", "minimum": 0, "maximum": 1}},
+)
+PROP5 = TheoremCheck(
+    name="garcelon_prop5",
+    statement="eps_{c,k} of Prop. 5 upper-bounds the exact eps of the shuffled sums",
+    source="Garcelon et al. Prop. 5",
+    run=check_garcelon_prop5, figure=figure_prop5,
+    measured=lambda d: f"min eps_ck/exact = {(d['eps_ck'] / d['exact_epsilon']).min():.1f}",
+    sizes={"k_grid": {"type": "array", "items": {"type": "integer", "minimum": 2}, "minItems": 1},
+           "eps0_grid": {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0}, "minItems": 1},
+           "H": {"type": "integer", "minimum": 2}, "m": {"type": "integer", "minimum": 1},
+           "delta0": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}},
+)
+
+PAPER = Paper(
+    key="garcelon2021",
+    title="Bridging the Gap between Local and Joint Differential Privacy in RL",
+    authors=("Evrard Garcelon", "Vianney Perchet", "Ciara Pike-Burke", "Matteo Pirotta"),
+    year=2021, venue="ICML 2021 Workshop on Reinforcement Learning Theory", link="",
+    file="000_becb116b9d580893.txt",
+    analyses={"garcelon_table1": garcelon_table1},
+    theorem_checks=(COVERAGE, PROP5),
+)

@@ -1,4 +1,10 @@
-"""Analysis ``rlsvi_privacy``: RLSVI's computed privacy (Lu et al. 2026) and its regret cost.
+"""Lu, Gajane, Bai & Talebi (2026), *Randomized Least Squares Value Iteration itself is Joint
+Differentially Private*: what reproduces it.
+
+* analysis ``rlsvi_privacy`` -- RLSVI's computed privacy and its regret cost (below);
+* theorem check ``lu_cor14`` -- Cor. 14 vs the numeric minimum of Thm 13 and tighter conversions.
+
+RLSVI privacy analysis.
 
 Sections of the table (column ``section``):
 
@@ -14,7 +20,7 @@ Sections of the table (column ``section``):
   A tagged cell whose epsilon differs from Cor. 14 at K_i by > 1e-4 relative is a config
   error (raised). Regret at K_i is read from the K-episode runs (a prefix of an eps-JDP run
   is eps-JDP), interpolated in log K between bracketing checkpoints; the matched agents are
-  run with horizon K, not K_i (slightly conservative for them; decisions_agents_issue5 M2).
+  run with horizon K, not K_i (slightly conservative for them; docs/decisions/agents.md, M2).
 
 Claims (verdict rules fixed before any run): Cor. 14 = numeric min (relative difference
 <= 1e-9); library never looser than Cor. 14 (ratio <= 1 + 1e-9 where the library can use
@@ -28,23 +34,26 @@ about learning.
 """
 from __future__ import annotations
 
+from typing import Iterable, Mapping
+
 import numpy as np
 import pandas as pd
 
 from privrl.agents.rlsvi import REMARK_2, privacy_table
-from privrl.results.figures import grouped_errorbars
-from privrl.papers import CLAIM_COLUMNS, AnalysisContext, AnalysisResult, register
+from privrl.results.stats import mean_ci, ratio_ci
+from privrl.papers.analysis import CLAIM_COLUMNS, AnalysisContext, AnalysisResult
 from privrl.papers.common import (
     at_episode,
+    check_axes,
     claim,
     curves,
     env_mdp,
     fmt_ci,
     infos_of,
-    mean_ci,
-    ratio_ci,
     rng_for,
+    save_check_figure,
 )
+from privrl.papers.registry import Paper, TheoremCheck
 
 SOURCE = "Lu, Gajane, Bai & Talebi (2026)"
 K_GRID = np.unique(np.round(np.logspace(1, 7, 25)).astype(np.int64))
@@ -73,7 +82,7 @@ def regret_rows(ctx: AnalysisContext) -> pd.DataFrame:
             continue
         env, cell = info["env_key"], info["cell"]
         ep, R = curves(ctx, env, cell)
-        m, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"regret/{env}/{cell}"))
+        m, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"regret/{env}/{cell}"), ctx.n_boot)
         f = ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == cell)].iloc[0]
         g = info.get("guarantees") or []
         rows.append({"section": "regret", "env": env, "cell": cell, "label": info.get("label", cell),
@@ -109,7 +118,7 @@ def matched_rows(ctx: AnalysisContext) -> pd.DataFrame:
             for who, inf in [(info["agent"], info)] + list(base.items()):
                 ep, R = curves(ctx, env, inf["cell"])
                 x = at_episode(ep, R, Ki)
-                mu, lo, hi = mean_ci(x, rng_for(ctx, f"matched/{env}/{inf['cell']}/{Ki:g}"))
+                mu, lo, hi = mean_ci(x, rng_for(ctx, f"matched/{env}/{inf['cell']}/{Ki:g}"), ctx.n_boot)
                 a_loc = _local_exponent(ep, R, Ki)
                 rows.append({"section": "matched", "env": env, "K_i": Ki, "pair": info["agent"], "agent": who,
                              "cell": inf["cell"], "epsilon": info["params"]["epsilon"],
@@ -183,7 +192,7 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
         if not a or not b:
             continue
         xa, xb = curves(ctx, env, a[0]["cell"])[1][:, -1], curves(ctx, env, b[0]["cell"])[1][:, -1]
-        rr = ratio_ci(xa, xb, rng_for(ctx, f"nocost/{env}"))
+        rr = ratio_ci(xa, xb, rng_for(ctx, f"nocost/{env}"), ctx.n_boot)
         ra, rb = reg[(reg.env == env) & (reg.cell == a[0]["cell"])].iloc[0], reg[(reg.env == env) &
                                                                               (reg.cell == b[0]["cell"])].iloc[0]
         exploring = bool(ra.exponent_lo >= EXPLORING_A and rb.exponent_lo >= EXPLORING_A)
@@ -199,7 +208,7 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
         for (env, Ki, pair), d in mat.groupby(["env", "K_i", "pair"]):
             x_r = d[d.agent == "rlsvi"]["_seeds"].iloc[0]
             x_p = d[d.agent == pair]["_seeds"].iloc[0]
-            rr = ratio_ci(x_r, x_p, rng_for(ctx, f"matched_ratio/{env}/{pair}/{Ki:g}"))
+            rr = ratio_ci(x_r, x_p, rng_for(ctx, f"matched_ratio/{env}/{pair}/{Ki:g}"), ctx.n_boot)
             e = d.epsilon.iloc[0]
             a_r, a_p = d[d.agent == "rlsvi"].a_local.iloc[0], d[d.agent == pair].a_local.iloc[0]
             exploring = bool(a_r >= EXPLORING_A and a_p >= EXPLORING_A)  # NaN (no decade before K_i) -> False
@@ -251,6 +260,8 @@ def _markdown(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: p
 def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
     import matplotlib.pyplot as plt
 
+    from privrl.results.figures import grouped_errorbars  # seaborn: imported only to draw
+
     envs_ = sorted(set(eps.env)) if len(eps) else []
     ncol = max(len(envs_), 1) + (1 if len(mat) else 0)
     fig, axes = plt.subplots(1, ncol, figsize=(4.2 * ncol, 3.4), squeeze=False)
@@ -279,9 +290,104 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
     return fig
 
 
-@register("rlsvi_privacy")
 def rlsvi_privacy(ctx: AnalysisContext) -> AnalysisResult:
     eps, reg, mat = epsilon_rows(ctx), regret_rows(ctx), matched_rows(ctx)
     claims = pd.DataFrame(_claims(ctx, eps, reg, mat), columns=CLAIM_COLUMNS)
     table = pd.concat([eps, reg, mat.drop(columns=["_seeds"], errors="ignore")], ignore_index=True)
     return AnalysisResult(table=table, markdown=_markdown(ctx, eps, reg, mat), figure=_figure(eps, mat), claims=claims)
+
+
+# ----------------------------------------------------------------------------- Cor. 14
+def check_lu_cor14(rng=None, grid: Iterable[Mapping] = ({"K": 1000, "H": 5, "S": 5, "A": 2},),
+                   deltas: Iterable[float] = (1e-3, 1e-5, 1e-7)) -> pd.DataFrame:
+    """Lu et al. Cor. 14 ``eps(delta)`` over (K, H, S, A), beside the numeric minimum of Thm 13
+    (must agree to 1e-9 relative) and the tighter conversions of the same RDP curve
+    (dp_accounting RDP accountant; exact Gaussian). Deterministic."""
+    from privrl.mechanisms import accounting as acc
+
+    rows = []
+    for g in grid:
+        K, H, S, A = int(g["K"]), int(g["H"]), int(g["S"]), int(g["A"])
+        for d in deltas:
+            cor = acc.lu_cor14_epsilon(d, K, H, S, A)
+            num, alpha = acc.lu_thm13_minimised(d, K, H, S, A)
+            lib = acc.lu_library_epsilon(d, K, H, S, A, "rdp")
+            ex = acc.lu_exact_epsilon(d, K, H, S, A)
+            rows.append({"K": K, "H": H, "S": S, "A": A, "delta": d, "rho": acc.lu_rho(K, H, S, A),
+                         "eps_cor14": cor, "eps_thm13_numeric": num, "alpha_star": alpha,
+                         "rel_diff": abs(num - cor) / cor, "eps_rdp_library": lib, "eps_exact_gaussian": ex,
+                         "holds": bool(abs(num - cor) <= 1e-9 * cor and lib <= cor * (1 + 1e-9)
+                                       and ex <= lib * (1 + 1e-6))})
+    return pd.DataFrame(rows)
+
+
+def lu_grid_from_experiments(config: Mapping, agent_prefix: str = "rlsvi") -> list[dict]:
+    """(K, H, S, A) of every configured experiment env that runs an RLSVI cell (for Cor. 14)."""
+    from privrl.rl import envs
+
+    out = []
+    for exp in (config.get("experiments") or {}).values():
+        if not any(str(c.get("agent", "")).startswith(agent_prefix) for c in exp.get("cells", [])):
+            continue
+        for env in exp["envs"].values():
+            mdp = envs.make(env["name"], **(env.get("params") or {}))
+            g = {"K": int(exp["episodes"]), "H": mdp.H, "S": mdp.S, "A": mdp.A}
+            if g not in out:
+                out.append(g)
+    return out
+
+
+def figure_lu_cor14(df: pd.DataFrame, path) -> None:
+    """Cor. 14 eps(delta) vs the RDP-library and exact Gaussian conversions, per configuration."""
+    fig, (ax,) = check_axes(width=6.0)
+    labels = [f"K={r.K},H={r.H},S={r.S},A={r.A}\ndelta={r.delta:.0e}" for r in df.itertuples()]
+    x = np.arange(len(df))
+    for off, col, lab in ((-0.25, "eps_cor14", "Cor. 14"), (0.0, "eps_rdp_library", "dp_accounting RDP"),
+                          (0.25, "eps_exact_gaussian", "exact Gaussian")):
+        ax.bar(x + off, df[col], width=0.25, label=lab)
+    ax.set_xticks(x, labels, fontsize=6, rotation=60)
+    ax.set(yscale="log", ylabel=r"$\varepsilon(\delta)$", title="Lu et al. Cor. 14")
+    ax.legend(fontsize=8)
+    save_check_figure(fig, path)
+
+
+def _cor14_arguments(sizes: dict, config: Mapping) -> dict:
+    """The configured (K, H, S, A) grid, plus (with ``from_experiments``, default true) every
+    configured experiment env that runs an RLSVI cell."""
+    grid = [dict(g) for g in sizes.pop("grid", [])]
+    if sizes.pop("from_experiments", True):
+        grid += [g for g in lu_grid_from_experiments(config) if g not in grid]
+    if grid:
+        sizes["grid"] = grid
+    return sizes
+
+
+def _cor14_measured(d: pd.DataFrame) -> str:
+    return (f"max rel. diff = {d['rel_diff'].max():.1e}; min library/paper = "
+            f"{(d['eps_rdp_library'] / d['eps_cor14']).min():.3f}")
+
+
+_POSITIVE_INT = {"type": "integer", "minimum": 1}
+COR14 = TheoremCheck(
+    name="lu_cor14",
+    statement="Cor. 14 is the minimum over alpha of Thm 13; tighter conversions never exceed it",
+    source="Lu et al. Thm 13, Cor. 14",
+    run=check_lu_cor14, figure=figure_lu_cor14, measured=_cor14_measured, prepare=_cor14_arguments,
+    sizes={"grid": {"type": "array", "items": {"type": "object", "required": ["K", "H", "S", "A"],
+                                               "additionalProperties": False,
+                                               "properties": {k: _POSITIVE_INT for k in "KHSA"}}},
+           "deltas": {"type": "array", "items": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+                      "minItems": 1},
+           "from_experiments": {"type": "boolean",
+                                "description": "add (K, H, S, A) of every configured RLSVI experiment"}},
+)
+
+PAPER = Paper(
+    key="lu2026",
+    title="Randomized Least Squares Value Iteration itself is Joint Differentially Private",
+    authors=("Haiyang Lu", "Pratik Gajane", "Shaojie Bai", "Mohammad Sadegh Talebi"),
+    year=2026, venue="arXiv preprint (cs.LG)", link="https://arxiv.org/abs/2606.01952",
+    file="003_dc371eb3b7a8685a.txt",
+    analyses={"rlsvi_privacy": rlsvi_privacy},
+    theorem_checks=(COR14,),
+)

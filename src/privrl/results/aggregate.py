@@ -15,7 +15,7 @@ from privrl.results.fits import fit_k_exponent, window_mask
 from privrl.results.stats import mean_ci, seed_matrix
 
 
-def aggregate_cell(df: pd.DataFrame, rng: np.random.Generator, n_boot: int = 1000) -> pd.DataFrame:
+def aggregate_cell(df: pd.DataFrame, rng: np.random.Generator, n_boot: int) -> pd.DataFrame:
     """Mean and 95% CI of cumulative regret (and mean diagnostics) per checkpoint."""
     _, episodes, R = seed_matrix(df, "cum_regret")
     mean, lo, hi = mean_ci(R, rng, n_boot)
@@ -28,7 +28,7 @@ def aggregate_cell(df: pd.DataFrame, rng: np.random.Generator, n_boot: int = 100
     return out
 
 
-def fit_cell(df: pd.DataFrame, rng: np.random.Generator, decades: float = 2.0, n_boot: int = 1000) -> dict:
+def fit_cell(df: pd.DataFrame, rng: np.random.Generator, decades: float = 2.0, *, n_boot: int) -> dict:
     """K-exponent fit plus the bonus-saturation fraction inside the fit window."""
     _, episodes, R = seed_matrix(df, "cum_regret")
     row = fit_k_exponent(episodes, R, rng, decades=decades, n_boot=n_boot)

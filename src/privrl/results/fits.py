@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from privrl.results.stats import bootstrap_indices
+from privrl.results.stats import LEVEL, bootstrap, percentile_ci
 from privrl.results.verdicts import THRESHOLDS
 
 TINY = 1e-12
@@ -34,7 +34,7 @@ def loglog_slope(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 
 def fit_k_exponent(episodes: np.ndarray, curves: np.ndarray, rng: np.random.Generator,
-                   decades: float = 2.0, n_boot: int = 1000, level: float = 0.95) -> dict:
+                   decades: float = 2.0, *, n_boot: int, level: float = LEVEL) -> dict:
     """Exponent a of R(K) ~ K^a on the mean curve; CI from resampling seeds.
 
     episodes: int64[C]; curves: float64[n_seeds, C] cumulative regret per seed.
@@ -48,9 +48,8 @@ def fit_k_exponent(episodes: np.ndarray, curves: np.ndarray, rng: np.random.Gene
     x = episodes[m]
     a, b = loglog_slope(x, curves[:, m].mean(axis=0))
     if curves.shape[0] >= 2 and np.isfinite(a):
-        idx = bootstrap_indices(curves.shape[0], n_boot, rng)
-        boots = np.array([loglog_slope(x, curves[i][:, m].mean(axis=0))[0] for i in idx])
-        lo, hi = np.nanquantile(boots, [(1 - level) / 2, (1 + level) / 2])
+        boots = bootstrap([curves], lambda c: loglog_slope(x, c[:, m].mean(axis=0))[0], rng, n_boot)
+        lo, hi = percentile_ci(boots, level)
     else:
         lo = hi = a
     return {"exponent": a, "exponent_lo": float(lo), "exponent_hi": float(hi), "log_intercept": b,
@@ -58,7 +57,7 @@ def fit_k_exponent(episodes: np.ndarray, curves: np.ndarray, rng: np.random.Gene
 
 
 def fit_ratio_exponent(episodes: np.ndarray, num: np.ndarray, den: np.ndarray, rng: np.random.Generator,
-                       decades: float = 2.0, n_boot: int = 1000, level: float = 0.95) -> dict:
+                       decades: float = 2.0, n_boot: int = 1000, level: float = LEVEL) -> dict:
     """Slope of log(mean num / mean den) on log K over the fit window, CI from resampling the
     seeds of num and den independently (same dict keys as :func:`fit_k_exponent`).
 
@@ -74,8 +73,7 @@ def fit_ratio_exponent(episodes: np.ndarray, num: np.ndarray, den: np.ndarray, r
         return loglog_slope(x, np.maximum(a[:, m].mean(axis=0), TINY) / np.maximum(b[:, m].mean(axis=0), TINY))
 
     s, c = slope(num, den)
-    i1, i2 = bootstrap_indices(num.shape[0], n_boot, rng), bootstrap_indices(den.shape[0], n_boot, rng)
-    boots = np.array([slope(num[i1[j]], den[i2[j]])[0] for j in range(n_boot)])
-    lo, hi = np.nanquantile(boots, [(1 - level) / 2, (1 + level) / 2])
+    boots = bootstrap([num, den], lambda a, b: slope(a, b)[0], rng, n_boot)
+    lo, hi = percentile_ci(boots, level)
     return {"exponent": s, "exponent_lo": float(lo), "exponent_hi": float(hi), "log_intercept": c,
             "window_lo": float(x.min()), "window_hi": float(x.max()), "n_seeds": int(min(num.shape[0], den.shape[0]))}

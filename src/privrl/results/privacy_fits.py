@@ -24,7 +24,7 @@ from typing import Mapping
 import numpy as np
 
 from privrl.results.fits import window_mask
-from privrl.results.stats import bootstrap_indices
+from privrl.results.stats import LEVEL, bootstrap, percentile_ci
 from privrl.results.verdicts import EpsCell, Regime
 
 
@@ -80,8 +80,8 @@ def _estimates(episodes, private_means, baseline_mean, mask) -> dict:
 
 
 def fit_privacy_cost(episodes: np.ndarray, private: Mapping[float, np.ndarray], baseline: np.ndarray,
-                     rng: np.random.Generator, decades: float = 2.0, n_boot: int = 1000,
-                     level: float = 0.95) -> dict:
+                     rng: np.random.Generator, decades: float = 2.0, *, n_boot: int,
+                     level: float = LEVEL) -> dict:
     """Exponents (b, c) of D(K, eps) ~ C K^b eps^-c with seed-bootstrap CIs (module docstring).
 
     Returns a flat dict: b, b_lo, b_hi, c, c_lo, c_hi, log_C, c_at_K (+ CI), n_points,
@@ -101,38 +101,26 @@ def fit_privacy_cost(episodes: np.ndarray, private: Mapping[float, np.ndarray], 
         raise ValueError("baseline checkpoints do not match")
     mask = window_mask(episodes.astype(np.float64), decades)
     point = _estimates(episodes, {e: cv.mean(axis=0) for e, cv in curves.items()}, base.mean(axis=0), mask)
-    q = [(1 - level) / 2, (1 + level) / 2]
-    boots = {"b": [], "c": [], "c_at_K": []}
-    boots_eps = {e: [] for e in eps_list}
-    boots_D = {e: [] for e in eps_list}
-    idx = {e: bootstrap_indices(cv.shape[0], n_boot, rng) for e, cv in curves.items()}
-    idx0 = bootstrap_indices(base.shape[0], n_boot, rng)
-    for i in range(n_boot):
-        means = {e: curves[e][idx[e][i]].mean(axis=0) for e in eps_list}
-        est = _estimates(episodes, means, base[idx0[i]].mean(axis=0), mask)
-        for key in boots:
-            boots[key].append(est[key])
-        for e in eps_list:
-            boots_eps[e].append(est["b_per_eps"][e])
-            boots_D[e].append(est["D_at_K"][e])
 
-    def ci(vals):
-        v = np.asarray(vals, dtype=np.float64)
-        v = v[np.isfinite(v)]
-        if v.size < max(10, n_boot // 10):  # most resamples under-determined
-            return float("nan"), float("nan")
-        lo, hi = np.quantile(v, q)
-        return float(lo), float(hi)
+    def replicate(*resampled) -> list[float]:  # b, c, c_at_K, then b per eps, then D at K per eps
+        est = _estimates(episodes, {e: r.mean(axis=0) for e, r in zip(eps_list, resampled)},
+                         resampled[-1].mean(axis=0), mask)
+        return ([est["b"], est["c"], est["c_at_K"]] + [est["b_per_eps"][e] for e in eps_list]
+                + [est["D_at_K"][e] for e in eps_list])
 
+    boots = bootstrap([curves[e] for e in eps_list] + [base], replicate, rng, n_boot)
+    # an estimate left undefined on most resamples has no CI (nan)
+    lo, hi = percentile_ci(boots, level, min_valid=max(10, n_boot // 10))
     out = {"b": point["b"], "c": point["c"], "log_C": point["log_C"], "c_at_K": point["c_at_K"],
            "n_points": point["n_points"], "n_dropped": point["n_dropped"],
            "frac_dropped": point["n_dropped"] / max(point["n_points"] + point["n_dropped"], 1),
            "window_lo": float(episodes[mask].min()), "window_hi": float(episodes[mask].max()),
            "n_eps": len(eps_list), "D_at_K": point["D_at_K"]}
-    for key in ("b", "c", "c_at_K"):
-        out[f"{key}_lo"], out[f"{key}_hi"] = ci(boots[key])
-    out["b_eps"] = {e: (point["b_per_eps"][e], *ci(boots_eps[e])) for e in eps_list}
-    out["D_at_K_ci"] = {e: (point["D_at_K"][e], *ci(boots_D[e])) for e in eps_list}
+    for j, key in enumerate(("b", "c", "c_at_K")):
+        out[f"{key}_lo"], out[f"{key}_hi"] = float(lo[j]), float(hi[j])
+    out["b_eps"] = {e: (point["b_per_eps"][e], float(lo[3 + j]), float(hi[3 + j])) for j, e in enumerate(eps_list)}
+    n = len(eps_list)
+    out["D_at_K_ci"] = {e: (point["D_at_K"][e], float(lo[3 + n + j]), float(hi[3 + n + j])) for j, e in enumerate(eps_list)}
     return out
 
 

@@ -1,7 +1,7 @@
-"""Coverage of the confidence widths used by the issue-4 agents, against the real privatizers.
+"""Coverage of the confidence widths used by the optimistic private agents, against the real privatizers.
 
 * LDP-OBI's c_{k,i} and the local/central E of the private UCBVI family:
-  ``_optimism.laplace_sum_bound`` (derivation in docs/decisions_agents_optimism.md);
+  ``_optimism.laplace_sum_bound`` (derivation in docs/decisions/agents.md, O5);
 * Shuffled-OBI's c_{k,i}: Garcelon note Eq. 7-8 as printed, applied at delta/2 per tail;
 * private-ucbvi-sdp's E/4: Bernstein on the summed bit-sum noise (doubling batches).
 Each is checked as a frequency of violation <= delta (+ 3 binomial standard errors).

@@ -1,0 +1,162 @@
+"""The papers privrl reproduces: one record per paper, with its tables (analyses) and its
+theorem checks. This registry drives the workflow (which analyses exist, which theorem-check
+outputs to build) and validates the config's ``mechanisms.checks`` sizes.
+
+Each module named in :data:`PAPER_MODULES` defines ``PAPER``, a :class:`Paper`. Adding a table
+to a paper touches that paper's module and the config (``experiments.<e>.analyses``); adding a
+paper adds its module and one line here (or :func:`register` for a module outside the package).
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import pandas as pd
+
+from privrl.papers.analysis import Analysis
+
+PAPER_MODULES: list[str] = [
+    "privrl.papers.vietri2020",
+    "privrl.papers.garcelon2021",
+    "privrl.papers.bai_sdp_pe",
+    "privrl.papers.lu2026",
+    "privrl.papers.cross_paper",
+]
+CHECK_CLAIM_COLUMNS = ["id", "statement", "source", "artifact", "measured", "verdict"]
+
+
+@dataclass(frozen=True)
+class TheoremCheck:
+    """A check of one theorem on the mechanism alone (no RL run): a table, a figure, a claim.
+
+    ``run(rng, **sizes)`` -> DataFrame with a boolean ``holds`` column (the verdict is
+    ``holds.all()``); ``figure(table, path)`` writes the figure; ``measured(table)`` is the
+    claim's measured text. ``sizes`` is the JSON schema (``properties``) of the config's
+    ``mechanisms.checks.<name>``; ``prepare(sizes, config)`` turns those into ``run``'s
+    keyword arguments (default: as they are).
+    """
+    name: str
+    statement: str
+    source: str
+    run: Callable[..., pd.DataFrame]
+    figure: Callable[[pd.DataFrame, Any], None]
+    measured: Callable[[pd.DataFrame], str]
+    sizes: Mapping[str, Any] = field(default_factory=dict)
+    prepare: Callable[[dict, Mapping], dict] | None = None
+
+    def arguments(self, sizes: Mapping[str, Any], config: Mapping) -> dict:
+        sizes = dict(sizes or {})
+        return self.prepare(sizes, config) if self.prepare else sizes
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper's record (``file``: its text in /work/shared/papers) and what reproduces it."""
+    key: str
+    title: str
+    authors: tuple[str, ...]
+    year: int | None
+    venue: str
+    link: str  # arXiv / DOI address when the paper text gives one, else ""
+    file: str
+    note: str = ""
+    analyses: Mapping[str, Analysis] = field(default_factory=dict)
+    theorem_checks: tuple[TheoremCheck, ...] = ()
+
+
+_loaded: dict[str, Paper] = {}
+
+
+def register(module: str) -> None:
+    """Add a paper module (by import name) to the registry, e.g. a paper kept outside privrl."""
+    if module not in PAPER_MODULES:
+        PAPER_MODULES.append(module)
+    _loaded.clear()
+
+
+def papers() -> dict[str, Paper]:
+    """key -> Paper for every module of :data:`PAPER_MODULES` (names checked unique)."""
+    if not _loaded:
+        out: dict[str, Paper] = {}
+        seen_a: dict[str, str] = {}
+        seen_c: dict[str, str] = {}
+        for mod in PAPER_MODULES:
+            p: Paper = importlib.import_module(mod).PAPER
+            for name, seen in [(a, seen_a) for a in p.analyses] + [(c.name, seen_c) for c in p.theorem_checks]:
+                if name in seen or p.key in out:
+                    raise ValueError(f"{mod}: {p.key}/{name} registered twice (also in {seen.get(name, p.key)})")
+                seen[name] = p.key
+            out[p.key] = p
+        _loaded.update(out)
+    return dict(_loaded)
+
+
+def analyses() -> dict[str, Analysis]:
+    """analysis name -> function, over every paper."""
+    return {name: fn for p in papers().values() for name, fn in p.analyses.items()}
+
+
+def theorem_checks() -> dict[str, TheoremCheck]:
+    """theorem-check name -> TheoremCheck, over every paper (registry order)."""
+    return {c.name: c for p in papers().values() for c in p.theorem_checks}
+
+
+def analysis(name: str) -> Analysis:
+    found = analyses()
+    if name not in found:
+        raise ValueError(f"unknown analysis {name!r}; registered: {sorted(found)}")
+    return found[name]
+
+
+def analysis_targets(config: Mapping) -> list[tuple[str, str]]:
+    """(experiment, analysis) of every analysis the config asks for; unknown names raise."""
+    known = analyses()
+    out = []
+    for exp, spec in config["experiments"].items():
+        for a in spec.get("analyses", []) or []:
+            if a not in known:
+                raise ValueError(f"experiments.{exp}.analyses: unknown analysis {a!r}; registered: {sorted(known)}")
+            out.append((exp, a))
+    return out
+
+
+def check_sizes(config: Mapping) -> dict[str, dict]:
+    """Validated sizes of every registered theorem check (config ``mechanisms.checks``; {} = defaults)."""
+    import jsonschema
+
+    checks = theorem_checks()
+    given = dict(((config.get("mechanisms") or {}).get("checks")) or {})
+    unknown = sorted(set(given) - set(checks))
+    if unknown:
+        raise ValueError(f"mechanisms.checks: unknown theorem checks {unknown}; registered: {list(checks)}")
+    out = {}
+    for name, check in checks.items():
+        sizes = dict(given.get(name) or {})
+        schema = {"type": "object", "additionalProperties": False, "properties": dict(check.sizes)}
+        try:
+            jsonschema.validate(sizes, schema)
+        except jsonschema.ValidationError as e:
+            raise ValueError(f"mechanisms.checks.{name}: {e.message}") from None
+        out[name] = sizes
+    return out
+
+
+def theorem_check_claims(tables: Mapping[str, pd.DataFrame], artifacts: Mapping[str, str]) -> pd.DataFrame:
+    """One claim row per theorem check: measured text and verdict ("reproduced" iff every row holds)."""
+    checks = theorem_checks()
+    rows = []
+    for name, df in tables.items():
+        c = checks[name]
+        rows.append({"id": name, "statement": c.statement, "source": c.source, "artifact": artifacts.get(name, ""),
+                     "measured": c.measured(df), "verdict": "reproduced" if df["holds"].all() else "not reproduced"})
+    return pd.DataFrame(rows, columns=CHECK_CLAIM_COLUMNS)
+
+
+def claims_section_markdown(table: pd.DataFrame) -> str:
+    """The mechanism-level section of CLAIMS.md (theorem checks and the privacy audit)."""
+    lines = ["## Mechanism-level claims", "", "| claim | source | artifact | measured | verdict |",
+             "|---|---|---|---|---|"]
+    for r in table.itertuples():
+        lines.append(f"| {r.statement} | {r.source} | `{r.artifact}` | {r.measured} | **{r.verdict}** |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,102 @@
+"""The paper registry: records of the papers, and a new paper's table and theorem check reach the
+analysis registry and the workflow's target lists by writing one module and registering it."""
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from privrl.papers import registry
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPERS_DIR = Path("/work/shared/papers")
+
+TOY = textwrap.dedent('''
+    import pandas as pd
+
+    from privrl.papers.analysis import AnalysisResult
+    from privrl.papers.registry import Paper, TheoremCheck
+
+
+    def toy_table(ctx):
+        return AnalysisResult(table=pd.DataFrame({"x": [1]}), markdown="# toy\\n")
+
+
+    def check_toy(rng, n: int = 3):
+        return pd.DataFrame({"n": [n], "holds": [True]})
+
+
+    PAPER = Paper(key="toy2030", title="A Toy Paper", authors=("A. Author",), year=2030, venue="nowhere",
+                  link="", file="",
+                  analyses={"toy_table": toy_table},
+                  theorem_checks=(TheoremCheck(name="toy_check", statement="toy holds", source="Toy Thm 1",
+                                               run=check_toy, figure=lambda df, path: None,
+                                               measured=lambda df: f"n = {df.n.iloc[0]}",
+                                               sizes={"n": {"type": "integer", "minimum": 1}}),),
+    )
+''')
+
+
+def _exec_common_smk(config: dict) -> dict:
+    """The workflow's shared globals (workflow/rules/common.smk is plain Python) for a config."""
+    ns = {"config": config}
+    exec(compile((ROOT / "workflow/rules/common.smk").read_text(), "common.smk", "exec"), ns)
+    return ns
+
+
+@pytest.fixture
+def toy_paper(tmp_path, monkeypatch):
+    pkg = tmp_path / "toy_papers"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "toy2030.py").write_text(TOY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "PAPER_MODULES", list(registry.PAPER_MODULES))
+    registry.register("toy_papers.toy2030")
+    yield
+    registry._loaded.clear()
+    sys.modules.pop("toy_papers.toy2030", None)
+    sys.modules.pop("toy_papers", None)
+
+
+def test_every_paper_has_a_record_and_its_text():
+    papers = registry.papers()
+    assert list(papers) == ["vietri2020", "garcelon2021", "bai_sdp_pe", "lu2026", "cross_paper"]
+    for key, p in papers.items():
+        assert p.key == key and p.title
+        if key != "cross_paper":
+            assert p.authors and p.file
+            if PAPERS_DIR.exists():
+                assert (PAPERS_DIR / p.file).exists(), p.file
+    assert set(registry.analyses()) == {"garcelon_table1", "bai_table1", "rlsvi_privacy", "privacy_cost"}
+
+
+def test_toy_paper_reaches_the_registry_and_the_workflow(toy_paper):
+    assert "toy2030" in registry.papers()
+    assert registry.analysis("toy_table")(None).markdown == "# toy\n"
+    config = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+    config["experiments"]["ucbvi_baseline"]["analyses"] = ["toy_table"]
+    config["mechanisms"]["checks"]["toy_check"] = {"n": 5}
+    ns = _exec_common_smk(config)
+    assert ("ucbvi_baseline", "toy_table") in ns["ANALYSIS_TARGETS"]
+    assert "toy_check" in ns["THEOREM_CHECKS"] and ns["CHECK_SIZES"]["toy_check"] == {"n": 5}
+    check = registry.theorem_checks()["toy_check"]
+    table = registry.theorem_check_claims({"toy_check": check.run(None, n=5)}, {})
+    assert table.verdict.tolist() == ["reproduced"] and table.measured.tolist() == ["n = 5"]
+
+
+def test_config_names_and_sizes_are_validated():
+    config = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+    bad_name = {**config, "mechanisms": {"checks": {"no_such_check": {}}}}
+    with pytest.raises(ValueError, match="unknown theorem checks"):
+        registry.check_sizes(bad_name)
+    bad_size = {**config, "mechanisms": {"checks": {"binary_mechanism": {"T_grid": [64], "typo": 1}}}}
+    with pytest.raises(ValueError, match="mechanisms.checks.binary_mechanism"):
+        registry.check_sizes(bad_size)
+    bad_analysis = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+    bad_analysis["experiments"]["ucbvi_baseline"]["analyses"] = ["no_such_table"]
+    with pytest.raises(ValueError, match="unknown analysis"):
+        registry.analysis_targets(bad_analysis)
+    assert isinstance(registry.theorem_check_claims({}, {}), pd.DataFrame)

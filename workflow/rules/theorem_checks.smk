@@ -1,0 +1,63 @@
+# The papers' theorem checks on the mechanisms alone (privrl.papers.registry: every registered
+# check) and the privacy audit of every mechanism. Sizes come from config["mechanisms"] (tiny
+# in config/smoke.yaml, paper scale in config/config.yaml). The checks share one job: at smoke
+# size a job is mostly interpreter start-up and imports, and at paper scale all of them
+# together take well under a minute.
+
+
+rule theorem_checks:
+    """Every registered theorem check: one table and one figure per check."""
+    output:
+        **{f"{c}_csv": f"{F}/mechanisms/{c}.csv" for c in THEOREM_CHECKS},
+        **{f"{c}_png": f"{F}/mechanisms/{c}.png" for c in THEOREM_CHECKS},
+    log:
+        f"{R}/logs/mechanisms/checks.log",
+    benchmark:
+        f"{R}/benchmarks/mechanisms/checks.tsv"
+    params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
+        sizes=CHECK_SIZES,
+        seed=MECHANISMS.get("seed", 0),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/theorem_checks.py"
+
+
+rule privacy_audit:
+    """Empirical epsilon lower bounds, distribution tests and exact epsilons of every mechanism."""
+    output:
+        csv=f"{F}/mechanisms/privacy_audit.csv",
+        md=f"{F}/mechanisms/privacy_audit.md",
+    log:
+        f"{R}/logs/mechanisms/privacy_audit.log",
+    benchmark:
+        f"{R}/benchmarks/mechanisms/privacy_audit.tsv"
+    params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
+        sizes=MECHANISMS.get("audit", {}) or {},
+        seed=MECHANISMS.get("seed", 0),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/mechanism_audit.py"
+
+
+rule theorem_claims:
+    """Verdicts of the theorem checks and the audit, as the mechanism-level section of CLAIMS.md."""
+    input:
+        checks=[rules.theorem_checks.output[f"{c}_csv"] for c in THEOREM_CHECKS],
+        audit=rules.privacy_audit.output.csv,
+    output:
+        md=f"{F}/mechanisms/mechanism_claims.md",
+    log:
+        f"{R}/logs/mechanisms/mechanism_claims.log",
+    benchmark:
+        f"{R}/benchmarks/mechanisms/mechanism_claims.tsv"
+    params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
+        checks=THEOREM_CHECKS,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/theorem_claims.py"

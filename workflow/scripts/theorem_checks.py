@@ -1,0 +1,17 @@
+"""Thin glue: run every registered theorem check (privrl.papers.registry), write each CSV and figure atomically."""
+from privrl import io
+from privrl.rl import seeding
+from privrl.papers import registry
+from privrl.joblog import logged
+
+with logged(snakemake) as log:  # noqa: F821
+    sm = snakemake  # noqa: F821
+    checks = registry.theorem_checks()
+    for name, sizes in sm.params.sizes.items():
+        check = checks[name]
+        args = check.arguments(sizes, sm.config)
+        log.info("check %s with sizes %s", name, args)
+        df = check.run(seeding.generator("mechanisms", name, int(sm.params.seed)), **args)
+        log.info("\n%s", df.to_string())
+        io.write_csv(sm.output[f"{name}_csv"], df)
+        check.figure(df, sm.output[f"{name}_png"])
