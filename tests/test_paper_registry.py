@@ -8,6 +8,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from privrl import experiments
+
 from privrl.papers import registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,7 +78,7 @@ def test_every_paper_has_a_record_and_its_text():
 def test_toy_paper_reaches_the_registry_and_the_workflow(toy_paper):
     assert "toy2030" in registry.papers()
     assert registry.analysis("toy_table")(None).markdown == "# toy\n"
-    config = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+    config = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
     config["experiments"]["ucbvi_baseline"]["analyses"] = ["toy_table"]
     config["mechanisms"]["checks"]["toy_check"] = {"n": 5}
     ns = _exec_common_smk(config)
@@ -88,14 +90,14 @@ def test_toy_paper_reaches_the_registry_and_the_workflow(toy_paper):
 
 
 def test_config_names_and_sizes_are_validated():
-    config = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+    config = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
     bad_name = {**config, "mechanisms": {"checks": {"no_such_check": {}}}}
     with pytest.raises(ValueError, match="unknown theorem checks"):
         registry.check_sizes(bad_name)
     bad_size = {**config, "mechanisms": {"checks": {"binary_mechanism": {"T_grid": [64], "typo": 1}}}}
     with pytest.raises(ValueError, match="mechanisms.checks.binary_mechanism"):
         registry.check_sizes(bad_size)
-    bad_analysis = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+    bad_analysis = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
     bad_analysis["experiments"]["ucbvi_baseline"]["analyses"] = ["no_such_table"]
     with pytest.raises(ValueError, match="unknown analysis"):
         registry.analysis_targets(bad_analysis)
