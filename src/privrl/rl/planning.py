@@ -41,10 +41,12 @@ FAST = {"reassoc", "contract"}
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
-def plus_expected_next(q, p, s, a, V_next):
-    """q + sum_s' p[s, a, s'] V_next[s'] with p float64[S, A, S'], V_next float64[S']."""
-    for s2 in range(V_next.shape[0]):
-        q += p[s, a, s2] * V_next[s2]
+def plus_expected_next(q, p, hp, s, a, V, h1):
+    """q + sum_s' p[hp, s, a, s'] V[h1, s'] with p float64[., S, A, S'], V float64[., S'].
+
+    Layers index the full arrays (no per-layer views: a numba view costs a reference count)."""
+    for s2 in range(V.shape[1]):
+        q += p[hp, s, a, s2] * V[h1, s2]
     return q
 
 
@@ -62,29 +64,30 @@ def clip_and_compare(q, cap, n, a, best, best_a, nb):
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
-def optimistic_layer(p, q_base, V_next, cap, tie, floor, nb0, pi_out, V_out):
-    """One optimistic backup: Q(s, a) = min(cap, q_base + p . V_next), the p . V_next skipped
-    when q_base >= cap; pi_out[s] = argmax with ties to the smaller tie[s, a], then the lower a.
+def optimistic_layer(p, hp, q_base, tie, hq, V, h, cap, floor, nb0, pi):
+    """One optimistic backup of layer h: Q(s, a) = min(cap, q_base[hq, s, a] + p[hp, s, a] . V[h + 1]),
+    the dot product skipped when q_base >= cap; pi[h, s] = argmax with ties to the smaller
+    tie[hq, s, a], then the lower a; V[h, s] = max.
 
-    p float64[S, A, S], q_base/tie float64[S, A], V_next float64[S]; outputs pi_out int64[S],
-    V_out float64[S]. The selection starts from (floor, action 0, count nb0): UCBVI uses
+    p float64[., S, A, S], q_base/tie float64[., S, A], V float64[H + 1, S], pi int64[H, S]
+    (hp = hq = h for per-layer models, 0 for a stationary one). The selection starts from (floor, action 0, count nb0): UCBVI uses
     (-1, 0) as it always has; nb0 = +inf reproduces "compare with the count of best_a".
     Returns the number of clipped (s, a).
     """
-    S, A = q_base.shape
+    S, A = q_base.shape[1], q_base.shape[2]
     clipped = 0
     for s in range(S):
         best = floor
         best_a = 0
         nb = nb0
         for a in range(A):
-            q = q_base[s, a]
+            q = q_base[hq, s, a]
             if q < cap:
-                q = plus_expected_next(q, p, s, a, V_next)
-            c, best, best_a, nb = clip_and_compare(q, cap, tie[s, a], a, best, best_a, nb)
+                q = plus_expected_next(q, p, hp, s, a, V, h + 1)
+            c, best, best_a, nb = clip_and_compare(q, cap, tie[hq, s, a], a, best, best_a, nb)
             clipped += c
-        pi_out[s] = best_a
-        V_out[s] = best
+        pi[h, s] = best_a
+        V[h, s] = best
     return clipped
 
 
@@ -102,8 +105,7 @@ def optimistic_plan(p_hat, q_base, n_sa, pi, V):
     for s in range(S):
         V[H, s] = 0.0
     for h in range(H - 1, -1, -1):
-        clipped += optimistic_layer(p_hat[h], q_base[h], V[h + 1], float(H - h), n_sa[h], -1.0, 0.0,
-                                    pi[h], V[h])
+        clipped += optimistic_layer(p_hat, h, q_base, n_sa, h, V, h, float(H - h), -1.0, 0.0, pi)
     return clipped / (H * S * A)
 
 
@@ -120,7 +122,9 @@ def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
     """
     H, S = pi.shape
     A = r_plus.shape[1]
-    q_layer = np.empty((S, A))
+    q_layer = np.empty((1, S, A))
+    p1 = p_t.reshape((1, S, A, S))
+    n1 = n_tie.reshape((1, S, A))
     clipped = 0
     for s in range(S):
         V[H, s] = 0.0
@@ -128,43 +132,43 @@ def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
         cap = float(H - h)
         for s in range(S):
             for a in range(A):
-                q_layer[s, a] = r_plus[s, a] + cap * bp[s, a]
-        clipped += optimistic_layer(p_t, q_layer, V[h + 1], cap, n_tie, -np.inf, np.inf, pi[h], V[h])
+                q_layer[0, s, a] = r_plus[s, a] + cap * bp[s, a]
+        clipped += optimistic_layer(p1, 0, q_layer, n1, 0, V, h, cap, -np.inf, np.inf, pi)
     return clipped / (H * S * A)
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
-def bernstein_layer(p, q_static, coef, V_next, cap, tie, pi_out, V_out):
+def bernstein_layer(p, q_static, coef, tie, V, h, cap, pi):
     """One backup with an empirical-Bernstein bonus: if q_static < cap,
-    ``Q = q_static + (coef sqrt(Var_p(V_next)) + p . V_next)``, both moments in one pass; then
+    ``Q = q_static + (coef sqrt(Var_p(V_{h+1})) + p . V_{h+1})``, both moments in one pass; then
     clip and select as :func:`optimistic_layer` (floor -1, ties to the smaller count of best_a).
     The mean is summed from 0 (not onto q_static), so it cannot use :func:`plus_expected_next`
     without changing the numbers. Returns the number of clipped (s, a).
     """
-    S, A = q_static.shape
+    S, A = q_static.shape[1], q_static.shape[2]
     clipped = 0
     for s in range(S):
         best = -1.0
         best_a = 0
         nb = np.inf
         for a in range(A):
-            q = q_static[s, a]
+            q = q_static[h, s, a]
             if q < cap:
                 m1 = 0.0
                 m2 = 0.0
                 for s2 in range(S):
-                    w = p[s, a, s2]
-                    v = V_next[s2]
+                    w = p[h, s, a, s2]
+                    v = V[h + 1, s2]
                     m1 += w * v
                     m2 += w * v * v
                 var = m2 - m1 * m1
                 if var < 0.0:
                     var = 0.0
-                q += coef[s, a] * math.sqrt(var) + m1
-            c, best, best_a, nb = clip_and_compare(q, cap, tie[s, a], a, best, best_a, nb)
+                q += coef[h, s, a] * math.sqrt(var) + m1
+            c, best, best_a, nb = clip_and_compare(q, cap, tie[h, s, a], a, best, best_a, nb)
             clipped += c
-        pi_out[s] = best_a
-        V_out[s] = best
+        pi[h, s] = best_a
+        V[h, s] = best
     return clipped
 
 
@@ -183,13 +187,12 @@ def bernstein_plan(p_hat, q_static, coef, n_tie, pi, V):
     for s in range(S):
         V[H, s] = 0.0
     for h in range(H - 1, -1, -1):
-        clipped += bernstein_layer(p_hat[h], q_static[h], coef[h], V[h + 1], float(H - h), n_tie[h],
-                                   pi[h], V[h])
+        clipped += bernstein_layer(p_hat, q_static, coef, n_tie, V, h, float(H - h), pi)
     return clipped / (H * S * A)
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
-def privq_layer(c, h, H, S, A, E, ln_tb, scale, V_next, pi_out, V_out):
+def privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi):
     """Vietri et al. Alg. 3 (PrivQ) for layer h on released counters c[(S+2)HSA] laid out
     [r~ (HSA) | n~ (HSA) | m~ (HSAS)], index of (h, s, a) ``(h S + s) A + a``.
 
@@ -214,14 +217,14 @@ def privq_layer(c, h, H, S, A, E, ln_tb, scale, V_next, pi_out, V_out):
                 acc = c[i]
                 base = 2 * HSA + i * S
                 for s2 in range(S):
-                    acc += V_next[s2] * c[base + s2]
+                    acc += V[h + 1, s2] * c[base + s2]
                 phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
                 psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
                 q = acc / n + scale * (H + 1.0) * phi + psi
             cl, best, best_a, nb = clip_and_compare(q, capH, n, a, best, best_a, nb)
             clipped += cl
-        pi_out[s] = best_a
-        V_out[s] = best
+        pi[h, s] = best_a
+        V[h, s] = best
     return clipped
 
 
@@ -236,7 +239,7 @@ def privq_plan(c, H, S, A, E, ln_tb, scale, pi, V):
     for s in range(S):
         V[H, s] = 0.0
     for h in range(H - 1, -1, -1):
-        clipped += privq_layer(c, h, H, S, A, E, ln_tb, scale, V[h + 1], pi[h], V[h])
+        clipped += privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi)
     return clipped / (H * S * A)
 
 
@@ -253,7 +256,7 @@ def perturbed_plan(r_hat, p_hat, w, pi, V, Q):
             best_a = 0
             nb = 0.0
             for a in range(A):
-                q = plus_expected_next(r_hat[h, s, a] + w[h, s, a], p_hat[h], s, a, V[h + 1])
+                q = plus_expected_next(r_hat[h, s, a] + w[h, s, a], p_hat, h, s, a, V, h + 1)
                 Q[h, s, a] = q
                 c, best, best_a, nb = clip_and_compare(q, np.inf, 0.0, a, best, best_a, nb)
             pi[h, s] = best_a
@@ -261,15 +264,15 @@ def perturbed_plan(r_hat, p_hat, w, pi, V, Q):
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
-def evaluation_layer(P, R, pi, V_next, V_out):
-    """V_out[s] = R[s, pi[s]] + P[s, pi[s]] . V_next for the states s < len(pi) that have an
-    action; the remaining states of V_out (an absorbing x-dagger, Bai et al. Def. 5) get 0.
-    P float64[S', A, S'], R float64[S', A], pi int[S], V_next/V_out float64[S']."""
-    for s in range(pi.shape[0]):
-        a = pi[s]
-        V_out[s] = plus_expected_next(R[s, a], P, s, a, V_next)
-    for s in range(pi.shape[0], V_out.shape[0]):
-        V_out[s] = 0.0
+def evaluation_layer(P, R, pi, V, h):
+    """V[h, s] = R[h, s, pi[h, s]] + P[h, s, pi[h, s]] . V[h + 1] for the states s < S that have
+    an action; the remaining states (an absorbing x-dagger, Bai et al. Def. 5) get 0.
+    P float64[H, S', A, S'], R float64[H, S', A], pi int[H, S], V float64[H + 1, S']."""
+    for s in range(pi.shape[1]):
+        a = pi[h, s]
+        V[h, s] = plus_expected_next(R[h, s, a], P, h, s, a, V, h + 1)
+    for s in range(pi.shape[1], V.shape[1]):
+        V[h, s] = 0.0
 
 
 @njit(cache=True, fastmath=FAST)
@@ -280,7 +283,7 @@ def policy_start_value(P, R, rho, pi, V):
     for s in range(V.shape[1]):
         V[H, s] = 0.0
     for h in range(H - 1, -1, -1):
-        evaluation_layer(P[h], R[h], pi[h], V[h + 1], V[h])
+        evaluation_layer(P, R, pi, V, h)
     v = 0.0
     for s in range(V.shape[1]):
         v += rho[s] * V[0, s]
