@@ -64,10 +64,12 @@ def test_unknown_agent_and_param_named():
         run.run("ucbvi", {"epsilon": 1}, m, 10, [0])
 
 
-def test_inlined_helpers_are_never_called_under_fastmath():
-    """The per-episode helpers are numba-IR inlined (``inline="always"``), so they take the
-    caller's fastmath flags; they keep their numbers only if no fastmath function calls them
-    (docs/decisions.md, "Throughput"). Checks every njit function of the package."""
+def test_inlined_helpers_share_their_callers_fastmath_flags():
+    """The per-episode and per-layer helpers are numba-IR inlined (``inline="always"``), so they
+    take the caller's fastmath flags; they keep their numbers only if every function that calls
+    them has the same flags as they have (docs/decisions.md, "Throughput"): the fastmath-free
+    helpers are never called under fastmath, the planning layers only under their own flags.
+    Checks every njit function of the package."""
     import importlib
     import inspect
     import pkgutil
@@ -76,14 +78,18 @@ def test_inlined_helpers_are_never_called_under_fastmath():
     import privrl
     from numba.core.registry import CPUDispatcher
 
+    def flags(f):
+        fm = f.targetoptions.get("fastmath")
+        return frozenset(fm) if isinstance(fm, (set, frozenset, list, tuple)) else frozenset({"fast"} if fm else ())
+
     modules = [importlib.import_module(m.name) for m in pkgutil.walk_packages(privrl.__path__, "privrl.")]
     dispatchers = {id(f): (mod.__name__, name, f) for mod in modules for name, f in vars(mod).items()
                    if isinstance(f, CPUDispatcher)}
-    inlined = {name for _, name, f in dispatchers.values() if f.targetoptions.get("inline") == "always"}
-    assert {"step", "record", "observe", "refresh_row", "count_step"} <= inlined
-    fast = [(m, name, f) for m, name, f in dispatchers.values() if f.targetoptions.get("fastmath")]
-    assert fast, "expected some fastmath planners"
-    for mod, name, f in fast:
-        src = inspect.getsource(f.py_func)
-        called = {c for c in inlined if re.search(rf"\b{c}\(", src.split(":", 1)[1])}
-        assert not called, f"{mod}.{name} has fastmath and calls inlined helper(s) {called}"
+    inlined = {name: f for _, name, f in dispatchers.values() if f.targetoptions.get("inline") == "always"}
+    assert {"step", "record", "observe", "refresh_row", "count_step"} <= set(inlined)
+    assert {"plus_expected_next", "clip_and_compare", "optimistic_layer", "evaluation_layer"} <= set(inlined)
+    assert any(flags(f) for _, _, f in dispatchers.values()), "expected some fastmath planners"
+    for mod, name, f in dispatchers.values():
+        body = inspect.getsource(f.py_func).split(":", 1)[1]
+        wrong = {c for c, g in inlined.items() if re.search(rf"\b{c}\(", body) and flags(g) != flags(f)}
+        assert not wrong, f"{mod}.{name} (fastmath {set(flags(f))}) inlines helper(s) with other flags: {wrong}"

@@ -36,6 +36,7 @@ from privrl.rl import engine
 from privrl.mechanisms.privatizer import CENTRAL_TREE, NONE, door
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
+from privrl.rl.planning import privq_plan as privq  # Alg. 3 (PrivQ)
 
 EPSILON, BONUS_SCALE, BETA, NOISE = 0, 1, 2, 3
 # Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile
@@ -53,48 +54,6 @@ def pucb_error_level(eps, H, S, A, T, beta):
         return 0.0
     beta_p = beta / T
     return 3.0 / eps * H * math.log((2.0 * S * A * H + S * S * A * H) / beta_p) * math.log(T) ** 2.5
-
-
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def privq(c, H, S, A, E, ln_tb, scale, pi, V):
-    """Alg. 3 (PrivQ) on released counters c[(S+2)HSA]; fills pi[H, S], V[H+1, S].
-
-    E: error level the planner assumes (``bonus_scale * E_eps``); ln_tb = ln(T/beta').
-    Ties (typically several actions at the cap H) go to the smaller private n~.
-    Returns the fraction of (s, a, h) whose Q+ equals the cap H.
-    """
-    HSA = H * S * A
-    clipped = 0
-    capH = float(H)
-    for s in range(S):
-        V[H, s] = 0.0
-    for h in range(H - 1, -1, -1):
-        for s in range(S):
-            best = -np.inf
-            best_a = 0
-            best_n = 0.0
-            for a in range(A):
-                i = (h * S + s) * A + a
-                n = c[HSA + i]
-                q = capH
-                if n >= 2.0 * E and n > 0.0:
-                    acc = c[i]
-                    base = 2 * HSA + i * S
-                    for s2 in range(S):
-                        acc += V[h + 1, s2] * c[base + s2]
-                    phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
-                    psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
-                    q = acc / n + scale * (H + 1.0) * phi + psi
-                if q >= capH:
-                    q = capH
-                    clipped += 1
-                if q > best or (q == best and n < best_n):
-                    best = q
-                    best_a = a
-                    best_n = n
-            pi[h, s] = best_a
-            V[h, s] = best
-    return clipped / HSA
 
 
 @njit(cache=True)

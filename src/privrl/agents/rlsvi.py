@@ -41,7 +41,7 @@ from privrl.rl import engine
 from privrl.mechanisms.privatizer import gaussian_noise
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
-from privrl.rl.planning import count_step
+from privrl.rl.planning import count_step, perturbed_plan
 
 BETA_SCALE, DELTA = 0, 1
 
@@ -68,28 +68,6 @@ def rlsvi_noise_block(beta, n_sa, z, w):
     return wide / (H * S * A)
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def rlsvi_backward(r_hat, p_hat, w, pi, V, Q):
-    """Alg. 1 lines 5-15: Q~ = R^ + P^ V~_{h+1} + w, V~ = max_a Q~, pi = argmax_a (first index)."""
-    H, S, A = r_hat.shape
-    for s in range(S):
-        V[H, s] = 0.0
-    for h in range(H - 1, -1, -1):
-        for s in range(S):
-            best = -np.inf
-            best_a = 0
-            for a in range(A):
-                q = r_hat[h, s, a] + w[h, s, a]
-                for s2 in range(S):
-                    q += p_hat[h, s, a, s2] * V[h + 1, s2]
-                Q[h, s, a] = q
-                if q > best:
-                    best = q
-                    best_a = a
-            pi[h, s] = best_a
-            V[h, s] = best
-
-
 @njit(cache=True)
 def rlsvi_plan(k1, r_hat, p_hat, n_sa, beta_scale, rng, z, w, pi, V, Q):
     """Plan episode k1 (1-based): draw the noise block, perturb, backward induction; returns aux."""
@@ -97,7 +75,7 @@ def rlsvi_plan(k1, r_hat, p_hat, n_sa, beta_scale, rng, z, w, pi, V, Q):
     beta = beta_scale * rlsvi_beta(k1, H, S, A)
     gaussian_noise(1.0, rng, z.reshape(H * S * A))
     aux = rlsvi_noise_block(beta, n_sa, z, w)
-    rlsvi_backward(r_hat, p_hat, w, pi, V, Q)
+    perturbed_plan(r_hat, p_hat, w, pi, V, Q)  # Alg. 1 lines 5-15
     return aux
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from privrl.rl.mdp import TabularMDP, optimal_return
+from privrl.rl.planning import policy_start_value
 
 
 def env_arrays(mdp: TabularMDP) -> tuple:
@@ -89,25 +90,6 @@ def sample_index(cdf, u):
     while i < n - 1 and u >= cdf[i]:
         i += 1
     return i
-
-
-@njit(cache=True, fastmath={"reassoc", "contract"})
-def policy_start_value(P, R, rho, pi, V):
-    """rho^T V^pi_1 for a deterministic pi[H, S]; V[H + 1, S] is a work buffer."""
-    H, S = pi.shape
-    for s in range(S):
-        V[H, s] = 0.0
-    for h in range(H - 1, -1, -1):
-        for s in range(S):
-            a = pi[h, s]
-            acc = R[h, s, a]
-            for s2 in range(S):
-                acc += P[h, s, a, s2] * V[h + 1, s2]
-            V[h, s] = acc
-    v = 0.0
-    for s in range(S):
-        v += rho[s] * V[0, s]
-    return v
 
 
 @njit(cache=True)

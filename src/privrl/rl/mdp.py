@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from privrl import io
+from privrl.rl.planning import backward_induction
 
 ROW_TOL = 1e-9
 REWARD_NOISE = ("bernoulli", "deterministic")
@@ -111,13 +112,13 @@ def validate(P: np.ndarray, R: np.ndarray, rho: np.ndarray, reward_noise: str = 
 
 def optimal_values(mdp: TabularMDP) -> tuple[np.ndarray, np.ndarray]:
     """Backward induction: returns (Q*[H, S, A], V*[H + 1, S])."""
-    H, S, A = mdp.H, mdp.S, mdp.A
-    V = np.zeros((H + 1, S))
-    Q = np.zeros((H, S, A))
-    for h in range(H - 1, -1, -1):
-        Q[h] = mdp.R[h] + mdp.P[h] @ V[h + 1]
-        V[h] = Q[h].max(axis=1)
-    return Q, V
+    Q = np.zeros((mdp.H, mdp.S, mdp.A))
+
+    def layer(h: int, V_next: np.ndarray) -> np.ndarray:
+        Q[h] = mdp.R[h] + mdp.P[h] @ V_next
+        return Q[h].max(axis=1)
+
+    return Q, backward_induction(mdp.H, mdp.S, layer)
 
 
 def optimal_policy(mdp: TabularMDP) -> np.ndarray:
@@ -133,13 +134,8 @@ def policy_values(mdp: TabularMDP, pi: np.ndarray) -> np.ndarray:
         raise ValueError(f"policy must have shape [H, S] = {(mdp.H, mdp.S)}; got {pi.shape}")
     if pi.min() < 0 or pi.max() >= mdp.A:
         raise ValueError(f"policy actions must lie in 0..{mdp.A - 1}")
-    H, S = mdp.H, mdp.S
-    V = np.zeros((H + 1, S))
-    idx = np.arange(S)
-    for h in range(H - 1, -1, -1):
-        a = pi[h]
-        V[h] = mdp.R[h, idx, a] + mdp.P[h, idx, a] @ V[h + 1]
-    return V
+    idx = np.arange(mdp.S)
+    return backward_induction(mdp.H, mdp.S, lambda h, V_next: mdp.R[h, idx, pi[h]] + mdp.P[h, idx, pi[h]] @ V_next)
 
 
 def expected_return(mdp: TabularMDP, pi: np.ndarray) -> float:

@@ -21,6 +21,8 @@ import math
 import numpy as np
 from numba import njit
 
+from privrl.rl.planning import policy_start_value
+
 DEFAULT_MAX_POLICIES = 2**16
 
 
@@ -112,27 +114,14 @@ def best_visitors(pols, active, occ, h, A, out):
             out[x, a] = arg
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
+@njit(cache=True)
 def policy_values(pols, active, P, r, d1, out):
-    """out[i] = V^pi_i(r, P) = d1 . V_1 for active i (backward induction; x-dagger has value 0)."""
+    """out[i] = V^pi_i(r, P) = d1 . V_1 for active i (planning.policy_start_value; x-dagger has value 0)."""
     n, H, X = pols.shape
-    Xe = X + 1
-    V = np.zeros((H + 1, Xe))
+    V = np.zeros((H + 1, X + 1))
     for i in range(n):
-        if not active[i]:
-            continue
-        for h in range(H - 1, -1, -1):
-            for x in range(X):
-                a = pols[i, h, x]
-                acc = r[h, x, a]
-                for x2 in range(Xe):
-                    acc += P[h, x, a, x2] * V[h + 1, x2]
-                V[h, x] = acc
-            V[h, X] = 0.0
-        v = 0.0
-        for x in range(Xe):
-            v += d1[x] * V[0, x]
-        out[i] = v
+        if active[i]:
+            out[i] = policy_start_value(P, r, d1, pols[i], V)
 
 
 @njit(cache=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from privrl.rl.mdp import TabularMDP, optimal_return, policy_values
+from privrl.rl.planning import backward_induction
 
 
 def ucbvi_numpy(mdp: TabularMDP, K: int, rng: np.random.Generator, bonus_scale: float = 1.0,
@@ -27,17 +28,19 @@ def ucbvi_numpy(mdp: TabularMDP, K: int, rng: np.random.Generator, bonus_scale: 
     bern = mdp.reward_noise == "bernoulli"
     gaps = np.zeros(K)
     pi = np.zeros((H, S), np.int64)
+
+    def layer(h: int, V: np.ndarray) -> np.ndarray:
+        cap = float(H - h)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            q = (r_sum[h] + n_sas[h] @ V) / n_sa[h] + bonus_scale * 7.0 * H * L / np.sqrt(n_sa[h])
+        q = np.where(n_sa[h] > 0, np.minimum(q, cap), cap)
+        best = q.max(axis=1, keepdims=True)
+        masked = np.where(q == best, n_sa[h], np.inf)  # ties -> least visited, then lowest index
+        pi[h] = masked.argmin(axis=1)
+        return best[:, 0]
+
     for k in range(K):
-        V = np.zeros(S)
-        for h in range(H - 1, -1, -1):
-            cap = float(H - h)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                q = (r_sum[h] + n_sas[h] @ V) / n_sa[h] + bonus_scale * 7.0 * H * L / np.sqrt(n_sa[h])
-            q = np.where(n_sa[h] > 0, np.minimum(q, cap), cap)
-            best = q.max(axis=1, keepdims=True)
-            masked = np.where(q == best, n_sa[h], np.inf)  # ties -> least visited, then lowest index
-            pi[h] = masked.argmin(axis=1)
-            V = best[:, 0]
+        backward_induction(H, S, layer)
         gaps[k] = max(v_star - float(mdp.rho @ policy_values(mdp, pi)[0]), 0.0)
         s = int(np.searchsorted(rho_cdf, rng.random(), side="right")) if rho_cdf[0] < 1.0 else 0
         for h in range(H):
