@@ -29,7 +29,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from privrl.rl.mdp import TabularMDP, optimal_policy, optimal_values, policy_values
+from privrl.rl.mdp import TabularMDP, optimal_policy, optimal_values, policy_values, worst_policy  # noqa: F401 (re-export)
 
 K_MAX = 1e15          # beyond this the crossover is reported as inf ("never" at any runnable K)
 GRID_PER_DECADE = 8   # geometric scan before the bisection
@@ -52,17 +52,6 @@ def first_step_gap(mdp: TabularMDP) -> float:
             if g > GAP_TOL:
                 best = min(best, g)
     return best if math.isfinite(best) else float("nan")
-
-
-def worst_policy(mdp: TabularMDP) -> np.ndarray:
-    """A deterministic policy minimising the expected return (backward induction with min)."""
-    V = np.zeros(mdp.S)
-    pi = np.zeros((mdp.H, mdp.S), np.int64)
-    for h in range(mdp.H - 1, -1, -1):
-        Q = mdp.R[h] + mdp.P[h] @ V
-        pi[h] = Q.argmin(axis=1)
-        V = Q.min(axis=1)
-    return pi
 
 
 def max_policy_gap(mdp: TabularMDP) -> float:

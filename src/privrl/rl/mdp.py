@@ -121,6 +121,19 @@ def optimal_values(mdp: TabularMDP) -> tuple[np.ndarray, np.ndarray]:
     return Q, backward_induction(mdp.H, mdp.S, layer)
 
 
+def worst_policy(mdp: TabularMDP) -> np.ndarray:
+    """A deterministic policy pi[H, S] minimising the expected return (backward induction with min)."""
+    pi = np.zeros((mdp.H, mdp.S), np.int64)
+
+    def layer(h: int, V_next: np.ndarray) -> np.ndarray:
+        Q = mdp.R[h] + mdp.P[h] @ V_next
+        pi[h] = Q.argmin(axis=1)
+        return Q.min(axis=1)
+
+    backward_induction(mdp.H, mdp.S, layer)
+    return pi
+
+
 def optimal_policy(mdp: TabularMDP) -> np.ndarray:
     """A greedy optimal policy pi*[H, S] (ties broken towards the lowest action)."""
     Q, _ = optimal_values(mdp)
