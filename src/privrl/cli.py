@@ -1,45 +1,158 @@
-"""``privrl`` command: ad-hoc runs outside Snakemake.
+"""``privrl`` command: ad-hoc runs outside Snakemake, and the cost of a design.
 
     privrl run --env riverswim --agent ucbvi --episodes 20000 --seeds 5 --param bonus_scale=0.003
+    privrl run ... --out results/adhoc/ucbvi.parquet      # per-seed results (+ .json run info)
+    privrl estimate [--configfile config/config.yaml] [--cores 8]   # expected CPU / wall time
     privrl agents      # the agent registry
     privrl envs        # the environment registry
+
+User errors (a bad parameter, an unknown name) exit with status 2 and one line on stderr.
 """
 from __future__ import annotations
 
 import argparse
+import inspect
+import math
+import os
 import sys
 import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 
+class UsageError(ValueError):
+    """A user error: reported as one line, exit status 2."""
 
-def _kv(items: list[str]) -> dict[str, float | int | str]:
-    out: dict[str, float | int | str] = {}
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, no usage block
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows defaults, except for required options and empty ones (None, [])."""
+
+    def _get_help_string(self, action):
+        if action.required or action.default is None or action.default == []:
+            return action.help
+        return super()._get_help_string(action)
+
+
+# --- parameter checks (swappable for privrl.validate's per-parameter domains) ---------------
+
+PARAM_DOMAINS: dict[str, tuple[Callable[[float], bool], str]] = {
+    "epsilon": (lambda x: x > 0, "> 0"),
+    "delta": (lambda x: 0 < x < 1, "in (0, 1)"),
+    "delta0": (lambda x: 0 < x < 1, "in (0, 1)"),
+    "beta": (lambda x: 0 < x < 1, "in (0, 1)"),
+    "bonus_scale": (lambda x: x >= 0, ">= 0"),
+    "beta_scale": (lambda x: x > 0, "> 0"),
+    "noise": (lambda x: x >= 0, ">= 0"),
+    "alpha": (lambda x: x > 0, "> 0"),
+    "m": (lambda x: x >= 1 and x == int(x), "an integer >= 1"),
+    "tau": (lambda x: x >= 0, ">= 0"),
+    "tau_power": (lambda x: 0 <= x < 1, "in [0, 1)"),
+    "C": (lambda x: x > 0, "> 0"),
+    "C1": (lambda x: x > 0, "> 0"),
+    "max_policies": (lambda x: x >= 1, ">= 1"),
+}
+
+
+def split_assignments(items: list[str], flag: str) -> dict[str, str]:
+    """``["a=1", "b=x"]`` -> ``{"a": "1", "b": "x"}``; a malformed item is a UsageError naming ``flag``."""
+    out = {}
     for item in items:
-        if "=" not in item:
-            raise SystemExit(f"expected NAME=VALUE, got {item!r}")
-        k, v = item.split("=", 1)
-        for cast in (int, float):
-            try:
-                out[k] = cast(v)
-                break
-            except ValueError:
-                continue
-        else:
-            out[k] = v
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise UsageError(f"{flag}: expected NAME=VALUE, got {item!r}")
+        out[name.strip()] = value.strip()
     return out
 
 
+def check_agent_params(agent: str, raw: Mapping[str, str]) -> dict[str, float]:
+    """Agent parameters from strings: known to the agent, finite numbers, in their domain."""
+    from privrl.agents import get as get_agent
+
+    defaults = get_agent(agent).defaults
+    out = {}
+    for name, text in raw.items():
+        if name not in defaults:
+            raise UsageError(f"--param {name}: agent {agent!r} has no such parameter; it takes {', '.join(defaults)}")
+        try:
+            x = float(text)
+        except ValueError:
+            raise UsageError(f"--param {name}: {text!r} is not a number") from None
+        if not math.isfinite(x):
+            raise UsageError(f"--param {name}: {text!r} is not a finite number")
+        ok, domain = PARAM_DOMAINS.get(name, (lambda _: True, ""))
+        if not ok(x):
+            raise UsageError(f"--param {name}: {text!r} is outside its domain ({name} {domain})")
+        out[name] = x
+    return out
+
+
+_CASTS: dict[str, tuple[Callable[[str], Any], str]] = {"int": (int, "an integer"), "float": (float, "a number"),
+                                                       "str": (str, "a string")}
+
+
+def check_env_params(env: str, raw: Mapping[str, str]) -> dict[str, Any]:
+    """Environment parameters from strings, cast by the environment function's annotations."""
+    from privrl.rl.envs import ENVS
+
+    sig = inspect.signature(ENVS[env])
+    out = {}
+    for name, text in raw.items():
+        if name not in sig.parameters:
+            raise UsageError(f"--env-param {name}: environment {env!r} has no such parameter; "
+                             f"it takes {', '.join(sig.parameters)}")
+        ann = sig.parameters[name].annotation
+        cast, what = _CASTS.get(ann if isinstance(ann, str) else getattr(ann, "__name__", ""), (str, "a string"))
+        try:
+            out[name] = cast(text)
+        except ValueError:
+            raise UsageError(f"--env-param {name}: {text!r} is not {what}") from None
+    return out
+
+
+def _positive_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {n}")
+    return n
+
+
+# --- commands ---------------------------------------------------------------------------------
+
+def _progress(done: int, total: int, elapsed: float) -> None:
+    end = "\n" if done == total else ""
+    print(f"\r  seed {done}/{total}  {elapsed:7.1f}s", end=end, file=sys.stderr, flush=True)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
+    from privrl import io
     from privrl.rl import envs, seeding
     from privrl.results.aggregate import fit_cell
     from privrl.run import run
 
-    mdp = envs.make(args.env, **_kv(args.env_param))
-    params = _kv(args.param)
-    t0 = time.perf_counter()
+    env_params = check_env_params(args.env, split_assignments(args.env_param, "--env-param"))
+    params = check_agent_params(args.agent, split_assignments(args.param, "--param"))
+    if args.out is not None and args.out.suffix != ".parquet":
+        raise UsageError(f"--out: {str(args.out)!r} must end in .parquet (the run info goes next to it as .json)")
+    try:
+        mdp = envs.make(args.env, **env_params)
+    except ValueError as exc:
+        raise UsageError(f"--env-param: {exc}") from None
+    show = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
+    t0, c0 = time.perf_counter(), time.process_time()
     df, info = run(args.agent, params, mdp, args.episodes, range(args.seeds), experiment="cli",
-                   setting=f"{args.env}/{args.agent}")
-    wall = time.perf_counter() - t0
+                   setting=f"{args.env}/{args.agent}", on_seed=_progress if show else None)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    if args.out is not None:
+        io.write_parquet(args.out, df)
+        io.write_json(args.out.with_suffix(".json"), info)
     final = df[df.episode == args.episodes].cum_regret.to_numpy()
     print(f"{args.agent} on {mdp!r}")
     print(f"  params: {info['params']}  privacy: {info['privacy_model']}")
@@ -52,7 +165,59 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"  K-exponent (last two decades): {fit['exponent']:.3f} [{fit['exponent_lo']:.3f}, "
               f"{fit['exponent_hi']:.3f}], bonus saturated {fit['saturated_fraction']:.0%} of the window")
     print(f"  {args.episodes * args.seeds / max(wall, 1e-9):,.0f} episodes x seeds / s (wall {wall:.2f}s, "
-          f"numba compile included on a cold cache)")
+          f"CPU {cpu:.2f}s, numba compile included on a cold cache)")
+    if args.out is not None:
+        print(f"  wrote {args.out} and {args.out.with_suffix('.json')}")
+    return 0
+
+
+def _read_design(configfile: Path) -> dict:
+    import yaml
+
+    from privrl import experiments
+
+    try:
+        config = yaml.safe_load(configfile.read_text())
+    except OSError as exc:
+        raise UsageError(f"--configfile: cannot read {str(configfile)!r} ({exc.strerror})") from None
+    if not isinstance(config, dict) or ("experiments" not in config and "overlay_of" not in config):
+        raise UsageError(f"--configfile: {str(configfile)!r} has no 'experiments' and no 'overlay_of'")
+    if "overlay_of" in config:  # relative to the repository root: the cwd, else the config's parent's parent
+        roots = [Path.cwd(), configfile.resolve().parent.parent]
+        root = next((r for r in roots if (r / config["overlay_of"]).is_file()), None)
+        if root is None:
+            raise UsageError(f"--configfile: its base {config['overlay_of']!r} is not found from {roots[0]} or {roots[1]}")
+        config = experiments.resolve_overlay(config, root)
+    return config
+
+
+def _duration(s: float) -> str:
+    return f"{s:.1f} s" if s < 120 else f"{s / 60:.1f} min" if s < 7200 else f"{s / 3600:.2f} h"
+
+
+def _cmd_estimate(args: argparse.Namespace) -> int:
+    from privrl import cost
+
+    config = _read_design(args.configfile)
+    table = cost.load_table(args.table)
+    costs = cost.estimate_cost(config, table)
+    summary = cost.summarize(costs)
+    cpus = ", ".join(sorted(set(table["cpu"].astype(str))))
+    dates = ", ".join(sorted(set(table["date"].astype(str))))
+    print(f"design {args.configfile}: {len(costs)} run jobs; throughput measured on {cpus} ({dates}), {args.table}")
+    print(f"{'experiment':18s} {'cells':>5s} {'episodes x seeds':>17s} {'eps*seeds/s used':>17s} {'CPU time':>10s}")
+    for r in summary.itertuples():
+        print(f"{r.experiment:18s} {r.cells:5d} {r.episodes_x_seeds:17,.0f} {r.episodes_per_s:17,.0f} "
+              f"{_duration(r.est_cpu_s):>10s}")
+    total = float(costs.est_cpu_s.sum())
+    wall = cost.wall_time(costs.est_cpu_s, args.cores)
+    print(f"total: {total / 3600:.2f} CPU-hours ({total / 60:.0f} CPU-min); wall ~ {_duration(wall)} on "
+          f"{args.cores} cores (longest job {_duration(float(costs.est_cpu_s.max()))})")
+    print(f"  includes {cost.JOB_OVERHEAD_S:g} s per run job (python start, imports); not the analysis jobs "
+          f"or numba compilation on a cold cache (~30-90 s)")
+    if args.per_cell:
+        cols = ["experiment", "env", "cell", "episodes", "seeds", "measured_on", "scale", "episodes_per_s", "est_cpu_s"]
+        print(costs[cols].to_string(index=False, float_format=lambda x: f"{x:,.3g}"))
     return 0
 
 
@@ -66,8 +231,6 @@ def _cmd_agents(_: argparse.Namespace) -> int:
 
 
 def _cmd_envs(_: argparse.Namespace) -> int:
-    import inspect
-
     from privrl.rl.envs import ENVS
 
     for name, fn in ENVS.items():
@@ -75,24 +238,49 @@ def _cmd_envs(_: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="privrl", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run", help="run one agent on one environment over seeds and print a summary")
-    r.add_argument("--env", required=True)
-    r.add_argument("--agent", required=True)
-    r.add_argument("--episodes", type=int, default=10000)
-    r.add_argument("--seeds", type=int, default=5)
-    r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE", help="agent parameter")
-    r.add_argument("--env-param", action="append", default=[], metavar="NAME=VALUE", help="environment parameter")
+def build_parser() -> argparse.ArgumentParser:
+    from privrl.agents import REGISTRY
+    from privrl.rl.envs import ENVS
+
+    fmt = _HelpFormatter
+    p = _Parser(prog="privrl", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+    r = sub.add_parser("run", help="run one agent on one environment over seeds and print a summary",
+                       description="Run one agent on one environment over seeds 0..N-1 and print a summary.",
+                       formatter_class=fmt)
+    r.add_argument("--env", required=True, choices=sorted(ENVS), help="environment (see `privrl envs`)")
+    r.add_argument("--agent", required=True, choices=sorted(REGISTRY), help="agent (see `privrl agents`)")
+    r.add_argument("--episodes", type=_positive_int, default=10000, help="episodes K per seed")
+    r.add_argument("--seeds", type=_positive_int, default=5, help="number of seeds (0..N-1)")
+    r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                   help="agent parameter, repeatable; defaults per agent in `privrl agents`")
+    r.add_argument("--env-param", action="append", default=[], metavar="NAME=VALUE",
+                   help="environment parameter, repeatable; defaults in `privrl envs`")
+    r.add_argument("--out", type=Path, default=None, metavar="FILE.parquet",
+                   help="write the per-seed results here and the run info to FILE.json (atomically)")
+    r.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
+                   help="per-seed progress on stderr; auto = when stderr is a terminal")
     r.set_defaults(fn=_cmd_run)
+    e = sub.add_parser("estimate", help="expected CPU and wall time of a design, from the measured throughput",
+                       description="Expected CPU time per experiment of a design (overlays resolved), from the "
+                                   "measured agent throughput (privrl.cost).", formatter_class=fmt)
+    e.add_argument("--configfile", type=Path, default=Path("config/config.yaml"), help="design or overlay")
+    e.add_argument("--cores", type=_positive_int, default=os.cpu_count() or 1, help="cores for the wall time")
+    e.add_argument("--table", type=Path, default=Path(__file__).with_name("throughput.csv"), help="measured throughput (bench/agent_throughput.py)")
+    e.add_argument("--per-cell", action="store_true", help="also print every cell's estimate")
+    e.set_defaults(fn=_cmd_estimate)
     sub.add_parser("agents", help="list registered agents").set_defaults(fn=_cmd_agents)
     sub.add_parser("envs", help="list registered environments").set_defaults(fn=_cmd_envs)
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
     try:
         return args.fn(args)
-    except ValueError as exc:
-        print(f"privrl: error: {exc}", file=sys.stderr)
+    except ValueError as exc:  # UsageError, and the library's own checks (an env or agent refusing a value)
+        print(f"privrl {args.cmd}: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
+              file=sys.stderr)
         return 2
 
 

@@ -9,7 +9,7 @@ episodes with gap > alpha (PAC mistakes, Vietri et al. Def. 1 / Thm 3).
 from __future__ import annotations
 
 import time
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -44,13 +44,20 @@ def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, epis
 
 def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seeds: Iterable[int],
         experiment: str = "adhoc", setting: str = "default", alphas: Iterable[float] = DEFAULT_ALPHAS,
-        n_checkpoints: int = 120) -> tuple[pd.DataFrame, dict]:
-    """All seeds of one cell (sequentially, one process). Returns (results, run info)."""
+        n_checkpoints: int = 120, on_seed: Callable[[int, int, float], None] | None = None
+        ) -> tuple[pd.DataFrame, dict]:
+    """All seeds of one cell (sequentially, one process). Returns (results, run info).
+
+    ``on_seed(done, total, elapsed_s)``, if given, is called after each seed (progress display).
+    """
     env = engine.env_arrays(mdp)
     seeds = [int(s) for s in seeds]
     t0 = time.perf_counter()
-    frames = [run_seed(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints, env)
-              for s in seeds]
+    frames = []
+    for s in seeds:
+        frames.append(run_seed(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints, env))
+        if on_seed is not None:
+            on_seed(len(frames), len(seeds), time.perf_counter() - t0)
     elapsed = time.perf_counter() - t0
     spec = get_agent(agent)
     info = {

@@ -1,0 +1,217 @@
+"""Throughput of every registered agent, side by side in one run, and its noise-draw floor.
+
+    python bench/agent_throughput.py [--write] [--k-grid 10000 100000] [--min-cpu 0.3]
+
+For every agent of ``privrl.agents.REGISTRY`` on RiverSwim (S=6, H=20), RiverSwim (S=2, H=3)
+and the Bai et al. Table I garnet (S=3, A=2, branching 2, H=4, seed 1; the only instance of
+the three small enough for the policy-elimination agents pe / sdp-pe* to enumerate on S=6,
+H=20 they refuse): episodes x seeds / s / core at the agent's default parameters (every
+private agent's default is epsilon = 1, so "defaults" and "epsilon 1" are one run), at each
+K of ``--k-grid`` (per-episode cost depends on K for the batched agents), after a warm-up
+(numba compile excluded), timed in process CPU time (one process, one core; seeds repeated
+until ``--min-cpu`` seconds). Beside it: the ratio of the agent's time to UCBVI's on the
+same instance and K, and the floor set by fresh noise draws.
+
+Noise floor: the PCG64 stream is advanced in place by the numba kernels, so the number of
+64-bit words an episode consumes is the distance between the generator's state before and
+after the run (the LCG jump-ahead inverse of O'Neill's PCG ``distance``). Noise words per
+episode = the agent's words minus those of its noise-free twin (the same agent with
+``noise = 0``; ``pe`` for the SDP-PE family; ``ucbvi`` for RLSVI, whose Gaussian perturbation
+is its exploration); divided by the words one draw of the agent's noise kind takes, that is
+the number of draws per episode. ns per draw is measured with numba's np.random in a tight
+njit loop of exactly the draw the mechanism makes (Laplace = standard_exponential + a
+uniform sign, as in privrl.mechanisms.tree/laplace; Gaussian = standard_normal; Bernoulli =
+one uniform per randomized bit, as in the shuffle bitsum / randomized-response sums).
+The floor (draws per episode x ns per draw) is what the agent would cost if drawing its noise
+were all it did. The twin plays different policies, so env-sampling words (<= 2H + 1 per
+episode) blur the count by that much.
+
+``--write`` saves the measured table as src/privrl/throughput.csv (columns agent, env, S, A,
+H, K, episodes_per_s, cpu, date), read by privrl.cost.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from numba import njit
+
+from privrl import io
+from privrl.agents import REGISTRY
+from privrl.rl import engine, envs, seeding
+
+INSTANCES = {  # env name, params
+    "riverswim S=6 H=20": ("riverswim", {"S": 6, "H": 20}),
+    "riverswim S=2 H=3": ("riverswim", {"S": 2, "H": 3}),
+    "garnet S=3 A=2 b=2 H=4": ("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}),
+}
+NOISE_FREE_TWIN = {"sdp-pe": ("pe", {}), "sdp-pe-jdp": ("pe", {}), "sdp-pe-ldp": ("pe", {}), "rlsvi": ("ucbvi", {})}
+DRAW_KIND = {"central-tree": "laplace", "local-laplace": "laplace", "shuffle-bitsum": "bernoulli",
+             "shuffle-rr": "bernoulli"}
+AGENT_DRAW_KIND = {"rlsvi": "gaussian"}  # agents whose noise is not a privatizer's
+TABLE = Path(__file__).resolve().parents[1] / "src" / "privrl" / "throughput.csv"
+
+# PCG64 (numpy's 128-bit LCG step: state <- state * MULT + inc, mod 2^128)
+_PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
+_MASK = (1 << 128) - 1
+
+
+def pcg_distance(before: dict, after: dict) -> int:
+    """Number of LCG steps (64-bit outputs) from PCG64 state ``before`` to ``after``
+    (O'Neill, pcg_random.hpp ``distance``: match the states bit by bit, squaring the step)."""
+    cur, new = before["state"]["state"], after["state"]["state"]
+    mult, plus = _PCG_MULT, before["state"]["inc"]
+    bit, dist = 1, 0
+    while cur != new:
+        if (cur & bit) != (new & bit):
+            cur = (cur * mult + plus) & _MASK
+            dist |= bit
+        bit <<= 1
+        plus = ((mult + 1) * plus) & _MASK
+        mult = (mult * mult) & _MASK
+    return dist
+
+
+def cpu_model() -> str:
+    out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    for line in out.splitlines():
+        if line.startswith("Model name:"):
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def _params(name: str) -> dict:
+    return {"epsilon": 1.0} if "epsilon" in REGISTRY[name].defaults else {}
+
+
+def measure(name: str, params: dict, mdp, K: int, min_cpu: float) -> tuple[float, float]:
+    """(episodes x seeds / CPU s, RNG words per episode of seed 0) of one agent at K episodes."""
+    spec = REGISTRY[name]
+    env = engine.env_arrays(mdp)
+    pv = spec.param_vector(params)
+    spec.kernel(env, pv, 50, seeding.generator("bench", name, 999), engine.new_recorder(50, np.array([0.1])))
+    done, words, t0 = 0, 0.0, time.process_time()
+    while True:
+        rng = seeding.generator("bench", name, done)
+        before = rng.bit_generator.state
+        spec.kernel(env, pv, K, rng, engine.new_recorder(K, np.array([0.1])))
+        if done == 0:
+            words = pcg_distance(before, rng.bit_generator.state) / K
+        done += 1
+        cpu = time.process_time() - t0
+        if cpu >= min_cpu:
+            return K * done / cpu, words
+
+
+@njit
+def _laplace_loop(rng, n):
+    x = 0.0
+    for _ in range(n):
+        e = rng.standard_exponential()
+        x += e if rng.random() < 0.5 else -e
+    return x
+
+
+@njit
+def _gaussian_loop(rng, n):
+    x = 0.0
+    for _ in range(n):
+        x += rng.standard_normal()
+    return x
+
+
+@njit
+def _bernoulli_loop(rng, n):
+    x = 0
+    for _ in range(n):
+        if rng.random() < 0.5:
+            x += 1
+    return x
+
+
+DRAW_LOOPS = {"laplace": _laplace_loop, "gaussian": _gaussian_loop, "bernoulli": _bernoulli_loop}
+
+
+def draw_costs(n: int = 5_000_000) -> dict[str, tuple[float, float]]:
+    """kind -> (ns per draw, 64-bit words per draw), numba np.random in a tight njit loop."""
+    out = {}
+    for kind, loop in DRAW_LOOPS.items():
+        loop(seeding.generator("bench", kind, 1), 1000)  # compile
+        rng = seeding.generator("bench", kind, 0)
+        before = rng.bit_generator.state
+        t0 = time.process_time()
+        loop(rng, n)
+        ns = (time.process_time() - t0) / n * 1e9
+        out[kind] = (ns, pcg_distance(before, rng.bit_generator.state) / n)
+    return out
+
+
+def noise_kind(name: str) -> str | None:
+    spec = REGISTRY[name]
+    return AGENT_DRAW_KIND.get(name) or DRAW_KIND.get(spec.privatizer)
+
+
+def twin_of(name: str) -> tuple[str, dict] | None:
+    if "noise" in REGISTRY[name].defaults:
+        return name, {**_params(name), "noise": 0.0}
+    return NOISE_FREE_TWIN.get(name)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--k-grid", type=int, nargs="+", default=[10_000, 100_000], help="episodes per seed")
+    ap.add_argument("--min-cpu", type=float, default=0.3, help="CPU seconds per measurement (at least one seed)")
+    ap.add_argument("--write", action="store_true", help=f"save the table as {TABLE}")
+    args = ap.parse_args()
+    cpu, date = cpu_model(), datetime.date.today().isoformat()
+    print(f"# CPU: {cpu}   ({date}; one process, one core; CPU time; compile excluded)")
+    costs = draw_costs()
+    print("# noise draws, numba np.random in a tight njit loop: "
+          + ", ".join(f"{k} {ns:.1f} ns/draw ({w:.2f} words)" for k, (ns, w) in costs.items()))
+    rows = []
+    Kmax = max(args.k_grid)
+    for inst, (env_name, env_params) in INSTANCES.items():
+        mdp = envs.make(env_name, **env_params)
+        print(f"\n# {inst}   episodes x seeds / s / core at K = {', '.join(f'{k:g}' for k in args.k_grid)}; "
+              f"ratio, noise floor at K = {Kmax:g}")
+        print(f"{'agent':19s} {'privacy':7s} " + " ".join(f"{'K=' + format(k, 'g'):>10s}" for k in args.k_grid)
+              + f" {'x UCBVI':>8s} {'ns/ep':>8s} {'draws/ep':>9s} {'kind':>9s} {'floor ns/ep':>11s} {'floor %':>7s}")
+        measured: dict[tuple[str, int], tuple[float, float]] = {}
+        for name in ["ucbvi"] + sorted(n for n in REGISTRY if n != "ucbvi"):
+            spec = REGISTRY[name]
+            try:
+                for K in args.k_grid:
+                    measured[name, K] = measure(name, _params(name), mdp, K, args.min_cpu)
+            except ValueError as exc:  # an agent that refuses this instance (policy enumeration)
+                print(f"{name:19s} {spec.privacy_model:7s} refused: {str(exc)[:70]}")
+                continue
+            for K in args.k_grid:
+                rows.append({"agent": name, "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H, "K": K,
+                             "episodes_per_s": round(measured[name, K][0], 1), "cpu": cpu, "date": date})
+            rate, words = measured[name, Kmax]
+            ns_ep = 1e9 / rate
+            line = (f"{name:19s} {spec.privacy_model:7s} "
+                    + " ".join(f"{measured[name, K][0]:10,.0f}" for K in args.k_grid)
+                    + f" {measured['ucbvi', Kmax][0] / rate:7.2f}x {ns_ep:8,.0f}")
+            kind, twin = noise_kind(name), twin_of(name)
+            if kind and twin:
+                tw_name, tw_params = twin
+                tw_words = measure(tw_name, tw_params, mdp, Kmax, 0.0)[1] if tw_name != name or tw_params else 0.0
+                ns_draw, words_draw = costs[kind]
+                draws = max(words - tw_words, 0.0) / words_draw
+                floor = draws * ns_draw
+                line += f" {draws:9,.0f} {kind:>9s} {floor:11,.0f} {100 * floor / ns_ep:6.0f}%"
+            print(line, flush=True)
+    if args.write:
+        io.write_csv(TABLE, pd.DataFrame(rows))
+        print(f"\nwrote {TABLE} ({len(rows)} rows)")
+
+
+if __name__ == "__main__":
+    main()
