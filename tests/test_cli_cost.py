@@ -36,7 +36,7 @@ RUN = ["run", "--env", "riverswim", "--agent", "ucbvi", "--episodes", "5", "--se
 
 @pytest.mark.parametrize("extra, expected", [
     (["--param", "bonus_scale=abc"], "--param bonus_scale: 'abc' is not a number"),
-    (["--param", "bonus_scale=-1"], "--param bonus_scale: '-1' is outside its domain"),
+    (["--param", "bonus_scale=-1"], "--param bonus_scale: -1 is not a finite number >= 0"),
     (["--param", "epsilon=1"], "--param epsilon: agent 'ucbvi' has no such parameter"),
     (["--param", "bonus_scale"], "--param: expected NAME=VALUE"),
     (["--env-param", "S=abc"], "--env-param S: 'abc' is not an integer"),

@@ -38,24 +38,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
-# --- parameter checks (swappable for privrl.validate's per-parameter domains) ---------------
-
-PARAM_DOMAINS: dict[str, tuple[Callable[[float], bool], str]] = {
-    "epsilon": (lambda x: x > 0, "> 0"),
-    "delta": (lambda x: 0 < x < 1, "in (0, 1)"),
-    "delta0": (lambda x: 0 < x < 1, "in (0, 1)"),
-    "beta": (lambda x: 0 < x < 1, "in (0, 1)"),
-    "bonus_scale": (lambda x: x >= 0, ">= 0"),
-    "beta_scale": (lambda x: x > 0, "> 0"),
-    "noise": (lambda x: x >= 0, ">= 0"),
-    "alpha": (lambda x: x > 0, "> 0"),
-    "m": (lambda x: x >= 1 and x == int(x), "an integer >= 1"),
-    "tau": (lambda x: x >= 0, ">= 0"),
-    "tau_power": (lambda x: 0 <= x < 1, "in [0, 1)"),
-    "C": (lambda x: x > 0, "> 0"),
-    "C1": (lambda x: x > 0, "> 0"),
-    "max_policies": (lambda x: x >= 1, ">= 1"),
-}
+# --- parameter checks: the domains are privrl.validate.PARAM_DOMAINS (one table) ---------------
 
 
 def split_assignments(items: list[str], flag: str) -> dict[str, str]:
@@ -84,9 +67,11 @@ def check_agent_params(agent: str, raw: Mapping[str, str]) -> dict[str, float]:
             raise UsageError(f"--param {name}: {text!r} is not a number") from None
         if not math.isfinite(x):
             raise UsageError(f"--param {name}: {text!r} is not a finite number")
-        ok, domain = PARAM_DOMAINS.get(name, (lambda _: True, ""))
-        if not ok(x):
-            raise UsageError(f"--param {name}: {text!r} is outside its domain ({name} {domain})")
+        from privrl.validate import check_param
+
+        why = check_param(name, int(x) if x.is_integer() else x)
+        if why is not None:
+            raise UsageError(f"--param {name}: {why}")
         out[name] = x
     return out
 
