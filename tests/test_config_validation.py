@@ -130,3 +130,12 @@ def test_every_agent_parameter_has_a_domain():
     for spec in REGISTRY.values():
         for k, v in spec.defaults.items():
             assert validate.check_param(k, v) is None, (spec.name, k)
+
+
+def test_costly_design_refused_unless_accepted():
+    cfg = copy.deepcopy(SMOKE)
+    cfg["experiments"]["ucbvi_baseline"].update(episodes=10**10, seeds=1000)
+    assert "CPU-hours" in validate.cost_error(cfg) and "accept_cost=true" in validate.cost_error(cfg)
+    cfg["accept_cost"] = True
+    assert validate.cost_error(cfg) is None
+    assert validate.cost_error(SMOKE) is None

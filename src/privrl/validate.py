@@ -238,5 +238,23 @@ def check_or_exit(config: Mapping[str, Any], schema_path: str | Path, yaml_files
         errs = [schema_error_line(e) for e in jsonschema.Draft202012Validator(schema).iter_errors(config)]
     if not errs:
         errs = config_errors(config)
+    if not errs and (why := cost_error(config)) is not None:
+        errs = [why]
     if errs:
         raise SystemExit("privrl: invalid config (nothing was run):\n" + "\n".join(f"  {e}" for e in errs))
+
+
+DEFAULT_COST_LIMIT_CPU_HOURS = 3.0  # the default design is ~1 CPU-hour; paper.yaml is far above
+
+
+def cost_error(config: Mapping[str, Any]) -> str | None:
+    """A one-line refusal when the design's estimated CPU time (privrl.cost, from the measured
+    throughput table) exceeds ``cost_limit_cpu_hours`` (default 3) and ``accept_cost`` is not set."""
+    from privrl import cost
+
+    hours = float(cost.estimate_cost(config).est_cpu_s.sum()) / 3600.0
+    limit = float(config.get("cost_limit_cpu_hours", DEFAULT_COST_LIMIT_CPU_HOURS))
+    if hours > limit and not config.get("accept_cost", False):
+        return (f"cost: the design needs an estimated {hours:.3g} CPU-hours (> cost_limit_cpu_hours = {limit:g}; "
+                f"`privrl estimate` details it); rerun with --config accept_cost=true to accept")
+    return None
