@@ -67,7 +67,7 @@ def test_unknown_agent_and_param_named():
 def test_inlined_helpers_share_their_callers_fastmath_flags():
     """The per-episode and per-layer helpers are numba-IR inlined (``inline="always"``), so they
     take the caller's fastmath flags; they keep their numbers only if every function that calls
-    them has the same flags as they have (docs/decisions.md, "Throughput"): the fastmath-free
+    them has the same flags as they have (docs/decisions/performance.md, "Throughput"): the fastmath-free
     helpers are never called under fastmath, the planning layers only under their own flags.
     Checks every njit function of the package."""
     import importlib

@@ -3,7 +3,7 @@
 A rate claim (regret O~(sqrt K), privacy cost ~ K^b) describes an agent that has stopped
 exploring: its confidence width (or perturbation, or elimination threshold) is below the
 instance's gap. Before that K the regret grows linearly whatever the theorem says
-(docs/decisions_verdicts.md, "Regime rule"). This module computes that K from the agent's
+(docs/decisions/verdicts.md, "Regime rule"). This module computes that K from the agent's
 *own* formula with the constants its kernel uses (the njit helpers are imported, never
 retyped), under **uniform visitation**: after K episodes every (h, s, a) has been visited
 ``n = K / (S A)`` times (per-layer statistics) or ``K H / (S A)`` times (stationary

@@ -1,4 +1,4 @@
-"""Shared confidence widths and planners of the issue-4 optimistic private agents.
+"""Shared confidence widths and planners of the optimism-based private agents (PUCB, OBI, private UCBVI).
 
 Not an agent module (leading underscore: the registry does not import it as one). Every
 function is a numba kernel that touches only *released* (private) statistics; none draws

@@ -15,7 +15,7 @@ Privatizers (codes of :mod:`privrl.mechanisms.privatizer`), all fed the batch's 
 
 :func:`release_counts` releases the batch's column sums through a fresh privatizer's
 ``release_sums`` (``privatizer_release_batch`` would need the users' rows X[m, n], ~230 MB at
-m ~ 2.4e5 users; decisions_agents_issue5 S6); tests/test_sdp_pe.py checks the outputs against
+m ~ 2.4e5 users; docs/decisions/agents.md S6); tests/test_sdp_pe.py checks the outputs against
 ``privatizer_release_batch`` bit for bit.
 
 Error level E (Assumption 4 needs ``|N.. - N| <= E/4`` for Eq. 4-5) is computed from each
@@ -161,7 +161,7 @@ def estimate_layer(Nt_sas, Nt_sa, W_h, P_h):
 @njit(cache=True)
 def estimate_rewards(Rt, Nt_sa, r_h):
     """"Estimate Rewards" (Alg. 3 line 9, Eq. 2): r~ = R~ / N~ clipped to [0, 1]; 0 where N~ = 0
-    and at x-dagger. Rt, Nt_sa [X*A] (one layer); r_h[X+1, A]. The clip is ours (decisions_agents_issue5 S7)."""
+    and at x-dagger. Rt, Nt_sa [X*A] (one layer); r_h[X+1, A]. The clip is ours (docs/decisions/agents.md S7)."""
     Xe, A = r_h.shape
     r_h[:, :] = 0.0
     for x in range(Xe - 1):

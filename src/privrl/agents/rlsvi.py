@@ -120,7 +120,7 @@ def library_rdp_epsilon(delta: float, Ke: float, H: int, S: int, A: int) -> floa
     ``1 / sqrt(2 rho)``), with Cor. 14's optimal order ``alpha* = 1 + sqrt(log(1/delta) / rho)`` added
     to the order grid: the library's conversion at alpha* is never looser than Lemma 8 at alpha*,
     i.e. than Cor. 14 (``accounting.lu_library_epsilon``'s fixed grid can miss alpha* ~ 1.03 by a
-    hair at large K -- 0.02% looser; docs/decisions_agents_issue5.md R6). dp_accounting refuses orders <= 1.01
+    hair at large K -- 0.02% looser; docs/decisions/agents.md R6). dp_accounting refuses orders <= 1.01
     (numerical stability), so where ``alpha* <= 1.01`` (rho > 1e4 log(1/delta), eps in the
     tens of thousands) the library cannot match Cor. 14 (:func:`library_in_domain`)."""
     import dp_accounting

@@ -22,7 +22,7 @@ Per stage (phi = the active policies, all A^(S H) deterministic ones at first):
 The universal constants are parameters: ``C1 = 6`` (Alg. 2) and ``C = 1`` (unspecified in the
 paper; 1 is our default). E is the Privatizer's error level (:mod:`.pe_privacy`). The
 initial distribution d1, needed by V^pi but unknown to the agent, is estimated from the same
-private layer-1 counts (decisions_agents_issue5 S3). Integer episode counts: a step of n episodes is split
+private layer-1 counts (docs/decisions/agents.md S3). Integer episode counts: a step of n episodes is split
 over its H X A blocks as evenly as possible, earlier blocks first.
 
 Presets (registry names): ``sdp-pe`` (shuffle-bitsum, (eps, beta)-SDP, the paper's),

@@ -1,4 +1,4 @@
-"""Empirical privacy audits of the mechanisms (issue 3).
+"""Empirical privacy audits of the mechanisms.
 
 Local / central mechanisms (Laplace, R_p, the tree counter, the RLSVI Gaussian step): run
 the mechanism ``n`` times on each of two neighbouring inputs, count a fixed event ``E``

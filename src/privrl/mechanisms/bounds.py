@@ -10,7 +10,7 @@ Laplace (:mod:`.laplace`, local-laplace and the tree's nodes):
   ``P(|S| >= t) <= 2 e^{-l t} (1 - b^2 l^2)^{-n}``; setting it to ``d`` and minimising over
   ``v = (b l)^2`` gives ``t = b (A - n ln(1 - v)) / sqrt(v)``, ``A = ln(2/d)``, at the root of
   ``2 n v/(1 - v) + n ln(1 - v) = A`` (increasing in v; safeguarded Newton). For large n,
-  ``t -> b sqrt(4 n ln(2/d))`` (docs/decisions_agents_optimism.md, "Confidence widths").
+  ``t -> b sqrt(4 n ln(2/d))`` (docs/decisions/agents.md, "Confidence widths").
 * :func:`laplace_sum_bound_chan_shi_song` -- Chan, Shi & Song 2011, Cor. 2.9.
 
 Binary mechanism (:mod:`.tree`): :func:`tree_error_bound` (a release sums at most

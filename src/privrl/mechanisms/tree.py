@@ -3,7 +3,7 @@
 Vietri et al. 2020, App. A, Alg. 5 and Thm 12 (Dwork-Naor-Pitassi-Rothblum 2010, Thm 4.1;
 Chan-Shi-Song 2011). Alg. 5 as printed has index typos -- ``Bin_j(j)`` for the bits of t,
 and an output summed over the bits of the horizon ``T`` instead of the current ``t``; we
-implement the standard mechanism (see docs/decisions_mechanisms.md, D1):
+implement the standard mechanism (see docs/decisions/mechanisms.md, D1):
 
 * node ``j`` ("p-sum" alpha_j) holds the sum of the stream over the dyadic block of length
   ``2^j`` that ends at the last time whose lowest set bit is ``j``;

@@ -74,7 +74,7 @@ def render_markdown(claims: Sequence[V.Claim], extra: Sequence[str] = ()) -> str
     claim (same order as claims.csv; measurements and regime notes in the CSV)."""
     lines = ["# Claims scored by this pipeline", "",
              "Generated from the fitted results; every verdict is measured by the rules of "
-             "`privrl.results.verdicts` (docs: decisions_verdicts.md). Details per row in `claims.csv`.", "",
+             "`privrl.results.verdicts` (docs: docs/decisions/verdicts.md). Details per row in `claims.csv`.", "",
              "## Scoreboard", ""] + scoreboard(claims) + ["", "## Key", ""]
     lines += [f"* **{v}** -- {V.VERDICT_KEY[v]}" for v in V.VERDICTS]
     for paper, cite in V.PAPERS.items():

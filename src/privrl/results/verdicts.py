@@ -1,6 +1,6 @@
 """Verdicts: one Claim record, one verdict vocabulary, every threshold in one table.
 
-A paper's statement is scored by the pure function of its *kind* (docs/decisions_verdicts.md):
+A paper's statement is scored by the pure function of its *kind* (docs/decisions/verdicts.md):
 
 * ``rate``  -- an exponent of K: :func:`score_rate_upper` (an O~ upper bound: one-sided),
   :func:`score_rate_lower`; :func:`score_eps_dependence` for a privacy cost D(K, eps)
@@ -47,7 +47,7 @@ PAPERS = {  # canonical id -> citation
 
 @dataclass(frozen=True)
 class Thresholds:
-    """Every number a verdict depends on (docs/decisions_verdicts.md explains each)."""
+    """Every number a verdict depends on (docs/decisions/verdicts.md explains each)."""
 
     sqrt_k_exponent: float = 0.5   # O~(sqrt K): claimed exponent
     additive_exponent: float = 0.0  # additive privacy cost O~(1/eps): claimed K-exponent of D

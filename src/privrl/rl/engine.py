@@ -3,7 +3,7 @@
 The runner owns the environment, seeding, regret evaluation and output; an agent kernel
 only sequences ``plan -> engine.step -> observe`` over K episodes (numba cannot cache a
 loop that receives functions as arguments, so each agent binds this fixed skeleton to
-its own plan/observe; see docs/decisions.md, "Engine").
+its own plan/observe; see docs/decisions/engine.md).
 
 Environment tuple ``env`` (built by :func:`env_arrays`)
     P         float64[H, S, A, S]  transitions
@@ -21,7 +21,7 @@ Trajectory tuple ``traj``: states int64[H + 1], actions int64[H], rewards float6
 
 Per-episode helpers without fastmath arithmetic are ``inline="always"``: a numba call passes
 every array of its tuple arguments field by field, which cost more than the work inside
-(docs/decisions.md, "Throughput"); inlining does not change a single number as long as
+(docs/decisions/performance.md, "Throughput"); inlining does not change a single number as long as
 no fastmath function calls them (an inlined body takes its caller's flags; tested).
 """
 from __future__ import annotations

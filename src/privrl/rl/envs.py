@@ -75,7 +75,7 @@ def hard_instance(n: int = 4, m: int = 2, H: int = 5, gap: float = 0.2, seed: in
     1/2 + gap/2 for a = 0, 1/2 + gap for a = I_s != 0, and 1/2 otherwise; '+' and '-' are
     absorbing (every action self-loops). Reward 1 per step spent in '+', including the
     step that enters it, so an episode returns H or 0. Here the first-step reward is drawn
-    with mean Pr[+|s, a] (same expectation; see docs/decisions.md). The optimal arms I_s are
+    with mean Pr[+|s, a] (same expectation; see docs/decisions/engine.md). The optimal arms I_s are
     drawn from ``seed`` (I_s = 0 is allowed, as in the paper).
     """
     if n < 1 or m < 1 or H < 2 or not 0 < gap <= 1:

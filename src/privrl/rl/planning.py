@@ -5,9 +5,9 @@ test fails if one appears anywhere else (tests/test_planning.py). Each is a loop
 calling one *layer* function, and the layers share their per-action pieces:
 
 * :func:`plus_expected_next` -- ``q + sum_s' p[s, a, s'] V_{h+1}(s')``, accumulated onto q
-  (the operation order every committed number depends on; docs/decisions.md "Determinism");
+  (the operation order every committed number depends on; docs/decisions/performance.md, "Determinism across machines");
 * :func:`clip_and_compare` -- clip at the value range, then the greedy comparison with ties
-  to the smaller count, then the lower index (docs/decisions.md, "Tie-breaking").
+  to the smaller count, then the lower index (docs/decisions/engine.md, "Tie-breaking").
 
 Optimistic layers (return the number of (s, a) whose Q is clipped; ``aux`` of the runner):
 
@@ -27,7 +27,7 @@ Inputs of the time-inhomogeneous planners (as in Vietri et al. Alg. 2):
 Outputs: pi int64[H, S] greedy in the (optimistic) Q, V float64[H + 1, S].
 
 The layer helpers are ``inline="always"`` (a numba call per layer costs more than the
-layer; docs/decisions.md "Throughput") and carry the same fastmath flags as every function
+layer; docs/decisions/performance.md, "Throughput") and carry the same fastmath flags as every function
 that calls them: an inlined body takes its caller's flags (tested).
 """
 from __future__ import annotations
@@ -97,7 +97,7 @@ def optimistic_plan(p_hat, q_base, n_sa, pi, V):
 
     Ties (typically all-saturated actions) go to the action with the smaller count n_sa,
     then to the lower index, so a fully optimistic agent explores systematically instead
-    of repeating action 0 (docs/decisions.md, "Tie-breaking").
+    of repeating action 0 (docs/decisions/engine.md, "Tie-breaking").
     Returns the fraction of (h, s, a) whose Q is clipped at H - h (bonus saturated).
     """
     H, S, A = q_base.shape
