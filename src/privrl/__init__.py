@@ -52,7 +52,9 @@ def _configure_numba_cache() -> None:
     if "NUMBA_CACHE_DIR" in os.environ and os.environ.get("PRIVRL_KEEP_NUMBA_CACHE_DIR"):
         return
     base = Path(os.environ.get("PRIVRL_CACHE", Path.home() / ".cache" / "privrl" / "numba"))
-    cache_dir = base / _source_digest(NUMBA_SOURCES)
+    from privrl.digests import numba_cache_key
+
+    cache_dir = base / numba_cache_key(NUMBA_SOURCES)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
     except OSError:  # read-only home: fall back to numba's default location
