@@ -106,8 +106,10 @@ def _figure(panels):
     return fig
 
 
-def _md(title: str, t: pd.DataFrame, note: str) -> str:
-    return f"# {title}\n\n{note}\n\n" + (t.to_markdown(index=False, floatfmt=".4g") if not t.empty else "(no cells)") + "\n"
+def _result(title: str, t: pd.DataFrame, note: str, panels, claims) -> AnalysisResult:
+    """Table, Markdown (title, note, table), figure (one panel each) and claims frame."""
+    md = f"# {title}\n\n{note}\n\n" + (t.to_markdown(index=False, floatfmt=".4g") if not t.empty else "(no cells)") + "\n"
+    return AnalysisResult(t, md, _figure(panels), frame(claims))
 
 
 # ----------------------------------------------------------------------------- Thm 3 (PAC)
@@ -160,10 +162,10 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
         x = lines[0][0]
         lines.append((x, np.minimum(x, t["pac_expression"].min()), None, None,
                       f"min SAH^2/a^2 + SAH/(a eps) = {t['pac_expression'].min():.3g} (vs K)", "k--"))
-    fig = _figure([(lines, "alpha-mistakes (episodes)", "Vietri Thm 3: PAC mistakes")]) if lines else None
     note = ("alpha-mistakes: episodes whose policy is more than alpha sub-optimal (Def. 1), mean [95% CI] at K; "
             "the expression (constant 1, polylog dropped) is vacuous until K exceeds it (mistakes <= K).")
-    return AnalysisResult(t, _md(f"Vietri et al. Thm 3 (PAC): {ctx.experiment}", t, note), fig, frame(claims))
+    return _result(f"Vietri et al. Thm 3 (PAC): {ctx.experiment}", t, note,
+                   [(lines, "alpha-mistakes (episodes)", "Vietri Thm 3: PAC mistakes")] if lines else [], claims)
 
 
 # ----------------------------------------------------------------------------- Thm 4
@@ -206,10 +208,10 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
             lines.append((ep, R.mean(0), np.quantile(R, 0.025, 0), np.quantile(R, 0.975, 0), _label(info), "-"))
             lines.append((ep, np.array([bound(k) for k in ep]), None, None, f"Thm 4 bound, {_label(info)}", ":"))
     t = pd.DataFrame(rows)
-    fig = _figure([(lines, "cumulative regret", "Vietri Thm 4: regret vs explicit bound")]) if lines else None
     note = ("Thm 4's explicit bound (App. B.2) at K, beside the trivial bound K x (V* - V^worst); "
             "`vacuous_until_K`: the first K at which the bound is below the trivial one.")
-    return AnalysisResult(t, _md(f"Vietri et al. Thm 4: {ctx.experiment}", t, note), fig, frame(claims))
+    return _result(f"Vietri et al. Thm 4: {ctx.experiment}", t, note,
+                   [(lines, "cumulative regret", "Vietri Thm 4: regret vs explicit bound")] if lines else [], claims)
 
 
 # ----------------------------------------------------------------------------- Thm 5/6
@@ -245,10 +247,10 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
         if len(pl) < MAX_LINES:
             pl.append((ep, np.array([lb(k) for k in ep]), None, None, f"Thm 6 bound, eps={eps:g}", ":"))
     t = pd.DataFrame(rows)
-    fig = _figure([(pl, "cumulative regret", f"Vietri Thm 6 on {env}") for env, pl in panels.items()])
     note = ("Thm 6 (minimax over the hard family of Sec. 6, constant 1): regret at K must be at or above "
             "sqrt(HSAK) + SAH ln(K)/eps; mean [95% CI] over seeds.")
-    return AnalysisResult(t, _md(f"Vietri et al. Thm 5-6 lower bounds: {ctx.experiment}", t, note), fig, frame(claims))
+    return _result(f"Vietri et al. Thm 5-6 lower bounds: {ctx.experiment}", t, note,
+                   [(pl, "cumulative regret", f"Vietri Thm 6 on {env}") for env, pl in panels.items()], claims)
 
 
 ANALYSES = {"vietri2020_pac": vietri2020_pac, "vietri2020_thm4": vietri2020_thm4,
