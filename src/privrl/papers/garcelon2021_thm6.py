@@ -1,0 +1,217 @@
+"""Garcelon et al. (ICML-21 note): Thm 6's terms, Table 1's tau = K^(1/3) row at its local eps,
+and Prop. 5's amplification on the exact eps -- plus the Table 1 claim scorers.
+
+Analysis ``garcelon2021_thm6`` (cells tagged ``thm6: grid`` -- Shuffled-OBI over eps0 x tau --
+and ``thm6: k13_local`` -- tau = K^(1/3) run at the local eps ``ln(1 + eps0 K^(1/6))`` Table 1
+prescribes, with the target eps0 in tag ``eps0``):
+
+* tau term (Eq. 9, ``tau H``): ``R(K; tau) - R(K; 0) <= tau H`` (one-sided; constant 1);
+* eps0 term (Eq. 9, ``sqrt(2K) e^(eps0/2)/(e^eps0 - 1)``): regret across eps0 at tau = 0 against
+  ``g(eps0) = e^(eps0/2)/(e^eps0 - 1)`` (``EPS_LAWS['garcelon_shuffle']``, not a power law), only
+  from eps0 cells in regime (``score_eps_dependence``);
+* Prop. 5 at every tau > 0: the exact eps of the shuffled counters at k = tau beside eps_{c,tau}
+  (``score_amplification``: hypothesis checked, repeated releases stated);
+* the k13_local row: local eps = ln(1 + eps0 K^(1/6)) checked, its amplified exact eps vs eps0.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from privrl.agents.crossover import max_policy_gap
+from privrl.mechanisms import accounting as acc
+from privrl.mechanisms.exact_epsilon import shuffled_rr_composed_epsilon
+from privrl.papers.analysis import AnalysisContext, AnalysisResult
+from privrl.papers.common import curves, env_mdp, rng_for
+from privrl.papers.regimes import crossover_of, frame, regime_of, score_bound_one_sided
+from privrl.results import verdicts as V
+from privrl.results.stats import diff_ci, mean_ci, ratio_ci
+
+PAPER = "garcelon2021"
+SRC = "Garcelon et al. ICML-21 note"
+MAX_LINES = 8
+COVERAGE_CAVEAT = ("paper constants: one bonus_scale multiplies widths of different tightness (PUCB's E_eps vs "
+                   "LDP-OBI's Laplace widths), so the order compares constants as well as models")
+
+
+def _info(ctx: AnalysisContext, env: str, cell: str) -> dict:
+    return next(i for i in ctx.infos if i["env_key"] == env and i["cell"] == cell)
+
+
+def _fit(ctx: AnalysisContext, env: str, cell: str) -> pd.Series:
+    return ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == cell)].iloc[0]
+
+
+# ----------------------------------------------------------------------------- Table 1 scorers
+def rate_claim(ctx: AnalysisContext, env: str, cell: str, cid: str, statement: str, item: str, art: str) -> V.Claim:
+    """O~(sqrt K) for one cell: one-sided, in regime (crossover of the cell's own agent)."""
+    f = _fit(ctx, env, cell)
+    reg = regime_of(_info(ctx, env, cell), env_mdp(ctx, env), f)
+    s = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
+    return V.make_claim(PAPER, item, cid, statement, "rate", art, s, ctx.experiment, f"{SRC}, {item}")
+
+
+def coverage_note(p_jdp: dict, p_ldp: dict) -> tuple[bool, str]:
+    """(matched, note): matched when both cells carry the same matched-coverage parameter z."""
+    z1, z2 = p_jdp.get("z"), p_ldp.get("z")
+    if z1 is not None and z2 is not None and np.isclose(z1, z2) and z1 > 0:
+        return True, f"matched coverage: both privacy widths = {z1:g} sd of their own noise"
+    return False, COVERAGE_CAVEAT
+
+
+def jdp_vs_ldp_claim(ctx: AnalysisContext, env: str, jdp_cell: str, ldp_cell: str, cid: str, blk: str,
+                     art: str) -> V.Claim:
+    """Table 1 "JDP (PUCB, additive 1/eps0) costs less than LDP (LDP-OBI, sqrt(K)/eps0)":
+    ``score_order`` on R_LDP / R_JDP at K; regime condition: K >= regime_factor x the crossover
+    of both agents (two explorers' regrets order nothing); coverage stated (matched ``z`` or
+    the paper-constant caveat)."""
+    mdp = env_mdp(ctx, env)
+    ij, il = _info(ctx, env, jdp_cell), _info(ctx, env, ldp_cell)
+    ep, Rj = curves(ctx, env, jdp_cell)
+    _, Rl = curves(ctx, env, ldp_cell)
+    K = float(ep[-1])
+    cj, cl = crossover_of(ij, mdp), crossover_of(il, mdp)
+    need = V.THRESHOLDS.regime_factor * max(cj, cl)
+    matched, cov = coverage_note(ij["params"], il["params"])
+    cond = bool(np.isfinite(need) and K >= need)
+    note = f"crossover K: PUCB {cj:.3g}, LDP-OBI {cl:.3g}; K run {K:.3g}; {cov}"
+    s = V.score_order(ratio_ci(Rl[:, -1], Rj[:, -1], rng_for(ctx, cid), ctx.n_boot), False, cond, note, need)
+    return V.make_claim(PAPER, "Table 1", cid, f"Table 1 ({blk}): JDP (PUCB) costs less regret than LDP (LDP-OBI)"
+                        + ("" if matched else " at paper constants"), "order", art, s, ctx.experiment,
+                        f"{SRC}, Table 1")
+
+
+def amplification_score(eps0: float, eps_local: float, k: int, H: int, m: int, delta0: float,
+                        releases: int) -> tuple[V.Score, dict]:
+    """Prop. 5 at k users: exact eps of the shuffled counters (``shuffled_rr_composed_epsilon``) vs
+    eps0, with the hypothesis ``eps_l <= log(k/(7 log(4/delta0)) - 1)`` checked on the per-bit eps_l
+    (Lemma 4) and the k it needs; ``releases`` states the repeated-release caveat."""
+    eps_bit = acc.garcelon_lemma4_epsilon(eps_local, m, H)
+    p = 2.0 / (math.exp(eps_bit) + 1.0)
+    exact = shuffled_rr_composed_epsilon(int(k), H, m, p, delta0) if k >= 2 else math.inf
+    bound = acc.garcelon_prop5_epsilon(int(k), H, m, p, delta0)
+    hyp = acc.garcelon_prop5_condition(eps_bit, int(k), delta0)
+    k_hyp = 7.0 * math.log(4.0 / delta0) * (math.exp(eps_bit) + 1.0)
+    s = V.score_amplification(eps0, exact, bound, hyp, k, k_hyp, releases)
+    return s, {"eps_local": eps_local, "eps_bit": eps_bit, "k": int(k), "exact_eps": exact, "prop5_eps": bound,
+               "prop5_hypothesis": hyp, "k_hypothesis": k_hyp}
+
+
+def amplification_claim(ctx: AnalysisContext, env: str, cell: str, cid: str, what: str, art: str,
+                        eps0: float | None = None) -> V.Claim:
+    info = _info(ctx, env, cell)
+    p, H, K = info["params"], env_mdp(ctx, env).H, int(info["episodes"])
+    tau = int(math.ceil(K ** p["tau_power"] - 1e-9)) if p.get("tau_power", 0) > 0 else int(p.get("tau", 0))
+    target = p["epsilon"] if eps0 is None else eps0
+    s, _ = amplification_score(target, p["epsilon"], tau, H, int(p.get("m", 1)), p.get("delta0", 1e-3), max(K - tau, 1))
+    return V.make_claim(PAPER, "Prop. 5", cid, f"{what}: shuffling the counters of tau = {tau} users amplifies "
+                        f"the local eps = {p['epsilon']:.4g} to below eps0 = {target:g} (exact eps)", "bound", art, s,
+                        ctx.experiment, f"{SRC}, Prop. 5, Thm 6")
+
+
+# ----------------------------------------------------------------------------- Thm 6 analysis
+def _tau(info: dict) -> int:
+    p = info["params"]
+    return int(math.ceil(info["episodes"] ** p["tau_power"] - 1e-9)) if p.get("tau_power", 0) > 0 else int(p["tau"])
+
+
+def _tagged(ctx: AnalysisContext, tag: str) -> list[dict]:
+    return [i for i in ctx.infos if (i.get("tags") or {}).get("thm6") == tag]
+
+
+def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
+    rng = rng_for(ctx, "thm6")
+    art = ctx.artifact("garcelon2021_thm6", "md")
+    rows, claims, panels = [], [], {}
+    grid = _tagged(ctx, "grid")
+    key = {(i["env_key"], i["params"]["bonus_scale"], i["params"]["epsilon"], _tau(i)): i for i in grid}
+    for (env, scale, eps0, tau), info in sorted(key.items()):
+        mdp = env_mdp(ctx, env)
+        ep, R = curves(ctx, env, info["cell"])
+        K = float(ep[-1])
+        m = mean_ci(R[:, -1], rng, ctx.n_boot)
+        reg = regime_of(info, mdp, _fit(ctx, env, info["cell"]))
+        row = {"env": env, "bonus_scale": scale, "eps0": eps0, "tau": tau, "K": int(K), "regret": m[0],
+               "regret_lo": m[1], "regret_hi": m[2], "tau_H": tau * mdp.H,
+               "eps_term": math.sqrt(2 * K) * V.EPS_LAWS["garcelon_shuffle"](eps0), "crossover_K": reg.crossover_K}
+        blk = f"{env}, eps0={eps0:g}, bonus_scale={scale:g}" + ("" if scale == 1 else " (tuned, labelled)")
+        bid = f"{env}_eps{eps0:g}_s{scale:g}_tau{tau}".replace(".", "p")
+        base = key.get((env, scale, eps0, 0))
+        if tau > 0 and base is not None:
+            _, R0 = curves(ctx, env, base["cell"])
+            d = diff_ci(R[:, -1], R0[:, -1], rng, ctx.n_boot)
+            s = score_bound_one_sided(d, lambda k, b=tau * mdp.H: b, K, max_policy_gap(mdp), "constants")
+            claims.append(V.make_claim(PAPER, "Thm 6", f"thm6_tau_term_{bid}", f"Thm 6 ({blk}): the burn-in costs "
+                                       f"at most tau H: R(K; tau={tau}) - R(K; 0) <= {tau * mdp.H}", "bound", art, s,
+                                       ctx.experiment, f"{SRC}, Thm 6, Eq. 9"))
+            a, amp = amplification_score(eps0, eps0, tau, mdp.H, int(info["params"].get("m", 1)),
+                                         info["params"].get("delta0", 1e-3), max(int(K) - tau, 1))
+            claims.append(V.make_claim(PAPER, "Prop. 5", f"thm6_amplification_{bid}", f"Prop. 5 ({blk}): the shuffled "
+                                       f"counters of tau = {tau} users are below eps0 (exact eps)", "bound", art, a,
+                                       ctx.experiment, f"{SRC}, Prop. 5"))
+            row.update({"tau_cost": d[0], "tau_cost_lo": d[1], "tau_cost_hi": d[2], **amp})
+        rows.append(row)
+        pl = panels.setdefault((env, scale), [])
+        if len(pl) < MAX_LINES:
+            pl.append((ep, R.mean(0), np.quantile(R, 0.025, 0), np.quantile(R, 0.975, 0),
+                       f"eps0={eps0:g}, tau={tau}", "-"))
+    for (env, scale), _ in panels.items():  # eps0 dependence at tau = 0, in-regime cells only
+        cells = []
+        for (e, sc, eps0, tau), info in sorted(key.items()):
+            if (e, sc, tau) != (env, scale, 0):
+                continue
+            f = _fit(ctx, env, info["cell"])
+            _, R = curves(ctx, env, info["cell"])
+            m = mean_ci(R[:, -1], rng, ctx.n_boot)
+            cells.append(V.EpsCell(eps0, f.exponent, f.exponent_lo, f.exponent_hi, m[0], m[1], m[2],
+                                   regime_of(info, env_mdp(ctx, env), f)))
+        if cells:
+            _, g = V.score_eps_dependence(cells, V.THRESHOLDS.sqrt_k_exponent, "garcelon_shuffle", (0.0, 1.0))
+            claims.append(V.make_claim(PAPER, "Thm 6", f"thm6_eps_term_{env}_s{scale:g}".replace(".", "p"),
+                                       f"Thm 6 ({env}, tau=0, bonus_scale={scale:g}): regret across eps0 grows at most "
+                                       "like e^(eps0/2)/(e^eps0 - 1) (exponent in [0, 1])", "rate", art, g,
+                                       ctx.experiment, f"{SRC}, Thm 6, Eq. 9"))
+    for info in _tagged(ctx, "k13_local"):
+        env, p = info["env_key"], info["params"]
+        eps0 = float(info["tags"]["eps0"])
+        K = int(info["episodes"])
+        want = math.log(1.0 + eps0 * K ** (1.0 / 6.0))
+        bid = f"{env}_eps0{eps0:g}_s{p['bonus_scale']:g}".replace(".", "p")
+        claims.append(V.make_claim(PAPER, "Table 1", f"thm6_k13_local_eps_{bid}", f"Table 1 row tau = K^(1/3): run at the "
+                                   f"local eps ln(1 + eps0 K^(1/6)) = {want:.4g} (eps0 = {eps0:g})", "check", art,
+                                   V.score_check(bool(np.isclose(p["epsilon"], want, rtol=1e-3)),
+                                                 f"run eps = {p['epsilon']:.6g} vs {want:.6g}"),
+                                   ctx.experiment, f"{SRC}, Table 1"))
+        claims.append(amplification_claim(ctx, env, info["cell"], f"thm6_k13_amplification_{bid}",
+                                          f"Table 1 row tau = K^(1/3) at local eps ({env})", art, eps0))
+        claims.append(rate_claim(ctx, env, info["cell"], f"thm6_k13_rate_{bid}", f"Table 1 row tau = K^(1/3) at local "
+                                 f"eps, eps0={eps0:g}: regret O~(sqrt K + K^(1/3)/eps0)", "Table 1", art))
+    t = pd.DataFrame(rows)
+    fig = _figure([(pl, f"{env}, bonus x{scale:g}") for (env, scale), pl in panels.items()])
+    md = (f"# Garcelon et al. Thm 6 terms and Prop. 5: {ctx.experiment}\n\nregret at K mean [95% CI]; tau_cost = "
+          "R(K; tau) - R(K; 0) vs tau H; exact_eps: the shuffled counters of k = tau users at delta0 (one release; "
+          "Shuffled-OBI releases every episode); prop5_eps: eps_{c,tau} as printed.\n\n"
+          + (t.to_markdown(index=False, floatfmt=".4g") if not t.empty else "(no cells)") + "\n")
+    return AnalysisResult(t, md, fig, frame(claims))
+
+
+def _figure(panels):
+    if not panels:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.0 * len(panels), 3.8), squeeze=False)
+    for ax, (lines, title) in zip(axes.flat, panels):
+        for x, mean, lo, hi, label, style in lines[:MAX_LINES]:
+            h = ax.plot(x, np.maximum(mean, 1e-3), style, lw=1.2, label=label)[0]
+            ax.fill_between(x, np.maximum(lo, 1e-3), np.maximum(hi, 1e-3), color=h.get_color(), alpha=0.2)
+        ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
+               title=f"Shuffled-OBI (Thm 6): {title}")
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,257 @@
+"""Vietri et al. (ICML 2020): PUCB's bounds measured -- Thm 3 (PAC), Thm 4 (regret, its explicit
+end-of-proof bound), Thm 5/6 (lower bounds on the hard family of Sec. 6).
+
+Analyses (registered in :mod:`privrl.papers.vietri2020`):
+
+* ``vietri2020_pac`` -- the alpha-mistakes every run records (``mistakes_<alpha>``: episodes
+  whose policy is more than alpha sub-optimal, Def. 1) against ``SAH^2/alpha^2 + SAH/(alpha eps)``
+  (the sample-complexity order of Sec. 1 / Thm 5; constant 1, polylog dropped) as a one-sided bound
+  (vacuous until K exceeds it: mistakes <= K), and Thm 3's consequence that the mistakes stop
+  growing: their K-exponent is <= 0 (+ log allowance), scored only in regime;
+* ``vietri2020_thm4`` -- regret at K against the explicit bound that closes the proof of Thm 4
+  (App. B.2, inequalities (15), (17), (22), (26)): :func:`thm4_explicit_bound`; and the sqrt(K) rate
+  (one-sided, in regime);
+* ``vietri2020_lower_bound`` -- PUCB's regret on ``hard_instance`` against Thm 6's
+  ``sqrt(HSAK) + SAH ln(K)/eps`` (constant 1; a lower bound: regret must be at or above it).
+
+Every claim is a :class:`~privrl.results.verdicts.Claim`; regimes from each agent's crossover K.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from privrl.agents.crossover import max_policy_gap
+from privrl.agents.pucb import pucb_error_level
+from privrl.papers.analysis import AnalysisContext, AnalysisResult
+from privrl.papers.common import curves, env_mdp, rng_for
+from privrl.papers.regimes import frame, regime_of, score_bound_one_sided, score_lower_bound, with_note
+from privrl.results import verdicts as V
+from privrl.results.fits import fit_k_exponent
+from privrl.results.stats import mean_ci
+
+PAPER = "vietri2020"
+SRC = "Vietri et al. ICML 2020"
+MAX_LINES = 8  # lines per figure panel
+
+
+# ----------------------------------------------------------------------------- formulas
+def pac_expression(S: int, A: int, H: int, alpha: float, eps: float) -> float:
+    """``SAH^2/alpha^2 + SAH/(alpha eps)`` (Sec. 1 / Thm 5 order, constant 1, polylog dropped)."""
+    return S * A * H ** 2 / alpha ** 2 + S * A * H / (alpha * eps)
+
+
+def thm4_explicit_bound(T: float, S: int, A: int, H: int, eps: float, beta: float) -> float:
+    """The bound closing the proof of Thm 4 (App. B.2), every term in its explicit form:
+    ``H^2 sqrt(T/2 ln(T/beta))`` (15) + ``(H+1) sqrt(L) sqrt(TH) sqrt(SAH ln T)`` (22) with
+    ``L = 2 ln(T/beta')`` (phi~ of Alg. 3) + ``5 S^2 A H^2 E ln T`` (26, before its polylog) +
+    ``3 E S A H^2`` (17); ``E`` = E_eps as PUCB runs it (:func:`privrl.agents.pucb.pucb_error_level`,
+    beta' = beta/T)."""
+    T = float(T)
+    if T < 2:
+        return math.inf
+    E = pucb_error_level(eps, H, S, A, T, beta)
+    lnT = math.log(T)
+    L = 2.0 * math.log(T / (beta / T))
+    return (H ** 2 * math.sqrt(0.5 * T * math.log(T / beta)) + (H + 1) * math.sqrt(L * T * H * S * A * H * lnT)
+            + 5.0 * S * S * A * H * H * E * lnT + 3.0 * E * S * A * H * H)
+
+
+def lower_bound_expression(K: float, S: int, A: int, H: int, eps: float) -> float:
+    """Thm 6: ``sqrt(H S A K) + S A H ln(K) / eps`` (constant 1)."""
+    return math.sqrt(H * S * A * K) + S * A * H * math.log(max(K, 1.0)) / eps
+
+
+# ----------------------------------------------------------------------------- shared
+def _pucb_cells(ctx: AnalysisContext) -> list[dict]:
+    return [i for i in ctx.infos if i["agent"] == "pucb" and i["params"].get("noise", 1.0) > 0.5]
+
+
+def _label(info: dict) -> str:
+    p = info["params"]
+    scale = "" if p.get("bonus_scale", 1.0) == 1.0 else f", bonus x{p['bonus_scale']:g} (tuned, labelled)"
+    return f"PUCB eps={p['epsilon']:g}{scale}"
+
+
+def _fit_row(ctx: AnalysisContext, info: dict) -> pd.Series:
+    f = ctx.fits
+    return f[(f.env == info["env_key"]) & (f.cell == info["cell"])].iloc[0]
+
+
+def _panel(ax, lines, ylabel: str, title: str) -> None:
+    """One log-log panel of at most MAX_LINES (x, mean, lo, hi, label, style) lines."""
+    for x, m, lo, hi, label, style in lines[:MAX_LINES]:
+        h = ax.plot(x, np.maximum(m, 1e-3), style, lw=1.2, label=label)[0]
+        if lo is not None:
+            ax.fill_between(x, np.maximum(lo, 1e-3), np.maximum(hi, 1e-3), color=h.get_color(), alpha=0.2)
+    ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel=ylabel, title=title)
+
+
+def _figure(panels):
+    """panels: list of (lines, ylabel, title); legends outside the data, to the right."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not panels:
+        return None
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 3.8), squeeze=False)
+    for ax, (lines, ylabel, title) in zip(axes.flat, panels):
+        _panel(ax, lines, ylabel, title)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    fig.tight_layout()
+    return fig
+
+
+def _result(title: str, t: pd.DataFrame, note: str, panels, claims) -> AnalysisResult:
+    """Table, Markdown (title, note, table), figure (one panel each) and claims frame."""
+    md = f"# {title}\n\n{note}\n\n" + (t.to_markdown(index=False, floatfmt=".4g") if not t.empty else "(no cells)") + "\n"
+    return AnalysisResult(t, md, _figure(panels), frame(claims))
+
+
+# ----------------------------------------------------------------------------- Thm 3 (PAC)
+def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
+    rng = rng_for(ctx, "pac")
+    art = ctx.artifact("vietri2020_pac", "md")
+    rows, claims, lines = [], [], []
+    for info in _pucb_cells(ctx):
+        mdp = env_mdp(ctx, info["env_key"])
+        gap = max_policy_gap(mdp)
+        fit = _fit_row(ctx, info)
+        reg = regime_of(info, mdp, fit)
+        eps = info["params"]["epsilon"]
+        runs = ctx.runs(info["env_key"], info["cell"])
+        for col in sorted(c for c in runs.columns if c.startswith("mistakes_")):
+            alpha = float(col.split("_", 1)[1])
+            if alpha >= gap:  # no policy is alpha-suboptimal: nothing to count
+                continue
+            ep, M = curves(ctx, info["env_key"], info["cell"], col)
+            K = float(ep[-1])
+            m = mean_ci(M[:, -1], rng, ctx.n_boot)
+            B = pac_expression(mdp.S, mdp.A, mdp.H, alpha, eps)
+            tag = f"{info['env_key']}_{info['cell']}_a{alpha:g}".replace(".", "p")
+            s = score_bound_one_sided(m, lambda k, B=B: B, K, 1.0, "constants and polylog(T, S, A, H, 1/alpha, 1/beta, 1/eps)")
+            claims.append(V.make_claim(
+                PAPER, "Thm 3", f"vietri2020_pac_bound_{tag}",
+                f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes <= SAH^2/alpha^2 + SAH/(alpha eps) "
+                f"= {B:.4g} (constant 1)", "bound", art, s, ctx.experiment, f"{SRC}, Thm 3 / Sec. 1"))
+            if np.all(M[:, -1] > 0):
+                f = V.RateFit.from_row(fit_k_exponent(ep, M, rng, V.THRESHOLDS.fit_decades, n_boot=ctx.n_boot))
+                rs = V.score_rate_upper(f, 0.0, V.THRESHOLDS.log_allowance,
+                                        V.Regime(reg.crossover_K, f.window_lo, f.window_hi, reg.saturation))
+            else:
+                f = None
+                rs = V.Score(V.REPRODUCED, "no alpha-mistake in any seed up to K", reg.note())
+            claims.append(V.make_claim(
+                PAPER, "Thm 3", f"vietri2020_pac_rate_{tag}",
+                f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes are bounded in K (PAC): "
+                f"K-exponent <= 0 (+ log allowance)", "rate", art, rs, ctx.experiment, f"{SRC}, Thm 3"))
+            rows.append({"env": info["env_key"], "cell": info["cell"], "label": _label(info), "epsilon": eps,
+                         "alpha": alpha, "K": int(K), "mistakes": m[0], "mistakes_lo": m[1], "mistakes_hi": m[2],
+                         "pac_expression": B, "vacuous_until_K": B,
+                         "mistake_exponent": f.exponent if f else float("nan"), "crossover_K": reg.crossover_K,
+                         "bound_verdict": s.verdict, "rate_verdict": rs.verdict})
+            if len(lines) < MAX_LINES - 1:
+                lines.append((ep, M.mean(0), np.quantile(M, 0.025, 0), np.quantile(M, 0.975, 0),
+                              f"{_label(info)}, alpha={alpha:g}", "-"))
+    t = pd.DataFrame(rows)
+    if lines:
+        x = lines[0][0]
+        lines.append((x, np.minimum(x, t["pac_expression"].min()), None, None,
+                      f"min SAH^2/a^2 + SAH/(a eps) = {t['pac_expression'].min():.3g} (vs K)", "k--"))
+    note = ("alpha-mistakes: episodes whose policy is more than alpha sub-optimal (Def. 1), mean [95% CI] at K; "
+            "the expression (constant 1, polylog dropped) is vacuous until K exceeds it (mistakes <= K).")
+    return _result(f"Vietri et al. Thm 3 (PAC): {ctx.experiment}", t, note,
+                   [(lines, "alpha-mistakes (episodes)", "Vietri Thm 3: PAC mistakes")] if lines else [], claims)
+
+
+# ----------------------------------------------------------------------------- Thm 4
+def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
+    rng = rng_for(ctx, "thm4")
+    art = ctx.artifact("vietri2020_thm4", "md")
+    rows, claims, lines = [], [], []
+    for info in _pucb_cells(ctx):
+        mdp = env_mdp(ctx, info["env_key"])
+        p = info["params"]
+        fit = _fit_row(ctx, info)
+        reg = regime_of(info, mdp, fit)
+        ep, R = curves(ctx, info["env_key"], info["cell"])
+        K = float(ep[-1])
+        m = mean_ci(R[:, -1], rng, ctx.n_boot)
+
+        def bound(T, p=p, mdp=mdp):
+            return thm4_explicit_bound(T, mdp.S, mdp.A, mdp.H, p["epsilon"], p["beta"])
+
+        tag = f"{info['env_key']}_{info['cell']}".replace(".", "p")
+        s = V.score_bound(m, bound, K, max_policy_gap(mdp))
+        if p.get("bonus_scale", 1.0) != 1.0:
+            s = with_note(s, "bonus scaled: the bound is proved for bonus_scale 1 only")
+        claims.append(V.make_claim(
+            PAPER, "Thm 4", f"vietri2020_thm4_bound_{tag}",
+            f"{_label(info)} on {info['env_key']}: regret at K below Thm 4's explicit end-of-proof bound "
+            f"(App. B.2, (15)+(17)+(22)+(26)) = {bound(K):.4g}", "bound", art, s, ctx.experiment, f"{SRC}, Thm 4, App. B.2"))
+        rs = V.score_rate_upper(V.RateFit.from_row(fit), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
+        claims.append(V.make_claim(
+            PAPER, "Thm 4", f"vietri2020_thm4_rate_{tag}",
+            f"{_label(info)} on {info['env_key']}: regret O~(sqrt K) (K-exponent <= 0.5 + log allowance)", "rate",
+            art, rs, ctx.experiment, f"{SRC}, Thm 4"))
+        rows.append({"env": info["env_key"], "cell": info["cell"], "label": _label(info), "epsilon": p["epsilon"],
+                     "bonus_scale": p.get("bonus_scale", 1.0), "K": int(K), "regret": m[0], "regret_lo": m[1],
+                     "regret_hi": m[2], "thm4_bound_at_K": bound(K), "trivial_bound": K * max_policy_gap(mdp),
+                     "vacuous_until_K": s.k_needed, "exponent": fit.exponent, "exponent_lo": fit.exponent_lo,
+                     "exponent_hi": fit.exponent_hi, "crossover_K": reg.crossover_K,
+                     "bound_verdict": s.verdict, "rate_verdict": rs.verdict})
+        if len(lines) < MAX_LINES // 2:
+            lines.append((ep, R.mean(0), np.quantile(R, 0.025, 0), np.quantile(R, 0.975, 0), _label(info), "-"))
+            lines.append((ep, np.array([bound(k) for k in ep]), None, None, f"Thm 4 bound, {_label(info)}", ":"))
+    t = pd.DataFrame(rows)
+    note = ("Thm 4's explicit bound (App. B.2) at K, beside the trivial bound K x (V* - V^worst); "
+            "`vacuous_until_K`: the first K at which the bound is below the trivial one.")
+    return _result(f"Vietri et al. Thm 4: {ctx.experiment}", t, note,
+                   [(lines, "cumulative regret", "Vietri Thm 4: regret vs explicit bound")] if lines else [], claims)
+
+
+# ----------------------------------------------------------------------------- Thm 5/6
+def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
+    rng = rng_for(ctx, "lower_bound")
+    art = ctx.artifact("vietri2020_lower_bound", "md")
+    rows, claims, panels = [], [], {}
+    for info in sorted(_pucb_cells(ctx), key=lambda i: (i["env_key"], i["params"]["epsilon"])):
+        env = info["env_key"]
+        mdp = env_mdp(ctx, env)
+        eps = info["params"]["epsilon"]
+        ep, R = curves(ctx, env, info["cell"])
+        K = float(ep[-1])
+        m = mean_ci(R[:, -1], rng, ctx.n_boot)
+
+        def lb(k, mdp=mdp, eps=eps):
+            return lower_bound_expression(k, mdp.S, mdp.A, mdp.H, eps)
+
+        s = score_lower_bound(m, lb, K, max_policy_gap(mdp), "the Omega constant")
+        reg = regime_of(info, mdp, _fit_row(ctx, info))
+        s = with_note(s, f"PUCB crossover K = {reg.crossover_K:.3g} (K run {K:.3g})")
+        claims.append(V.make_claim(
+            PAPER, "Thm 6", f"vietri2020_lower_bound_{env}_{info['cell']}".replace(".", "p"),
+            f"{_label(info)} on {env}: regret at K >= sqrt(HSAK) + SAH ln(K)/eps = {lb(K):.4g} (Thm 6, constant 1)",
+            "bound", art, s, ctx.experiment, f"{SRC}, Thm 5-6, Sec. 6"))
+        rows.append({"env": env, "epsilon": eps, "K": int(K), "regret": m[0], "regret_lo": m[1], "regret_hi": m[2],
+                     "lower_bound": lb(K), "sqrt_term": math.sqrt(mdp.H * mdp.S * mdp.A * K),
+                     "privacy_term": mdp.S * mdp.A * mdp.H * math.log(K) / eps, "crossover_K": reg.crossover_K,
+                     "verdict": s.verdict})
+        pl = panels.setdefault(env, [])
+        if len(pl) < MAX_LINES:
+            pl.append((ep, R.mean(0), np.quantile(R, 0.025, 0), np.quantile(R, 0.975, 0), f"PUCB eps={eps:g}", "-"))
+        if len(pl) < MAX_LINES:
+            pl.append((ep, np.array([lb(k) for k in ep]), None, None, f"Thm 6 bound, eps={eps:g}", ":"))
+    t = pd.DataFrame(rows)
+    note = ("Thm 6 (minimax over the hard family of Sec. 6, constant 1): regret at K must be at or above "
+            "sqrt(HSAK) + SAH ln(K)/eps; mean [95% CI] over seeds.")
+    return _result(f"Vietri et al. Thm 5-6 lower bounds: {ctx.experiment}", t, note,
+                   [(pl, "cumulative regret", f"Vietri Thm 6 on {env}") for env, pl in panels.items()], claims)
+
+
+ANALYSES = {"vietri2020_pac": vietri2020_pac, "vietri2020_thm4": vietri2020_thm4,
+            "vietri2020_lower_bound": vietri2020_lower_bound}
