@@ -59,7 +59,7 @@ rule agent_audit:
     conda:
         CONDA_ENV
     script:
-        "../scripts/agent_audit.py"
+        "../scripts/mechanism_audit.py"
 
 
 rule theorem_claims:
