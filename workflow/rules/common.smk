@@ -58,5 +58,5 @@ def all_targets():
     theorem check and the privacy audit, and CLAIMS.md."""
     return (per_experiment_env(rules.regret_figure.output[0]) + per_experiment_env(rules.fit_table.output.md)
             + [p for x in ("csv", "md", "png") for p in per_analysis(rules.analysis.output[x])]
-            + list(rules.theorem_checks.output) + list(rules.privacy_audit.output)
+            + list(rules.theorem_checks.output) + list(rules.privacy_audit.output) + list(rules.agent_audit.output)
             + [rules.claims.output.md])

@@ -43,6 +43,25 @@ rule privacy_audit:
         "../scripts/mechanism_audit.py"
 
 
+rule agent_audit:
+    """End-to-end privacy audit of every private agent's kernel on a tiny MDP (privrl.privacy_audit)."""
+    output:
+        csv=f"{F}/mechanisms/agent_audit.csv",
+        md=f"{F}/mechanisms/agent_audit.md",
+    log:
+        f"{R}/logs/mechanisms/agent_audit.log",
+    benchmark:
+        f"{R}/benchmarks/mechanisms/agent_audit.tsv"
+    params:
+        code=ALL_CODE,  # rerun when the library code it runs changes
+        sizes=MECHANISMS.get("agent_audit", {}) or {},
+        seed=MECHANISMS.get("seed", 0),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/mechanism_audit.py"
+
+
 rule theorem_claims:
     """Verdicts of the theorem checks and the audit, as the mechanism-level section of CLAIMS.md."""
     input:

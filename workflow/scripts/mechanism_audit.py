@@ -1,18 +1,38 @@
-"""Thin glue: the privacy audit table (CSV and markdown), written atomically."""
-from privrl.mechanisms import audit
+"""Thin glue: a privacy audit table (CSV and markdown), written atomically.
+
+Rule ``privacy_audit``: every mechanism (privrl.mechanisms.audit); rule ``agent_audit``: every
+private agent end to end (privrl.privacy_audit).
+"""
 from privrl import io
 from privrl.rl import seeding
 from privrl.joblog import logged
 
-with logged(snakemake) as log:  # noqa: F821
-    sm = snakemake  # noqa: F821
-    sizes = dict(sm.params.sizes)
-    log.info("audit sizes %s", sizes)
-    df = audit.privacy_audit_table(seeding.generator("mechanisms", "privacy_audit", int(sm.params.seed)), sizes)
-    log.info("\n%s", df.to_string())
-    io.write_csv(sm.output.csv, df)
+
+def _mechanisms(rng, sizes):
+    from privrl.mechanisms import audit
+
     alpha = sizes.get("alpha", 0.05)
     header = ("# Privacy audit\n\nEmpirical lower bounds are Clopper-Pearson limits at level "
               f"alpha = {alpha} (false-alarm rate <= alpha); shuffled mechanisms: distribution tests "
               "against the exact law and exact epsilon vs claim (privrl.mechanisms.audit).\n\n")
-    io.write_text(sm.output.md, header + audit.audit_table_markdown(df))
+    df = audit.privacy_audit_table(rng, sizes)
+    return df, header + audit.audit_table_markdown(df)
+
+
+def _agents(rng, sizes):
+    from privrl import privacy_audit
+
+    df = privacy_audit.agent_audit_table(rng, sizes)
+    return df, privacy_audit.agent_audit_markdown(df, float(sizes.get("alpha", 0.05)))
+
+
+TABLES = {"privacy_audit": _mechanisms, "agent_audit": _agents}  # rule -> (table, markdown) builder
+
+with logged(snakemake) as log:  # noqa: F821
+    sm = snakemake  # noqa: F821
+    sizes = dict(sm.params.sizes)
+    log.info("%s sizes %s", sm.rule, sizes)
+    df, md = TABLES[sm.rule](seeding.generator("mechanisms", sm.rule, int(sm.params.seed)), sizes)
+    log.info("\n%s", df.to_string())
+    io.write_csv(sm.output.csv, df)
+    io.write_text(sm.output.md, md)
