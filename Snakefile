@@ -30,6 +30,9 @@ V.check_or_exit(config, Path(workflow.basedir, "workflow/schemas/config.schema.y
 validate(config, "workflow/schemas/config.schema.yaml")
 
 
+report: "workflow/report/workflow.rst"  # `snakemake --report report.html`: captions in workflow/report/
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/mdps.smk"
 include: "workflow/rules/runs.smk"
