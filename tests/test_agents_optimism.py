@@ -325,6 +325,7 @@ def test_pucb_error_level_as_printed():
     assert E == pytest.approx(want, rel=1e-12)
 
 
+@pytest.mark.slow  # > 5 s
 @pytest.mark.parametrize("agent", PRIVATE)
 def test_sublinear_regret_at_stated_size(agent):
     """riverswim S=2 H=3, K=1e5, seeds 0..7, epsilon=10, bonus_scale=0.01 (tuned, stated)."""

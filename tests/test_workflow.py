@@ -65,6 +65,7 @@ def test_report_holds_every_figure_with_a_caption_grouped_by_paper(smoke_run):
         assert f'"{category}": {{' in html
 
 
+@pytest.mark.slow  # > 5 s: the full design's DAG
 def test_full_config_dry_run_lists_plan(tmp_path):
     out = _snakemake(tmp_path, "-n", "--configfile", str(ROOT / "config/config.yaml"))
     assert out.returncode == 0, out.stderr[-4000:]

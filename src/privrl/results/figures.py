@@ -54,7 +54,9 @@ def regret_panels(curves: pd.DataFrame, max_lines: int = style.MAX_LINES) -> lis
         title = curves["name"].iloc[0] if single_agent else ""
         eps = set(curves.epsilon[~curves.noise_off].dropna())
         if len(eps) == 1 and not eps_vary:  # one privacy level: say it once
-            title = ", ".join(t for t in (title, style.param_text("epsilon", eps.pop())) if t)
+            at = style.param_text("epsilon", eps.pop())
+            at = f"private agents at {at}" if curves.epsilon.isna().any() else at
+            title = ", ".join(t for t in (title, at) if t)
         return [(style.Panel(title, curves), False)]
     out = []
     counts = curves.groupby("head")["cell"].transform("size")

@@ -72,7 +72,6 @@ STYLE: dict = {
     "pdf.fonttype": 42,  # TrueType in the PDF: editable, searchable text
     "ps.fonttype": 42,
     "axes.formatter.use_mathtext": True,
-    "figure.constrained_layout.use": True,
 }
 
 # a noise-off line (the same algorithm on exact counts): black, dashed
