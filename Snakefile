@@ -13,6 +13,8 @@ if "experiments" not in config and "overlay_of" not in config:
     configfile: "config/config.yaml"
 
 
+import os  # noqa: E402
+
 import privrl  # noqa: E402
 from privrl import experiments as X  # noqa: E402
 from privrl import validate as V  # noqa: E402
@@ -28,6 +30,13 @@ config.update(_resolved)
 V.check_or_exit(config, Path(workflow.basedir, "workflow/schemas/config.schema.yaml"),
                 _given + ([Path(workflow.basedir, _base)] if _base else []))
 validate(config, "workflow/schemas/config.schema.yaml")
+
+
+# where envs/privrl.post-deploy.sh installs privrl from under --software-deployment-method conda
+os.environ.setdefault("PRIVRL_SOURCE", workflow.basedir)
+
+
+report: "workflow/report/workflow.rst"  # `snakemake --report report.html`: captions in workflow/report/
 
 
 include: "workflow/rules/common.smk"

@@ -77,6 +77,7 @@ def toy_kind(tmp_path, monkeypatch):
     sys.modules.pop("privrl_toy_kind", None)
 
 
+@pytest.mark.slow  # > 5 s
 def test_toy_kind_releases_is_accounted_and_audited(toy_kind):
     state = pz.make_privatizer(toy_kind, 4, 10, 2.0)
     assert pz.describe_privatizer(state)["kind"] == toy_kind

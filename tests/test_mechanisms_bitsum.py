@@ -45,6 +45,7 @@ def test_local_randomizer_and_analyzer_by_hand():
     assert bitsum_analyzer(zz, 4.0) == pytest.approx(zz.sum() - 2.0)
 
 
+@pytest.mark.slow  # > 5 s
 @pytest.mark.parametrize("n_users", [3, 200, 2035, 8000])  # tau(0.5, 0.01) ~ 2034.6: both regimes
 def test_protocol_and_aggregated_sampler_have_the_exact_law(n_users):
     """Per-user protocol (randomizer -> shuffler -> analyzer) and the aggregated binomial sampler

@@ -27,6 +27,7 @@ def test_stage_lengths_sum_to_K(K):
     assert 0 <= sched[-1, 1] - sched[-1, 0] <= 1
 
 
+@pytest.mark.slow  # > 5 s
 def test_enumeration_and_true_values_match_planning():
     for m in (envs.garnet(S=3, A=2, branching=2, H=3, seed=4), envs.riverswim(S=2, H=4)):
         pols = pe.enumerate_policies(m.H, m.S, m.A)

@@ -1,9 +1,12 @@
-"""The Snakemake DAG end to end: smoke config in a temp dir, then a no-op rerun; dry run
-of the full config. (Whole-DAG timing is measured by the README's smoke command, not here.)"""
+"""The Snakemake DAG end to end: smoke config in a temp dir, then a no-op rerun and the
+captioned report; dry run of the full config. (Whole-DAG timing is measured by the README's smoke command, not here.)"""
+import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -15,20 +18,54 @@ def _snakemake(workdir, *args):
     return subprocess.run([*SNAKEMAKE, "--directory", str(workdir), *args], capture_output=True, text=True)
 
 
-def test_smoke_dag_runs_then_nothing_to_do(tmp_path):
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory):
+    """The smoke config run once in a temp dir: (workdir, config path, config, first result)."""
+    workdir = tmp_path_factory.mktemp("smoke")
     cfg = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
-    cfg_path = tmp_path / "smoke.yaml"
+    cfg_path = workdir / "smoke.yaml"
     cfg_path.write_text(yaml.safe_dump(cfg))
-    first = _snakemake(tmp_path, "--cores", "2", "--configfile", str(cfg_path))
+    first = _snakemake(workdir, "--cores", "2", "--configfile", str(cfg_path))
+    return workdir, cfg_path, cfg, first
+
+
+@pytest.mark.slow
+def test_smoke_dag_runs_then_nothing_to_do(smoke_run):
+    workdir, cfg_path, cfg, first = smoke_run
     assert first.returncode == 0, first.stderr[-4000:]
-    figs = Path(tmp_path, cfg["figures_dir"])
+    figs = Path(workdir, cfg["figures_dir"])
     claims = (figs / "CLAIMS.md").read_text()
     assert "## Scoreboard" in claims and "| id | item | kind | claim | verdict | K needed |" in claims and "**" in claims
-    assert list(figs.rglob("*_regret_vs_K.png"))
-    second = _snakemake(tmp_path, "--cores", "2", "--configfile", str(cfg_path))
+    for png in figs.rglob("*_regret_*.png"):
+        assert png.with_suffix(".pdf").exists(), png
+    assert list(figs.rglob("*_regret_vs_K.png")) and list(figs.rglob("*_regret_rate.png"))
+    second = _snakemake(workdir, "--cores", "2", "--configfile", str(cfg_path))
     assert second.returncode == 0 and "Nothing to be done" in second.stdout + second.stderr
 
 
+# one entry of the report's embedded results table: file name, labels, size, caption, mime type
+_REPORT_ENTRY = re.compile(r'"filename": "([^"]+)", "labels": [^}]*\}, "size": "[^"]*", '
+                           r'"caption": "((?:[^"\\]|\\.)*)", "mime_type": "([^"]+)"')
+
+
+@pytest.mark.slow
+def test_report_holds_every_figure_with_a_caption_grouped_by_paper(smoke_run):
+    workdir, cfg_path, cfg, first = smoke_run
+    assert first.returncode == 0, first.stderr[-4000:]
+    out = _snakemake(workdir, "--configfile", str(cfg_path), "--report", "report.zip")
+    assert out.returncode == 0, out.stderr[-4000:]
+    with zipfile.ZipFile(workdir / "report.zip") as z:
+        html = z.read("report/report.html").decode()
+        packed = {Path(n).name for n in z.namelist() if n.endswith(".png")}
+    entries = _REPORT_ENTRY.findall(html)
+    figures = sorted(p.name for p in Path(workdir, cfg["figures_dir"]).rglob("*.png"))
+    captioned = sorted(name for name, caption, mime in entries if mime == "image/png" and caption.strip())
+    assert len(captioned) == len(figures) and set(captioned) == set(figures) <= packed
+    for category in ("Garcelon et al. 2021", "Lu et al. 2026", "Claims"):
+        assert f'"{category}": {{' in html
+
+
+@pytest.mark.slow  # > 5 s: the full design's DAG
 def test_full_config_dry_run_lists_plan(tmp_path):
     out = _snakemake(tmp_path, "-n", "--configfile", str(ROOT / "config/config.yaml"))
     assert out.returncode == 0, out.stderr[-4000:]

@@ -5,9 +5,14 @@ rule analysis:
     input:
         unpack(analysis_inputs),
     output:
-        csv=f"{F}/{{experiment}}/{{analysis}}.csv",
+        csv=report(f"{F}/{{experiment}}/{{analysis}}.csv", caption="../report/analysis_table.rst",
+                   category=analysis_category, subcategory="{experiment}",
+                   labels={"experiment": "{experiment}", "analysis": "{analysis}", "kind": "table"}),
         md=f"{F}/{{experiment}}/{{analysis}}.md",
-        png=f"{F}/{{experiment}}/{{analysis}}.png",
+        pdf=f"{F}/{{experiment}}/{{analysis}}.pdf",
+        png=report(f"{F}/{{experiment}}/{{analysis}}.png", caption="../report/analysis_figure.rst",
+                   category=analysis_category, subcategory="{experiment}",
+                   labels={"experiment": "{experiment}", "analysis": "{analysis}", "kind": "figure"}),
         claims=f"{R}/{{experiment}}/analysis/{{analysis}}_claims.csv",
     log:
         f"{R}/logs/analysis/{{experiment}}/{{analysis}}.log",

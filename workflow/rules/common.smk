@@ -20,6 +20,29 @@ RUN_CODE = privrl.code_version("run")
 ALL_CODE = privrl.code_version("all")
 
 
+# Report categories (`snakemake --report`): one per paper, named as a citation.
+def _paper_name(p):
+    if not p.authors:
+        return p.title.split(" (")[0]
+    return f"{p.authors[0].split()[-1]} et al." + (f" {p.year}" if p.year else "")
+
+
+PAPER_NAMES = {k: _paper_name(p) for k, p in papers.papers().items()}
+ANALYSIS_PAPER = {a: k for k, p in papers.papers().items() for a in p.analyses}
+CHECK_PAPER = {c.name: k for k, p in papers.papers().items() for c in p.theorem_checks}
+NO_PAPER = "Regret vs K (no paper table)"
+
+
+def experiment_category(w):
+    """The papers whose tables an experiment feeds (its analyses), as one report category."""
+    keys = dict.fromkeys(ANALYSIS_PAPER[a] for a in config["experiments"][w.experiment].get("analyses") or [])
+    return ", ".join(PAPER_NAMES[k] for k in keys) or NO_PAPER
+
+
+def analysis_category(w):
+    return PAPER_NAMES[ANALYSIS_PAPER[w.analysis]]
+
+
 def cells_of(experiment, env=None):
     return [c for c in CELLS if c.experiment == experiment and (env is None or c.env == env)]
 
@@ -54,9 +77,10 @@ def per_analysis(pattern):
 
 
 def all_targets():
-    """Every final artifact: per (experiment, env) figure and fit table, every analysis, every
+    """Every final artifact: per (experiment, env) figures and fit table, every analysis, every
     theorem check and the privacy audit, and CLAIMS.md."""
-    return (per_experiment_env(rules.regret_figure.output[0]) + per_experiment_env(rules.fit_table.output.md)
-            + [p for x in ("csv", "md", "png") for p in per_analysis(rules.analysis.output[x])]
+    return ([p for x in ("pdf", "png", "rate_pdf", "rate_png") for p in per_experiment_env(rules.regret_figure.output[x])]
+            + per_experiment_env(rules.fit_table.output.md)
+            + [p for x in ("csv", "md", "pdf", "png") for p in per_analysis(rules.analysis.output[x])]
             + list(rules.theorem_checks.output) + list(rules.privacy_audit.output) + list(rules.agent_audit.output)
             + [rules.claims.output.md])

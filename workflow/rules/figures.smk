@@ -1,10 +1,18 @@
 rule regret_figure:
-    """Regret vs K (log-log) with CI bands and the fitted slope."""
+    """Regret vs K (log-log, CI bands, fitted slopes) and regret / sqrt(K) vs K: panels of <= 8
+    curves (by agent, coloured by eps), PDF and 300 dpi PNG."""
     input:
         agg=rules.aggregate.output[0],
         fits=rules.fit.output[0],
     output:
-        f"{F}/{{experiment}}/{{env}}_regret_vs_K.png",
+        pdf=f"{F}/{{experiment}}/{{env}}_regret_vs_K.pdf",
+        png=report(f"{F}/{{experiment}}/{{env}}_regret_vs_K.png", caption="../report/regret_vs_K.rst",
+                   category=experiment_category, subcategory="{experiment}",
+                   labels={"experiment": "{experiment}", "env": "{env}", "figure": "regret vs K"}),
+        rate_pdf=f"{F}/{{experiment}}/{{env}}_regret_rate.pdf",
+        rate_png=report(f"{F}/{{experiment}}/{{env}}_regret_rate.png", caption="../report/regret_rate.rst",
+                        category=experiment_category, subcategory="{experiment}",
+                        labels={"experiment": "{experiment}", "env": "{env}", "figure": "regret / sqrt(K)"}),
     log:
         f"{R}/logs/figures/{{experiment}}/{{env}}.log",
     benchmark:
@@ -12,7 +20,6 @@ rule regret_figure:
     params:
         code=ALL_CODE,  # rerun when the library code it runs changes
         title=lambda w: f"{w.experiment}: {w.env}",
-        note=lambda w: config["experiments"][w.experiment].get("note", ""),
     conda:
         CONDA_ENV
     script:

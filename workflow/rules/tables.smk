@@ -3,7 +3,9 @@ rule fit_table:
     input:
         rules.fit.output[0],
     output:
-        csv=f"{F}/{{experiment}}/{{env}}_fits.csv",
+        csv=report(f"{F}/{{experiment}}/{{env}}_fits.csv", caption="../report/fit_table.rst",
+                   category=experiment_category, subcategory="{experiment}",
+                   labels={"experiment": "{experiment}", "env": "{env}", "figure": "fitted K-exponents"}),
         md=f"{F}/{{experiment}}/{{env}}_fits.md",
     log:
         f"{R}/logs/tables/{{experiment}}/{{env}}.log",
@@ -24,8 +26,8 @@ rule claims:
         mechanism_claims=rules.theorem_claims.output.md,
         analyses=per_analysis(rules.analysis.output.claims),
     output:
-        md=f"{F}/CLAIMS.md",
-        csv=f"{F}/claims.csv",
+        md=report(f"{F}/CLAIMS.md", caption="../report/claims.rst", category="Claims", labels={"file": "CLAIMS.md"}),
+        csv=report(f"{F}/claims.csv", caption="../report/claims.rst", category="Claims", labels={"file": "claims.csv"}),
     log:
         f"{R}/logs/claims.log",
     benchmark:

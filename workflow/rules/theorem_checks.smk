@@ -9,7 +9,10 @@ rule theorem_checks:
     """Every registered theorem check: one table and one figure per check."""
     output:
         **{f"{c}_csv": f"{F}/mechanisms/{c}.csv" for c in THEOREM_CHECKS},
-        **{f"{c}_png": f"{F}/mechanisms/{c}.png" for c in THEOREM_CHECKS},
+        **{f"{c}_png": report(f"{F}/mechanisms/{c}.png", caption="../report/theorem_check.rst",
+                              category=PAPER_NAMES[CHECK_PAPER[c]], subcategory="theorem checks",
+                              labels={"check": c})
+           for c in THEOREM_CHECKS},
     log:
         f"{R}/logs/mechanisms/checks.log",
     benchmark:
@@ -27,7 +30,8 @@ rule theorem_checks:
 rule privacy_audit:
     """Empirical epsilon lower bounds, distribution tests and exact epsilons of every mechanism."""
     output:
-        csv=f"{F}/mechanisms/privacy_audit.csv",
+        csv=report(f"{F}/mechanisms/privacy_audit.csv", caption="../report/privacy_audit.rst",
+                   category="Mechanisms (all papers)", labels={"table": "privacy audit"}),
         md=f"{F}/mechanisms/privacy_audit.md",
     log:
         f"{R}/logs/mechanisms/privacy_audit.log",
