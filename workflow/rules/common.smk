@@ -22,6 +22,19 @@ RUN_CODE = privrl.code_version("run")
 ALL_CODE = privrl.code_version("all")
 
 
+# Rules that run in the main Snakemake process's host, never as cluster jobs: each reads a few
+# small files (seconds; the SLURM profile leaves only the runs and the mechanism checks to SLURM).
+localrules:
+    mdp,
+    aggregate,
+    fit,
+    regret_figure,
+    fit_table,
+    analysis,
+    theorem_claims,
+    claims,
+
+
 # Seeds as shards, results keyed by content: every cell's seeds run in shards of seeds_per_job
 # (aligned: seed s is in shard s // seeds_per_job), each filed in the store (store_dir, shared by
 # every config and results_dir) under the digest of what determines it (privrl.run.run_key).
