@@ -75,12 +75,12 @@ def shard_results(w):
 
 def shard_minutes(w, attempt):
     """SLURM runtime limit of a shard (minutes): the measured-throughput estimate (privrl.cost)
-    x 3 + 5 min, doubled on every retry."""
+    x 1.5 + 5 min, doubled on every retry (the profile's retries: 2)."""
     from privrl import cost
 
     sh = SHARDS[w.digest]
     est_s = cost.shard_seconds(sh["key"]["agent"], sh["env"], sh["key"]["episodes"], len(sh["seeds"]))
-    return int(math.ceil((3 * est_s / 60 + 5) * 2 ** (attempt - 1)))
+    return int(math.ceil((1.5 * est_s / 60 + 5) * 2 ** (attempt - 1)))
 
 
 def cells_of(experiment, env=None):
