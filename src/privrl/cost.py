@@ -28,6 +28,7 @@ on a cold cache (~30-90 s once per edited module).
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from pathlib import Path
@@ -90,6 +91,30 @@ def nearest_instance(table: pd.DataFrame, agent: str, env: str, S: int, A: int, 
     return best
 
 
+def seed_seconds(table: pd.DataFrame, agent: str, env: str, S: int, A: int, H: int, K: int
+                 ) -> tuple[float, pd.Series, float]:
+    """(CPU s of one seed at K, the measured row used, scale) of ``agent`` on (env, S, A, H)."""
+    rows = nearest_instance(table, agent, env, S, A, H)
+    m = rows.iloc[0]
+    scale = instance_size(S, A, H) / instance_size(m["S"], m["A"], m["H"])
+    a, b = seed_cost_line(rows)
+    return (a * K + b) * scale, m, scale
+
+
+@functools.lru_cache(maxsize=None)
+def _cached_table() -> pd.DataFrame:
+    return load_table()
+
+
+def shard_seconds(agent: str, env: tuple[str, Mapping[str, Any]], K: int, n_seeds: int,
+                  overhead_s: float = JOB_OVERHEAD_S) -> float:
+    """Expected CPU s of one run job of ``n_seeds`` seeds (a shard) of ``agent`` on env spec
+    (name, params) at K (the SLURM profile's runtime limits start from it)."""
+    name, params = env
+    S, A, H = _dims(name, params)
+    return overhead_s + n_seeds * seed_seconds(_cached_table(), agent, name, S, A, H, int(K))[0]
+
+
 def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
                   overhead_s: float = JOB_OVERHEAD_S) -> pd.DataFrame:
     """One row per cell (= one run job): COST_COLUMNS plus the instance and throughput used.
@@ -107,11 +132,7 @@ def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
             dims[cell.experiment, cell.env] = (name, *_dims(name, params))
         name, S, A, H = dims[cell.experiment, cell.env]
         K, seeds = int(exp["episodes"]), int(exp["seeds"])
-        rows = nearest_instance(table, cell.agent, name, S, A, H)
-        m = rows.iloc[0]
-        scale = instance_size(S, A, H) / instance_size(m["S"], m["A"], m["H"])
-        a, b = seed_cost_line(rows)
-        per_seed = (a * K + b) * scale
+        per_seed, m, scale = seed_seconds(table, cell.agent, name, S, A, H, K)
         out.append({"experiment": cell.experiment, "env": cell.env, "cell": cell.cell, "agent": cell.agent,
                     "episodes": K, "seeds": seeds, "est_cpu_s": overhead_s + seeds * per_seed,
                     "measured_on": f"{m['env']} S={m['S']} A={m['A']} H={m['H']}", "scale": scale,

@@ -1,5 +1,7 @@
 # What every rule file shares: the config's cells and targets, the paper registry, code digests.
 # Plain Python (no rules), included first by the Snakefile.
+import math
+
 import privrl
 from privrl import experiments as X
 from privrl.papers import registry as papers
@@ -41,6 +43,67 @@ def experiment_category(w):
 
 def analysis_category(w):
     return PAPER_NAMES[ANALYSIS_PAPER[w.analysis]]
+
+
+# Rules that run in the main Snakemake process's host, never as cluster jobs: each reads a few
+# small files (seconds; the SLURM profile leaves only the runs and the mechanism checks to SLURM).
+localrules:
+    mdp,
+    aggregate,
+    fit,
+    regret_figure,
+    fit_table,
+    analysis,
+    theorem_claims,
+    claims,
+
+
+# Seeds as shards, results keyed by content: every cell's seeds run in shards of seeds_per_job
+# (aligned: seed s is in shard s // seeds_per_job), each filed in the store (store_dir, shared by
+# every config and results_dir) under the digest of what determines it (privrl.run.run_key).
+STORE = config["store_dir"]
+SEEDS_PER_JOB = int(config["seeds_per_job"])
+N_CHECKPOINTS = int(config.get("n_checkpoints", 120))
+
+
+def _build_shards():
+    """digest -> {key, seeds, env spec} of every shard, and (experiment, env, cell) -> its digests."""
+    from privrl import run as runs
+    from privrl.rl import envs
+
+    by_digest, of_cell, mdps = {}, {}, {}
+    for c in CELLS:
+        spec = X.env_spec(config, c.experiment, c.env)
+        if (c.experiment, c.env) not in mdps:
+            mdps[c.experiment, c.env] = envs.make(spec[0], **spec[1])
+        exp = config["experiments"][c.experiment]
+        key = runs.run_key(c.agent, c.params, mdps[c.experiment, c.env], int(exp["episodes"]), c.experiment,
+                           c.setting, N_CHECKPOINTS, RUN_CODE)
+        digests = []
+        for seeds in runs.seed_shards(X.seeds_of(config, c.experiment), SEEDS_PER_JOB):
+            d = runs.key_digest(key, seeds)
+            by_digest[d] = {"key": key, "seeds": seeds, "env": [spec[0], dict(sorted(spec[1].items()))]}
+            digests.append(d)
+        of_cell[c.experiment, c.env, c.cell] = digests
+    return by_digest, of_cell
+
+
+SHARDS, CELL_SHARDS = _build_shards()
+
+
+def shard_results(w):
+    """The store files of one cell's shards (merged in seed order by rule run_cell)."""
+    return [rules.run_shard.output.results.format(digest=d) for d in CELL_SHARDS[w.experiment, w.env, w.cell]]
+
+
+def shard_minutes(w, attempt):
+    """SLURM runtime limit of a shard (minutes): the measured-throughput estimate (privrl.cost)
+    x 1.5 + 5 min, doubled on every retry (the profile's retries: 2)."""
+    from privrl import cost
+
+    sh = SHARDS[w.digest]
+    est_s = cost.shard_seconds(sh["key"]["agent"], sh["env"], sh["key"]["episodes"], len(sh["seeds"]))
+    return int(math.ceil((1.5 * est_s / 60 + 5) * 2 ** (attempt - 1)))
 
 
 def cells_of(experiment, env=None):

@@ -1,21 +1,46 @@
+# Runs: a cell's seeds run as shards (seeds_per_job seeds each), filed in the content-addressed
+# store; rule run_cell merges a cell's shards into the per-cell files that aggregates, fits and
+# analyses read. A shard's path is the digest of what determines it (privrl.run.run_key), so a
+# second config, results_dir or workflow asking for the same run finds it done (no job), and a
+# changed key (code, K, params, MDP, seeds) is a new path. No benchmark: directive, so the rule
+# also qualifies for Snakemake's between-workflow cache.
+
+
+rule run_shard:
+    """Some seeds of one cell (its run key and seed list are looked up by the digest)."""
+    output:
+        results=f"{STORE}/{{digest}}.parquet",
+        info=f"{STORE}/{{digest}}.json",
+    log:
+        f"{STORE}/logs/{{digest}}.log",
+    params:
+        key=lambda w: SHARDS[w.digest]["key"],  # everything the result depends on, seeds apart
+        seeds=lambda w: SHARDS[w.digest]["seeds"],
+        env=lambda w: SHARDS[w.digest]["env"],
+        seed_store=f"{STORE}/seeds",
+    resources:
+        runtime=shard_minutes,
+        mem_mb=lambda w, attempt: 1000 * attempt,
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/run_cell.py"
+
+
 rule run_cell:
-    """One cell (experiment, env, agent, setting) over all its seeds in one job."""
+    """One cell's shards merged in seed order, with its run info (agent, params, K, seeds, label)."""
     input:
         mdp=rules.mdp.output[0],
+        shards=shard_results,
     output:
         results=f"{R}/{{experiment}}/runs/{{env}}/{{cell}}.parquet",
         info=f"{R}/{{experiment}}/runs/{{env}}/{{cell}}.json",
     log:
         f"{R}/logs/runs/{{experiment}}/{{env}}/{{cell}}.log",
-    benchmark:
-        f"{R}/benchmarks/runs/{{experiment}}/{{env}}/{{cell}}.tsv"
     params:
-        code=RUN_CODE,  # rerun when the library code it runs changes
         cell=lambda w: X.find_cell(config, w.experiment, w.env, w.cell),
-        episodes=lambda w: int(config["experiments"][w.experiment]["episodes"]),
-        seeds=lambda w: X.seeds_of(config, w.experiment),
-        n_checkpoints=config.get("n_checkpoints", 120),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/run_cell.py"
+    localrule: True
+    run:
+        from privrl.run import merge_shards
+
+        merge_shards(input.shards, input.mdp, params.cell, output.results, output.info)

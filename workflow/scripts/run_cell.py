@@ -1,14 +1,13 @@
+"""Rule run_shard: the seeds of one shard of a cell, filed under the digest of its run key."""
 from privrl import io, run
-from privrl.rl import mdp
+from privrl.rl import envs
 from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821
-    cell = sm.params.cell
-    m = mdp.load(sm.input.mdp)
-    df, info = run.run(cell.agent, cell.params, m, sm.params.episodes, sm.params.seeds,
-                       experiment=cell.experiment, setting=cell.setting, n_checkpoints=sm.params.n_checkpoints)
-    info.update(cell=cell.cell, label=cell.label, tags=dict(cell.tags))
-    log.info("%s: %d seeds x %d episodes in %.2fs", cell.cell, len(info["seeds"]), info["episodes"], info["seconds"])
+    name, env_params = sm.params.env
+    df, info = run.run_shard(sm.params.key, envs.make(name, **env_params), sm.params.seeds, sm.params.seed_store)
+    log.info("%s %s: seeds %s x %d episodes in %.2fs (reused %s)", sm.params.key["experiment"],
+             sm.params.key["setting"], info["seeds"], info["episodes"], info["seconds"], info["reused_seeds"])
     io.write_parquet(sm.output.results, df)
     io.write_json(sm.output.info, info)
