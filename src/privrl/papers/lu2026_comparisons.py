@@ -82,7 +82,7 @@ def _groups(ctx: AnalysisContext, env: str, m) -> list[dict]:
                                  f"eps {got:.6g}, not {e:g}; use {beta_scale_for_epsilon(e, p['delta'], info['episodes'], m.H, m.S, m.A):.6g}")
             rows.append(_row(ctx, info, m, f"eps={e:g}"))
         elif info["agent"] in RIVALS and "fixed_eps" in tags:
-            rows.append(_row(ctx, info, m, f"eps={float(tags['fixed_eps']):g}"))
+            rows.append(_row(ctx, info, m, f"eps={float(info['params']['epsilon']):g}"))
         elif info["agent"] in RIVALS and "match_K" in tags:
             rows.append(_row(ctx, info, m, "RLSVI's own eps"))
         elif info["agent"] == "rlsvi" and info["params"]["beta_scale"] == 1.0:
