@@ -35,9 +35,19 @@ def crossover_of(info: Mapping, mdp) -> float:
     return float(spec.crossover(params, mdp))
 
 
+# agents whose aux is the fraction of policies still active (Bai et al. Alg. 1), not a saturated
+# width: a policy-elimination run still "explores" only while it has eliminated nothing (its active
+# set never falls below the optimal policies, e.g. >= 1/4 on a 4-policy garnet)
+ACTIVE_FRACTION_AUX = frozenset({"sdp-pe", "sdp-pe-jdp", "sdp-pe-ldp", "pe"})
+
+
 def regime_of(fit_row: Mapping, crossover_K: float) -> V.Regime:
-    return V.Regime(float(crossover_K), float(fit_row["window_lo"]), float(fit_row["window_hi"]),
-                    float(fit_row.get("saturated_fraction", float("nan"))))
+    """Regime of a fits.csv row; for :data:`ACTIVE_FRACTION_AUX` agents the saturation is 1 when
+    no policy was eliminated in the fit window (mean active fraction 1), else 0."""
+    sat = float(fit_row.get("saturated_fraction", float("nan")))
+    if fit_row.get("agent") in ACTIVE_FRACTION_AUX and np.isfinite(sat):
+        sat = float(sat >= 1.0 - 1e-12)
+    return V.Regime(float(crossover_K), float(fit_row["window_lo"]), float(fit_row["window_hi"]), sat)
 
 
 def point_regime(crossover_K: float, K: float) -> V.Regime:
