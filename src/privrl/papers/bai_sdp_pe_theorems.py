@@ -79,6 +79,12 @@ def _legend_out(ax):
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
+def _result(df: pd.DataFrame, claims: list, fig, title: str, intro: str, cols: list[str]) -> AnalysisResult:
+    """The analysis result: table without the per-seed arrays, its Markdown, figure, claims."""
+    table = df.drop(columns="_seeds") if len(df) else df
+    return AnalysisResult(table=table, markdown=_md(title, intro, table, cols), figure=fig, claims=frame(claims))
+
+
 def _md(title: str, intro: str, df: pd.DataFrame, cols: list[str]) -> str:
     L = [f"# {title}", "", intro, "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for r in df.to_dict("records"):
@@ -128,12 +134,10 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
     _legend_out(ax)
     fig.tight_layout()
     save_pdf(fig, ctx, "bai_sdp_pe_error_level")
-    table = df.drop(columns="_seeds") if len(df) else df
-    md = _md(f"Bai et al. Thm 6: regret vs the Privatizer's error level ({ctx.experiment})",
+    return _result(df, claims, fig, f"Bai et al. Thm 6: regret vs the Privatizer's error level ({ctx.experiment})",
              "E: Assumption 4's error level of the last stage's batch, as the kernel computes it. in_regime: K >= 10 x "
-             "crossover (first elimination possible) and at least one policy eliminated.", table,
+             "crossover (first elimination possible) and at least one policy eliminated.",
              ["env", "privatizer", "epsilon", "C", "E", "crossover_K", "active_at_K", "in_regime", "regret"])
-    return AnalysisResult(table=table, markdown=md, figure=fig, claims=frame(claims))
 
 
 # ---------------------------------------------------------------- Thm 11: eps < 1
@@ -183,12 +187,10 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
     _legend_out(ax)
     fig.tight_layout()
     save_pdf(fig, ctx, "bai_sdp_pe_thm11")
-    table = df.drop(columns="_seeds") if len(df) else df
-    md = _md(f"Bai et al. Thm 11 inside its range eps < 1 ({ctx.experiment})",
+    return _result(df, claims, fig, f"Bai et al. Thm 11 inside its range eps < 1 ({ctx.experiment})",
              "Thm 11 is stated for eps in (0, 1); eps >= 1 rows are outside the theorem (run, shown, not scored).",
-             table, ["env", "agent", "epsilon", "inside_thm11", "E", "crossover_K", "active_at_K", "in_regime",
+             ["env", "agent", "epsilon", "inside_thm11", "E", "crossover_K", "active_at_K", "in_regime",
                      "regret"])
-    return AnalysisResult(table=table, markdown=md, figure=fig, claims=frame(claims))
 
 
 # ---------------------------------------------------------------- X, A, H scaling
@@ -239,12 +241,10 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
         _legend_out(axes[len(sets) - 1])
     fig.tight_layout()
     save_pdf(fig, ctx, "bai_sdp_pe_scaling")
-    table = df.drop(columns="_seeds") if len(df) else df
-    md = _md(f"Bai et al.: regret across X, A, H ({ctx.experiment})",
+    return _result(df, claims, fig, f"Bai et al.: regret across X, A, H ({ctx.experiment})",
              "One variable varied at a time on garnets with <= 64 policies. Scored one-sided against the bound's "
-             "largest exponent in that variable.", table,
+             "largest exponent in that variable.",
              ["env", "agent", "X", "A", "H", "policies", "crossover_K", "active_at_K", "in_regime", "regret"])
-    return AnalysisResult(table=table, markdown=md, figure=fig, claims=frame(claims))
 
 
 ANALYSES = {"bai_sdp_pe_error_level": bai_sdp_pe_error_level, "bai_sdp_pe_thm11": bai_sdp_pe_thm11,

@@ -41,7 +41,7 @@ import pandas as pd
 
 from privrl.agents.rlsvi import REMARK_2, privacy_table
 from privrl.results import verdicts as V
-from privrl.results.stats import mean_ci, ratio_ci
+from privrl.results.stats import mean_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.claim_helpers import crossover_of, frame, save_pdf
 from privrl.papers.lu2026_audit import RLSVI_AUDIT

@@ -35,17 +35,15 @@ OTHER_REWARD = 0.5
 def released_action_counts(r1, K, beta_scale, n_trials, rng):
     """int64[n_trials]: per trial, how many of pi^2..pi^K play action 0 (see module docstring)."""
     out = np.zeros(n_trials, np.int64)
+    per_pair = np.zeros((6, H, S, A))       # n_sa, r_sum, r_hat, z, w, Q: the kernel's per-(h, s, a) arrays
+    per_next = np.zeros((2, H, S, A, S))    # n_sas, p_hat
+    n_sa, r_sum, r_hat, z, w, Q = per_pair[0], per_pair[1], per_pair[2], per_pair[3], per_pair[4], per_pair[5]
+    n_sas, p_hat = per_next[0], per_next[1]
+    pi = np.zeros((H, S), np.int64)
+    V = np.zeros((H + 1, S))
     for t in range(n_trials):
-        n_sa = np.zeros((H, S, A))
-        n_sas = np.zeros((H, S, A, S))
-        r_sum = np.zeros((H, S, A))
-        r_hat = np.zeros((H, S, A))
-        p_hat = np.zeros((H, S, A, S))
-        z = np.zeros((H, S, A))
-        w = np.zeros((H, S, A))
-        Q = np.zeros((H, S, A))
-        pi = np.zeros((H, S), np.int64)
-        V = np.zeros((H + 1, S))
+        per_pair[:] = 0.0
+        per_next[:] = 0.0
         rlsvi_plan(1, r_hat, p_hat, n_sa, beta_scale, rng, z, w, pi, V, Q)  # pi^1: no data yet
         n = count_step(n_sa, n_sas, r_sum, p_hat, 0, 0, 0, 0, r1)        # user 1: action 0, reward r1
         r_hat[0, 0, 0] = r_sum[0, 0, 0] / n
