@@ -55,9 +55,10 @@ def test_claims_of_every_registered_check(tmp_path):
     """Every registered check runs at tiny sizes through its registry record and yields one claim row."""
     sizes = {"binary_mechanism": {"T_grid": [64], "n_trials": 50}, "garcelon_coverage": {"k_grid": [10], "n_trials": 50},
              "bitsum_lemma42": {"eps_grid": [0.5, 0.9], "n_trials": 500}, "garcelon_prop5": {"k_grid": [100]},
-             "lu_cor14": {"from_experiments": False}}
+             "lu_cor14": {"from_experiments": False}, "lu2026_rlsvi_audit": {"eps_targets": [4.0], "n_trials": 400}}
     checks = registry.theorem_checks()
-    assert list(checks) == ["binary_mechanism", "garcelon_coverage", "garcelon_prop5", "bitsum_lemma42", "lu_cor14"]
+    assert list(checks) == ["binary_mechanism", "garcelon_coverage", "garcelon_prop5", "bitsum_lemma42", "lu_cor14",
+                            "lu2026_rlsvi_audit"]
     config = {"mechanisms": {"checks": sizes}, "experiments": {}}
     valid = registry.check_sizes(config)
     tables = {n: c.run(np.random.default_rng(0), **c.arguments(valid[n], config)) for n, c in checks.items()}

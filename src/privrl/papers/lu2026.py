@@ -22,15 +22,15 @@ Sections of the table (column ``section``):
   is eps-JDP), interpolated in log K between bracketing checkpoints; the matched agents are
   run with horizon K, not K_i (slightly conservative for them; docs/decisions/agents.md, M2).
 
-Claims (verdict rules fixed before any run): Cor. 14 = numeric min (relative difference
-<= 1e-9); library never looser than Cor. 14 (ratio <= 1 + 1e-9 where the library can use
-Cor. 14's order, alpha* > 1.01); eps(delta) linear in K (local slope of log eps on log K over
-the last decade of the grid in [0.9, 1.05]); the Remark-2 note on every RLSVI run; "no
-privacy cost": RLSVI (beta_scale 1) regret at K <= UCBVI's (bonus_scale 1), ratio CI <= 1
-reproduced, > 1 not reproduced, else inconclusive; matched privacy likewise vs each agent.
-Both comparisons are inconclusive when both agents are still in their linear phase (K-exponent,
-or local slope over the decade to K_i, >= EXPLORING_A = 0.95): two explorers' ratio says nothing
-about learning.
+Claims, scored by :mod:`privrl.results.verdicts`. Algebra and metadata are kind ``check``
+(verdict "checked", never a reproduction): Cor. 14 = numeric min of Thm 13; the library never
+looser than Cor. 14 (where it can use Cor. 14's order, alpha* > 1.01); eps(delta) linear in K;
+the Remark-2 note on every RLSVI run. "No privacy cost" (RLSVI beta_scale 1 vs UCBVI bonus 1)
+and the matched-privacy comparisons are kind ``order``
+(:func:`~privrl.results.verdicts.score_order` on R_other / R_RLSVI), scored only when at
+least one of the two agents is past 10 x its crossover K (``AgentSpec.crossover``); else "not
+reached" with that K. The fixed-eps comparison and RLSVI's worst-case rate are in
+:mod:`privrl.papers.lu2026_comparisons`, the end-to-end audit in :mod:`privrl.papers.lu2026_audit`.
 """
 from __future__ import annotations
 
@@ -40,12 +40,15 @@ import numpy as np
 import pandas as pd
 
 from privrl.agents.rlsvi import REMARK_2, privacy_table
-from privrl.results.stats import mean_ci, ratio_ci
-from privrl.papers.analysis import CLAIM_COLUMNS, AnalysisContext, AnalysisResult
+from privrl.results import verdicts as V
+from privrl.results.stats import mean_ci
+from privrl.papers.analysis import AnalysisContext, AnalysisResult
+from privrl.papers.claim_helpers import crossover_of, frame, save_pdf
+from privrl.papers.lu2026_audit import RLSVI_AUDIT
+from privrl.papers.lu2026_comparisons import ANALYSES as COMPARISONS, order_no_larger
 from privrl.papers.common import (
     at_episode,
     check_axes,
-    claim,
     curves,
     env_mdp,
     fmt_ci,
@@ -55,6 +58,7 @@ from privrl.papers.common import (
 )
 from privrl.papers.registry import Paper, TheoremCheck
 
+PAPER_ID = "lu2026"
 SOURCE = "Lu, Gajane, Bai & Talebi (2026)"
 K_GRID = np.unique(np.round(np.logspace(1, 7, 25)).astype(np.int64))
 MATCH_RTOL = 1e-4
@@ -136,29 +140,27 @@ def _local_exponent(ep: np.ndarray, R: np.ndarray, K: float) -> float:
     return float(np.log10(hi / lo)) if hi > 0 and lo > 0 else float("nan")
 
 
-EXPLORING_A = 0.95  # a K-exponent CI at or above this: the agent has not started learning
-_EXPLORING_NOTE = (f"; both still in their linear, exploring phase (a >= {EXPLORING_A}): the ratio compares two "
-                   "explorers, not learning rates")
+CHECK_RTOL = 1e-9  # algebra checks: equal up to floating point (not a verdict threshold)
 
 
-def _ratio_verdict(lo: float, hi: float, exploring: bool = False) -> str:
-    """Ratio CI <= 1: reproduced; > 1: not reproduced; else, or both agents still exploring: inconclusive."""
-    if exploring:
-        return "inconclusive"
-    return "reproduced" if hi <= 1.0 else ("not reproduced" if lo > 1.0 else "inconclusive")
+def _info(ctx: AnalysisContext, env: str, cell: str) -> dict:
+    return next(i for i in ctx.infos if i["env_key"] == env and i["cell"] == cell)
 
 
-def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.DataFrame) -> list[dict]:
-    art = ctx.artifact("rlsvi_privacy", "md")
+def _claim(ctx, item, cid, statement, kind, score, source=SOURCE) -> V.Claim:
+    return V.make_claim(PAPER_ID, item, f"{ctx.experiment}_{cid}", statement, kind,
+                        ctx.artifact("rlsvi_privacy", "md"), score, ctx.experiment, source)
+
+
+def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.DataFrame) -> list[V.Claim]:
     out = []
     for env, d in eps.groupby("env"):
         d1 = d[d.beta_scale == 1.0] if (d.beta_scale == 1.0).any() else d[d.beta_scale == d.beta_scale.iloc[0]]
         hsa = f"H={d1.H.iloc[0]}, S={d1.S.iloc[0]}, A={d1.A.iloc[0]}, delta={d1.delta.iloc[0]:g}"
         rel = float(np.max(np.abs(d1.eps_thm13_min / d1.eps_cor14 - 1.0)))
-        out.append(claim(ctx, f"cor14_equals_thm13_min_{env}", f"Cor. 14 equals the numeric minimum over alpha of "
-                         f"Thm 13 ({env}: {hsa}, K in [10, 1e7])", f"{SOURCE}, Thm 13 / Cor. 14", art,
-                         f"max relative difference {rel:.2e} over {len(d1)} K", "reproduced" if rel <= 1e-9
-                         else "not reproduced"))
+        out.append(_claim(ctx, "Cor. 14", f"cor14_equals_thm13_min_{env}", f"Cor. 14 equals the numeric minimum "
+                          f"over alpha of Thm 13 ({env}: {hsa}, K in [10, 1e7])", "check",
+                          V.score_check(rel <= CHECK_RTOL, f"max relative difference {rel:.2e} over {len(d1)} K")))
         ind = d1[d1.library_in_domain]
         r = ind.eps_library_rdp / ind.eps_cor14
         gx = float(np.max(d1.eps_exact_gaussian / d1.eps_cor14))
@@ -166,61 +168,51 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
         meas = (f"max eps_library / eps_Cor14 = {r.max():.6f} over {len(ind)} K (library up to "
                 f"{100 * (1 - r.min()):.1f}% tighter); exact Gaussian / Cor. 14 <= {gx:.6f}"
                 + (f"; {out_dom} K with alpha* <= 1.01 outside dp_accounting's order range" if out_dom else ""))
-        out.append(claim(ctx, f"library_not_looser_{env}", f"dp_accounting's conversion of Lemma 12's RDP curve is "
-                         f"never looser than Cor. 14 ({env})", f"{SOURCE}, Lemma 12 / Cor. 14; dp_accounting", art,
-                         meas, "reproduced" if len(ind) and r.max() <= 1 + 1e-9 else "not reproduced"))
+        out.append(_claim(ctx, "Lemma 12 / Cor. 14", f"library_not_looser_{env}", f"dp_accounting's conversion of "
+                          f"Lemma 12's RDP curve is never looser than Cor. 14 ({env})", "check",
+                          V.score_check(bool(len(ind)) and r.max() <= 1 + CHECK_RTOL, meas)))
         last = d1[d1.K >= d1.K.max() / 10]
         s = float(np.polyfit(np.log(last.K), np.log(last.eps_cor14), 1)[0])
         lin = 2 * d1.A.iloc[0] / (d1.H.iloc[0] ** 2 * np.log(2 * d1.H.iloc[0] * d1.S.iloc[0] * d1.A.iloc[0]))
         top = d1.iloc[int(np.argmax(d1.K))]
-        out.append(claim(ctx, f"eps_linear_in_K_{env}", f"eps(delta) of RLSVI grows linearly in K ({env})",
-                         f"{SOURCE}, Cor. 14 (the 2AK/(H^2 log 2HSA) term)", art,
-                         f"slope of log eps on log K over [{last.K.min():g}, {last.K.max():g}] = {s:.3f}; eps/K at "
-                         f"K={top.K:g}: {top.eps_cor14 / top.K:.3g} vs 2A/(H^2 log 2HSA) = {lin:.3g}",
-                         "reproduced" if 0.9 <= s <= 1.05 else "not reproduced"))
+        out.append(_claim(ctx, "Cor. 14", f"eps_linear_in_K_{env}", f"eps(delta) of RLSVI grows linearly in K ({env}; "
+                          "the 2AK/(H^2 log 2HSA) term dominates at large K)", "check",
+                          V.score_check(abs(top.eps_cor14 / top.K / lin - 1) < 0.1 and s > 0.9,
+                                        f"slope of log eps on log K over [{last.K.min():g}, {last.K.max():g}] = "
+                                        f"{s:.3f}; eps/K at K={top.K:g}: {top.eps_cor14 / top.K:.3g} vs "
+                                        f"2A/(H^2 log 2HSA) = {lin:.3g}")))
     runs = infos_of(ctx, "rlsvi")
     ok = sum(all("Remark 2" in g.get("note", "") and "rewards only" in g.get("note", "") for g in i["guarantees"])
              and len(i["guarantees"]) > 0 for i in runs)
-    out.append(claim(ctx, "remark2_rewards_only", "Every RLSVI run reports its guarantee as covering rewards only "
-                     "(neighbouring users share states and actions)", f"{SOURCE}, Remark 2", art,
-                     f"{ok}/{len(runs)} RLSVI runs carry the note", "reproduced" if runs and ok == len(runs)
-                     else "not reproduced"))
+    out.append(_claim(ctx, "Remark 2", "remark2_rewards_only", "Every RLSVI run reports its guarantee as covering "
+                      "rewards only (neighbouring users share states and actions)", "check",
+                      V.score_check(bool(runs) and ok == len(runs), f"{ok}/{len(runs)} RLSVI runs carry the note")))
     for env in sorted(set(reg.env)) if len(reg) else []:
-        a = infos_of(ctx, "rlsvi", env, {"beta_scale": 1.0})
+        m = env_mdp(ctx, env)
+        a = [i for i in infos_of(ctx, "rlsvi", env, {"beta_scale": 1.0}) if not (i.get("tags") or {}).get("match_K")]
         b = infos_of(ctx, "ucbvi", env, {"bonus_scale": 1.0})
-        a = [i for i in a if not (i.get("tags") or {}).get("match_K")]
         if not a or not b:
             continue
         xa, xb = curves(ctx, env, a[0]["cell"])[1][:, -1], curves(ctx, env, b[0]["cell"])[1][:, -1]
-        rr = ratio_ci(xa, xb, rng_for(ctx, f"nocost/{env}"), ctx.n_boot)
-        ra, rb = reg[(reg.env == env) & (reg.cell == a[0]["cell"])].iloc[0], reg[(reg.env == env) &
-                                                                              (reg.cell == b[0]["cell"])].iloc[0]
-        exploring = bool(ra.exponent_lo >= EXPLORING_A and rb.exponent_lo >= EXPLORING_A)
-        out.append(claim(ctx, f"rlsvi_no_privacy_cost_{env}", f"RLSVI, JDP with no added noise, has regret at K no "
-                         f"larger than non-private UCBVI, both at their papers' constants ({env})",
-                         f"{SOURCE}, Sec. 4 (no privacy cost: the exploration noise is the privacy noise)", art,
-                         f"regret ratio RLSVI/UCBVI at K={int(ra.K)}: {fmt_ci(*rr, 3)}; RLSVI a = {ra.exponent:.2f}, "
-                         f"UCBVI a = {rb.exponent:.2f} (UCBVI bonus saturated {rb.aux_fit_window:.0%}); "
-                         f"RLSVI certifies "
-                         f"eps = {ra.eps_cor14:.4g} at delta = {ra.delta:g}"
-                         + _EXPLORING_NOTE * exploring, _ratio_verdict(rr[1], rr[2], exploring)))
+        ra = reg[(reg.env == env) & (reg.cell == a[0]["cell"])].iloc[0]
+        sc = order_no_larger(ctx, f"nocost/{env}", xa, xb, {"rlsvi": crossover_of(a[0], m),
+                                                             "ucbvi": crossover_of(b[0], m)}, float(ra.K))
+        out.append(_claim(ctx, "Sec. 4", f"rlsvi_no_privacy_cost_{env}", f"RLSVI (JDP with no added noise; certifies "
+                          f"eps = {ra.eps_cor14:.4g} at delta = {ra.delta:g}) has regret at K no larger than "
+                          f"non-private UCBVI, both at their papers' constants ({env})", "order", sc,
+                          f"{SOURCE}, Sec. 4 (no privacy cost: the exploration noise is the privacy noise)"))
     if len(mat):
         for (env, Ki, pair), d in mat.groupby(["env", "K_i", "pair"]):
-            x_r = d[d.agent == "rlsvi"]["_seeds"].iloc[0]
-            x_p = d[d.agent == pair]["_seeds"].iloc[0]
-            rr = ratio_ci(x_r, x_p, rng_for(ctx, f"matched_ratio/{env}/{pair}/{Ki:g}"), ctx.n_boot)
+            m = env_mdp(ctx, env)
+            r_row, p_row = d[d.agent == "rlsvi"].iloc[0], d[d.agent == pair].iloc[0]
+            cross = {"rlsvi": crossover_of(_info(ctx, env, r_row.cell), m),
+                     pair: crossover_of(_info(ctx, env, p_row.cell), m)}
+            sc = order_no_larger(ctx, f"matched/{env}/{pair}/{Ki:g}", r_row._seeds, p_row._seeds, cross, float(Ki))
             e = d.epsilon.iloc[0]
-            a_r, a_p = d[d.agent == "rlsvi"].a_local.iloc[0], d[d.agent == pair].a_local.iloc[0]
-            exploring = bool(a_r >= EXPLORING_A and a_p >= EXPLORING_A)  # NaN (no decade before K_i) -> False
-            out.append(claim(ctx, f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at K={int(Ki)} "
-                             f"(Cor. 14: eps={e:.4g}, delta={d.delta_rlsvi.iloc[0]:g}), RLSVI's regret is no larger "
-                             f"than {pair}'s at (eps, 0)-JDP ({env})",
-                             f"{SOURCE}, Cor. 14 (matched-privacy comparison)",
-                             art, f"regret ratio RLSVI/{pair} at K={int(Ki)}: {fmt_ci(*rr, 3)}; mean regret per "
-                             f"episode RLSVI {np.mean(x_r) / Ki:.3g}, {pair} {np.mean(x_p) / Ki:.3g} "
-                             f"(V* - V^pi of the first policy bounds what an explorer pays); local K-exponent over "
-                             f"the decade to K_i: RLSVI {a_r:.2f}, {pair} {a_p:.2f}"
-                             + _EXPLORING_NOTE * exploring, _ratio_verdict(rr[1], rr[2], exploring)))
+            out.append(_claim(ctx, "Cor. 14", f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at "
+                              f"K={int(Ki)} (Cor. 14: eps={e:.4g}, delta={d.delta_rlsvi.iloc[0]:g}), RLSVI's regret "
+                              f"is no larger than {pair}'s at (eps, 0)-JDP ({env})", "order", sc,
+                              f"{SOURCE}, Cor. 14 (matched-privacy comparison)"))
     return out
 
 
@@ -264,7 +256,7 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
 
     envs_ = sorted(set(eps.env)) if len(eps) else []
     ncol = max(len(envs_), 1) + (1 if len(mat) else 0)
-    fig, axes = plt.subplots(1, ncol, figsize=(4.2 * ncol, 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, ncol, figsize=(6.0 * ncol, 3.4), squeeze=False)
     for ax, env in zip(axes[0], envs_):
         d = eps[(eps.env == env) & (eps.beta_scale == eps[eps.env == env].beta_scale.max())].sort_values("K")
         ax.plot(d.K, d.eps_cor14, lw=1.6, label="Cor. 14")
@@ -275,7 +267,7 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
             ax.axvline(K, color="0.6", lw=0.8)
         ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel=f"eps (delta={d.delta.iloc[0]:g})",
                title=f"{env} (H={d.H.iloc[0]}, S={d.S.iloc[0]}, A={d.A.iloc[0]}): rewards only")
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if len(mat):
         ax = axes[0, -1]
         d = mat.drop_duplicates(["K_i", "agent"])
@@ -285,16 +277,18 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
         ticks = [f"K={k:g}\neps={mat[mat.K_i == k].epsilon.iloc[0]:.3g}" for k in Ks]
         grouped_errorbars(ax, series, len(Ks), ticks, 0.8 / len(agents))
         ax.set(yscale="log", ylabel="regret at K_i", title="matched privacy (eps of RLSVI at K_i)")
-        ax.legend(fontsize=6)
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
 
 def rlsvi_privacy(ctx: AnalysisContext) -> AnalysisResult:
     eps, reg, mat = epsilon_rows(ctx), regret_rows(ctx), matched_rows(ctx)
-    claims = pd.DataFrame(_claims(ctx, eps, reg, mat), columns=CLAIM_COLUMNS)
+    claims = frame(_claims(ctx, eps, reg, mat))
     table = pd.concat([eps, reg, mat.drop(columns=["_seeds"], errors="ignore")], ignore_index=True)
-    return AnalysisResult(table=table, markdown=_markdown(ctx, eps, reg, mat), figure=_figure(eps, mat), claims=claims)
+    fig = _figure(eps, mat)
+    save_pdf(fig, ctx, "rlsvi_privacy")
+    return AnalysisResult(table=table, markdown=_markdown(ctx, eps, reg, mat), figure=fig, claims=claims)
 
 
 # ----------------------------------------------------------------------------- Cor. 14
@@ -370,7 +364,7 @@ def _cor14_measured(d: pd.DataFrame) -> str:
 _POSITIVE_INT = {"type": "integer", "minimum": 1}
 COR14 = TheoremCheck(
     name="lu_cor14",
-    statement="Cor. 14 is the minimum over alpha of Thm 13; tighter conversions never exceed it",
+    statement="Cor. 14 equals the minimum over alpha of Thm 13; tighter conversions are never looser",
     source="Lu et al. Thm 13, Cor. 14",
     run=check_lu_cor14, figure=figure_lu_cor14, measured=_cor14_measured, prepare=_cor14_arguments,
     sizes={"grid": {"type": "array", "items": {"type": "object", "required": ["K", "H", "S", "A"],
@@ -388,6 +382,6 @@ PAPER = Paper(
     authors=("Haiyang Lu", "Pratik Gajane", "Shaojie Bai", "Mohammad Sadegh Talebi"),
     year=2026, venue="arXiv preprint (cs.LG)", link="https://arxiv.org/abs/2606.01952",
     file="003_dc371eb3b7a8685a.txt",
-    analyses={"rlsvi_privacy": rlsvi_privacy},
-    theorem_checks=(COR14,),
+    analyses={"rlsvi_privacy": rlsvi_privacy, **COMPARISONS},
+    theorem_checks=(COR14, RLSVI_AUDIT),
 )

@@ -34,6 +34,14 @@ def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
     """Claims from a claims.csv frame, or from legacy rows (:func:`from_legacy`)."""
     if "claim_id" not in df.columns:
         return from_legacy(df)
+    new = df.claim_id.notna()
+    if not new.all():  # legacy rows concatenated with Claim rows: each through its own reader, order kept
+        out = []
+        for is_new, part in df.groupby((new != new.shift()).cumsum(), sort=True):
+            part = part.dropna(axis=1, how="all") if not new.loc[part.index[0]] else part
+            out += claims_from_frame(part[[c for c in CSV_COLUMNS if c in part]] if new.loc[part.index[0]]
+                                     else part[[c for c in LEGACY_COLUMNS if c in part]])
+        return out
     out = []
     for r in df.to_dict("records"):
         r = {k: ("" if (isinstance(v, float) and math.isnan(v) and k != "k_needed") else v) for k, v in r.items()}

@@ -1,0 +1,251 @@
+"""Bai et al. (SDP-PE): the theorem comparisons beyond Table I, each in its regime.
+
+* ``bai_sdp_pe_error_level`` -- Thm 6: Regret(K) <= O~(sqrt(H^5 X^2 A K) + X^3 A^2 H^5 E), for
+  *any* Privatizer meeting Assumption 4 with error level E. SDP-PE under the central
+  (``sdp-pe-jdp``), shuffle (``sdp-pe``) and local (``sdp-pe-ldp``) Privatizers at several eps,
+  beside ``pe`` (no privacy): the privacy cost D = R(K) - R_pe(K) against the E each run
+  used at its last stage (:func:`privrl.agents.pe_privacy.error_level`, as the kernel computes
+  it). Claim: log D grows at most linearly in log E (one-sided, exponent 1 + log allowance),
+  read only on cells past their crossover (K >= 10 x the K at which a first policy can be
+  eliminated) that did eliminate one; fewer than two such E: "not reached" with the K needed.
+* ``bai_sdp_pe_thm11`` -- Thm 11 (shuffle, eps in (0, 1)): O~(sqrt(H^5 X^2 A K) + X^3 A^2 H^6 / eps).
+  Per eps < 1: the K-exponent of the regret (one-sided 0.5); over the eps < 1 cells in regime:
+  the privacy cost's K-slope (additive: b <= 0) and its eps dependence (1/eps)^gamma with gamma
+  at most 1 (an upper bound: any gamma in [0, 1] is consistent). eps >= 1 cells are run and
+  shown, labelled "outside Thm 11", and not scored.
+* ``bai_sdp_pe_scaling`` -- the X, A, H dependence of Thm 6 / 11 on garnets with <= 64 policies,
+  one axis varied at a time: the slope of log R(K) on log X (A, H) is scored one-sided against
+  the bound's largest exponent in that variable (X^3, A^2, H^6 shuffle / H^5 none). A weak test
+  (random garnets also differ in their gaps); only a violation would be informative.
+
+All scoring by :mod:`privrl.results.verdicts`; crossover K from ``AgentSpec.crossover``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privrl.agents.pe_privacy import error_level
+from privrl.agents.sdp_pe import PRESETS, stage_schedule
+from privrl.results import verdicts as V
+from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
+from privrl.results.stats import mean_ci
+from privrl.papers.analysis import AnalysisContext, AnalysisResult
+from privrl.papers.claim_helpers import crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
+from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
+
+PAPER_ID = "bai_sdp_pe"
+MODEL = {"sdp-pe-jdp": "central (Laplace)", "sdp-pe": "shuffle (Alg. 4)", "sdp-pe-ldp": "local (Laplace)", "pe": "none"}
+AXES = {"X": "S", "A": "A", "H": "H"}
+BOUND_EXPONENT = {"sdp-pe": {"X": 3.0, "A": 2.0, "H": 6.0}, "pe": {"X": 3.0, "A": 2.0, "H": 5.0}}  # Thm 11 / Thm 6
+
+
+def run_error_level(info: dict, mdp, K: int) -> float:
+    """E of the last stage's fine batch of a K-episode run (as ``run_sdp_pe``): Assumption 4's E."""
+    p, code = info["params"], PRESETS[info["agent"]][2]
+    sched = stage_schedule(int(K))
+    n_rel = 2.0 * sched.shape[0] * mdp.H * mdp.S * mdp.A * mdp.S
+    return float(error_level(code, p.get("epsilon", 1.0) / (3.0 * mdp.H), p.get("beta", 0.5), int(sched[-1, 1]),
+                             p["delta"], n_rel))
+
+
+def _rows(ctx: AnalysisContext, agents: tuple[str, ...]) -> pd.DataFrame:
+    rows = []
+    for info in ctx.infos:
+        if info["agent"] not in agents:
+            continue
+        env, m = info["env_key"], env_mdp(ctx, info["env_key"])
+        ep, R = curves(ctx, env, info["cell"])
+        _, aux = curves(ctx, env, info["cell"], "cum_aux")
+        act = float(((aux[:, -1] - aux[:, -2]) / (ep[-1] - ep[-2])).mean()) if ep.size > 1 else 1.0
+        mu, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"r/{env}/{info['cell']}"), ctx.n_boot)
+        rows.append({"env": env, "cell": info["cell"], "agent": info["agent"], "privatizer": MODEL[info["agent"]],
+                     "epsilon": info["params"].get("epsilon", np.nan), "C": info["params"]["C"],
+                     "X": m.S, "A": m.A, "H": m.H, "policies": m.A ** (m.S * m.H), "K": int(ep[-1]),
+                     "E": run_error_level(info, m, ep[-1]), "crossover_K": crossover_of(info, m),
+                     "active_at_K": act, "regret": mu, "regret_lo": lo, "regret_hi": hi, "_seeds": R[:, -1]})
+    df = pd.DataFrame(rows)
+    if len(df):
+        df["in_regime"] = (df.K >= V.THRESHOLDS.regime_factor * df.crossover_K) & (df.active_at_K < 1 - 1e-12)
+    return df
+
+
+def _claim(ctx, name, item, cid, statement, kind, score, source) -> V.Claim:
+    return V.make_claim(PAPER_ID, item, f"{ctx.experiment}_{cid}", statement, kind, ctx.artifact(name, "md"),
+                        score, ctx.experiment, source)
+
+
+def _legend_out(ax):
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+
+
+def _result(df: pd.DataFrame, claims: list, fig, title: str, intro: str, cols: list[str]) -> AnalysisResult:
+    """The analysis result: table without the per-seed arrays, its Markdown, figure, claims."""
+    table = df.drop(columns="_seeds") if len(df) else df
+    return AnalysisResult(table=table, markdown=_md(title, intro, table, cols), figure=fig, claims=frame(claims))
+
+
+def _md(title: str, intro: str, df: pd.DataFrame, cols: list[str]) -> str:
+    L = [f"# {title}", "", intro, "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in df.to_dict("records"):
+        cells = []
+        for c in cols:
+            v = r[c]
+            cells.append(fmt_ci(r["regret"], r["regret_lo"], r["regret_hi"]) if c == "regret"
+                         else f"{v:.3g}" if isinstance(v, float) else str(v))
+        L.append("| " + " | ".join(cells) + " |")
+    return "\n".join(L) + "\n"
+
+
+# ---------------------------------------------------------------- Thm 6: error level E
+def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
+    import matplotlib.pyplot as plt
+
+    df = _rows(ctx, tuple(MODEL))
+    claims = []
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    for env, d in df.groupby("env"):
+        base = d[d.agent == "pe"]
+        priv = d[d.agent != "pe"].sort_values("E")
+        for agent, g in priv.groupby("agent", sort=False):
+            ax.errorbar(g.E, g.regret, yerr=[g.regret - g.regret_lo, g.regret_hi - g.regret], fmt="o-", ms=4,
+                        capsize=2, label=f"{MODEL[agent]} ({env})")
+        if len(base):
+            ax.axhline(base.regret.iloc[0], color="0.4", ls="--", lw=1, label=f"no privacy (pe, {env})")
+        if not len(base) or len(priv) < 2:
+            continue
+        live = priv[priv.in_regime]
+        use = live if live.E.nunique() >= 2 else priv.nsmallest(2, "crossover_K")
+        x0 = base._seeds.iloc[0]
+        fit = slope_fit(list(use.E), list(use._seeds) + [x0], rng_for(ctx, f"E/{env}"), ctx.n_boot,
+                        lambda *r: np.array([s.mean() for s in r[:-1]]) - r[-1].mean())
+        reg = point_regime(float(use.crossover_K.max()), float(use.K.min()))
+        sc = V.score_rate_upper(fit, 1.0, V.THRESHOLDS.log_allowance, reg)
+        cells = ", ".join(f"{MODEL[r.agent]} eps={r.epsilon:g} (E={r.E:.3g})" for r in use.itertuples())
+        sc = V.Score(sc.verdict, sc.measured.replace("a = ", "slope of log D on log E = "),
+                     f"{sc.regime}; cells used: {cells}; {len(live)} of {len(priv)} private cells past 10 x their "
+                     "crossover with a policy eliminated", sc.k_needed)
+        claims.append(_claim(ctx, "bai_sdp_pe_error_level", "Thm 6", f"error_level_{env}",
+                             f"SDP-PE on {env}: the privacy cost D = R - R_pe grows at most linearly in the "
+                             "Privatizer's error level E (the X^3 A^2 H^5 E term), any Privatizer", "rate", sc,
+                             "Bai et al. Thm 6, Assumption 4"))
+    ax.set(xscale="log", yscale="log", xlabel="error level E of the Privatizer (Assumption 4)",
+           ylabel="regret at K", title="SDP-PE: regret vs the Privatizer's error level")
+    _legend_out(ax)
+    fig.tight_layout()
+    save_pdf(fig, ctx, "bai_sdp_pe_error_level")
+    return _result(df, claims, fig, f"Bai et al. Thm 6: regret vs the Privatizer's error level ({ctx.experiment})",
+             "E: Assumption 4's error level of the last stage's batch, as the kernel computes it. in_regime: K >= 10 x "
+             "crossover (first elimination possible) and at least one policy eliminated.",
+             ["env", "privatizer", "epsilon", "C", "E", "crossover_K", "active_at_K", "in_regime", "regret"])
+
+
+# ---------------------------------------------------------------- Thm 11: eps < 1
+def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
+    import matplotlib.pyplot as plt
+
+    df = _rows(ctx, ("sdp-pe", "pe"))
+    claims = []
+    fig, ax = plt.subplots(figsize=(7.5, 4))
+    ag = ctx.aggregates
+    if len(df):
+        df["inside_thm11"] = df.epsilon < 1.0
+    for env, d in df.groupby("env"):
+        m = env_mdp(ctx, env)
+        for r in d.sort_values("epsilon").itertuples():
+            a = ag[(ag.env == env) & (ag.cell == r.cell)].sort_values("episode")
+            lab = "no privacy (pe)" if r.agent == "pe" else (
+                f"eps = {r.epsilon:g}" + ("" if r.inside_thm11 else " (outside Thm 11)"))
+            ax.plot(a.episode, np.maximum(a["mean"], 1e-3), ls="-" if r.agent == "pe" or r.inside_thm11 else ":",
+                    label=lab)
+        inside = {float(i["params"]["epsilon"]): i for i in infos_of(ctx, "sdp-pe", env) if i["params"]["epsilon"] < 1}
+        regimes = {}
+        for e, info in sorted(inside.items()):
+            f = ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == info["cell"])].iloc[0]
+            regimes[e] = regime_of(f, crossover_of(info, m))
+            sc = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance,
+                                    regimes[e])
+            claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"sqrtK_eps{e:g}_{env}",
+                                 f"SDP-PE (shuffle, eps={e:g} < 1) on {env}: regret O~(sqrt K)", "rate", sc,
+                                 "Bai et al. Thm 11"))
+        base = infos_of(ctx, "pe", env)
+        if base and inside:
+            ep0, R0 = curves(ctx, env, base[0]["cell"])
+            fit = fit_privacy_cost(ep0, {e: curves(ctx, env, i["cell"])[1] for e, i in inside.items()}, R0,
+                                   rng_for(ctx, f"D/{env}"), decades=float(ctx.config.get("fit_decades", 2)),
+                                   n_boot=ctx.n_boot)
+            sb, sg = V.score_eps_dependence(eps_cells(fit, regimes), V.THRESHOLDS.additive_exponent, "power",
+                                            (0.0, 1.0))
+            claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"additive_b_{env}",
+                                 f"SDP-PE (shuffle, eps < 1) on {env}: the privacy cost is additive in K (b <= 0)",
+                                 "rate", sb, "Bai et al. Thm 11, Sec. V-B"))
+            claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"eps_dependence_{env}",
+                                 f"SDP-PE (shuffle, eps < 1) on {env}: privacy cost at most ~ 1/eps "
+                                 "(X^3 A^2 H^6 / eps; upper bound: gamma in [0, 1])", "rate", sg, "Bai et al. Thm 11"))
+    ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
+           title="SDP-PE (shuffle) across eps; Thm 11 covers eps < 1")
+    _legend_out(ax)
+    fig.tight_layout()
+    save_pdf(fig, ctx, "bai_sdp_pe_thm11")
+    return _result(df, claims, fig, f"Bai et al. Thm 11 inside its range eps < 1 ({ctx.experiment})",
+             "Thm 11 is stated for eps in (0, 1); eps >= 1 rows are outside the theorem (run, shown, not scored).",
+             ["env", "agent", "epsilon", "inside_thm11", "E", "crossover_K", "active_at_K", "in_regime",
+                     "regret"])
+
+
+# ---------------------------------------------------------------- X, A, H scaling
+def _axis_sets(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per axis, the envs that vary only that variable (the other two at their most common value)."""
+    envs = df.drop_duplicates("env")
+    out = {}
+    for ax in AXES:
+        others = [o for o in AXES if o != ax]
+        mode = {o: envs[o].mode().iloc[0] for o in others}
+        sel = envs[np.logical_and.reduce([envs[o] == mode[o] for o in others])]
+        if sel[ax].nunique() >= 2:
+            out[ax] = sel
+    return out
+
+
+def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
+    import matplotlib.pyplot as plt
+
+    df = _rows(ctx, ("sdp-pe", "pe"))
+    claims = []
+    sets = _axis_sets(df) if len(df) else {}
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
+    for k, (axis, envs) in enumerate(sets.items()):
+        pa = axes[k]
+        for agent, d in df[df.env.isin(envs.env)].groupby("agent"):
+            d = d.sort_values(axis)
+            pa.errorbar(d[axis], d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret], fmt="o-",
+                        capsize=2, label="SDP-PE (shuffle)" if agent == "sdp-pe" else "PE (no privacy)")
+            fit = slope_fit(list(d[axis]), list(d._seeds), rng_for(ctx, f"{axis}/{agent}"), ctx.n_boot)
+            reg = point_regime(float(d.crossover_K.max()), float(d.K.min()))
+            if not d.in_regime.all():
+                reg = V.Regime(max(reg.crossover_K, reg.window_lo), reg.window_lo, reg.window_hi)
+            claim_e = BOUND_EXPONENT[agent][axis]
+            sc = V.score_rate_upper(fit, claim_e, V.THRESHOLDS.log_allowance, reg)
+            sc = V.Score(sc.verdict, sc.measured.replace("a = ", f"slope of log R on log {axis} = "),
+                         f"{sc.regime}; instances {', '.join(d.env)}; weak test (the bound's largest exponent; "
+                         "garnets also differ in their gaps)", sc.k_needed)
+            claims.append(_claim(ctx, "bai_sdp_pe_scaling", "Thm 6 / Thm 11", f"scaling_{axis}_{agent}",
+                                 f"{'SDP-PE (shuffle)' if agent == 'sdp-pe' else 'PE (no privacy)'}: regret at K "
+                                 f"grows at most as {axis}^{claim_e:g} (other variables fixed)", "rate", sc,
+                                 "Bai et al. Thm 6 / Thm 11"))
+        pa.set(xscale="log", yscale="log", xlabel={"X": "states X", "A": "actions A", "H": "horizon H"}[axis],
+               ylabel="regret at K", title=f"scaling in {axis}")
+    for pa in axes[len(sets):]:
+        pa.axis("off")
+    if sets:
+        _legend_out(axes[len(sets) - 1])
+    fig.tight_layout()
+    save_pdf(fig, ctx, "bai_sdp_pe_scaling")
+    return _result(df, claims, fig, f"Bai et al.: regret across X, A, H ({ctx.experiment})",
+             "One variable varied at a time on garnets with <= 64 policies. Scored one-sided against the bound's "
+             "largest exponent in that variable.",
+             ["env", "agent", "X", "A", "H", "policies", "crossover_K", "active_at_K", "in_regime", "regret"])
+
+
+ANALYSES = {"bai_sdp_pe_error_level": bai_sdp_pe_error_level, "bai_sdp_pe_thm11": bai_sdp_pe_thm11,
+            "bai_sdp_pe_scaling": bai_sdp_pe_scaling}
