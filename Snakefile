@@ -54,3 +54,16 @@ rule all:
     input:
         all_targets(),
     default_target: True
+
+
+# Rules that run in the main Snakemake process's host, never as cluster jobs: each reads a few
+# small files (seconds; the SLURM profile leaves only the runs and the mechanism checks to SLURM).
+localrules:
+    mdp,
+    aggregate,
+    fit,
+    regret_figure,
+    fit_table,
+    analysis,
+    theorem_claims,
+    claims,

@@ -79,7 +79,7 @@ def _context(tmp_path, cells):
         row.update(env="riverswim", cell=cell, label=cell, agent=agent, privacy_model=model)
         fits.append(row)
         aggs.append(aggregate.aggregate_cell(df, seeding.generator("t", cell, 1), 50).assign(env="riverswim", cell=cell))
-    return AnalysisContext("exp", {"fit_decades": 2}, pd.DataFrame(fits), pd.concat(aggs, ignore_index=True),
+    return AnalysisContext("exp", {"fit_decades": 2, "envs": {"riverswim": {"name": "riverswim", "params": {"S": 2, "H": 3}}}}, pd.DataFrame(fits), pd.concat(aggs, ignore_index=True),
                            infos, paths, str(tmp_path), 50)
 
 
@@ -121,10 +121,11 @@ def test_garcelon_table1_analysis(tmp_path):
     assert list(t.row) == ["shuffled_tau_k13", "shuffled_tau0", "pucb", "ldp_obi"]
     assert t.set_index("row").loc["shuffled_tau_k13", "tau"] == 47
     assert t.set_index("row").loc["pucb", "LDP"] == "N/A"
-    v = res.claims.set_index("id").verdict
-    assert v["table1_pucb_riverswim_eps1_s1"] == "reproduced"
-    assert v["table1_ldp_obi_riverswim_eps1_s1"] == "not reproduced"
-    assert v["table1_jdp_cheaper_riverswim_eps1_s1"] == "reproduced"
-    assert v["table1_amplification_riverswim_eps1_s1"] == "not reproduced"
+    v = res.claims.set_index("claim_id").verdict
+    assert v["table1_pucb_riverswim_eps1_s1"] == "reproduced"  # exponent 0.2: below 0.5 + allowance
+    # LDP-OBI's crossover at the paper's constants is far beyond K = 1e5: never "contradicted"
+    assert v["table1_ldp_obi_riverswim_eps1_s1"] == "not reached"
+    assert v["table1_jdp_cheaper_riverswim_eps1_s1"] == "not reached"
+    assert v["table1_amplification_riverswim_eps1_s1"] == "not reached"  # tau = 47: Prop. 5's hypothesis fails
     assert "Shuffled-OBI, tau = K^(1/3)" in res.markdown
     json.dumps(res.table.to_dict())  # serialisable

@@ -100,13 +100,6 @@ def digest(sources: Iterable[str | Path]) -> str:
 RUN_MODULES = ("privrl.run", "privrl.rl.envs", "privrl.rl.mdp", "privrl.rl.seeding", "privrl.io")
 
 
-def agent_digest(agent: str) -> str:
-    """What one agent's runs depend on: its module, the runner and the environments, closed."""
-    from privrl.agents import get
-
-    return digest([get(agent).kernel.__module__, *RUN_MODULES])
-
-
 def numba_cache_key(prefixes: tuple[str, ...]) -> str:
     """Key of the numba cache directory: the njit modules (files under ``prefixes``) that another
     module imports. numba invalidates a cached function when its own file changes, not when a

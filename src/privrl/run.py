@@ -179,3 +179,10 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
     df = pd.concat(frames, ignore_index=True)
     io.write_parquet(out_results, df)
     io.write_json(out_info, info)
+
+
+def agent_digest(agent: str) -> str:
+    """What one agent's runs depend on: its module, the runner and the environments, closed."""
+    from privrl.digests import RUN_MODULES, digest
+
+    return digest([get_agent(agent).kernel.__module__, *RUN_MODULES])

@@ -45,24 +45,13 @@ def analysis_category(w):
     return PAPER_NAMES[ANALYSIS_PAPER[w.analysis]]
 
 
-# Rules that run in the main Snakemake process's host, never as cluster jobs: each reads a few
-# small files (seconds; the SLURM profile leaves only the runs and the mechanism checks to SLURM).
-localrules:
-    mdp,
-    aggregate,
-    fit,
-    regret_figure,
-    fit_table,
-    analysis,
-    theorem_claims,
-    claims,
 
 
 # Seeds as shards, results keyed by content: every cell's seeds run in shards of seeds_per_job
 # (aligned: seed s is in shard s // seeds_per_job), each filed in the store (store_dir, shared by
 # every config and results_dir) under the digest of what determines it (privrl.run.run_key).
-STORE = config["store_dir"]
-SEEDS_PER_JOB = int(config["seeds_per_job"])
+STORE = config.get("store_dir", "results/store")
+SEEDS_PER_JOB = int(config.get("seeds_per_job", 10))
 N_CHECKPOINTS = int(config.get("n_checkpoints", 120))
 
 
