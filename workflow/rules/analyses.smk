@@ -8,6 +8,7 @@ rule analysis:
         csv=f"{F}/{{experiment}}/{{analysis}}.csv",
         md=f"{F}/{{experiment}}/{{analysis}}.md",
         png=f"{F}/{{experiment}}/{{analysis}}.png",
+        pdf=f"{F}/{{experiment}}/{{analysis}}.pdf",
         claims=f"{R}/{{experiment}}/analysis/{{analysis}}_claims.csv",
     log:
         f"{R}/logs/analysis/{{experiment}}/{{analysis}}.log",

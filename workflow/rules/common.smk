@@ -57,6 +57,6 @@ def all_targets():
     """Every final artifact: per (experiment, env) figure and fit table, every analysis, every
     theorem check and the privacy audit, and CLAIMS.md."""
     return (per_experiment_env(rules.regret_figure.output[0]) + per_experiment_env(rules.fit_table.output.md)
-            + [p for x in ("csv", "md", "png") for p in per_analysis(rules.analysis.output[x])]
+            + [p for x in ("csv", "md", "png", "pdf") for p in per_analysis(rules.analysis.output[x])]
             + list(rules.theorem_checks.output) + list(rules.privacy_audit.output)
             + [rules.claims.output.md])
