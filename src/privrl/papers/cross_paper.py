@@ -136,8 +136,8 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         rows.append({
             "env": env, "agent": agent, "privacy_model": model, "reconstruction": g["base"]["reconstruction"],
             "params": params, "n_eps": fit["n_eps"], "n_seeds": int(base.shape[0]),
-            "b_paper": b_paper, "eps_law": law, "b_verdict": b_score.verdict, "b_measured": b_score.measured,
-            "eps_verdict": g_score.verdict, "eps_measured": g_score.measured,
+            "b_paper": b_paper, "eps_law": law, "b_verdict": b_score.verdict, "b_measured": b_score.measured, "b_note": b_score.regime,
+            "eps_verdict": g_score.verdict, "eps_measured": g_score.measured, "eps_note": g_score.regime,
             "regime": "; ".join(f"eps {e:g}: {r.note()}" for e, r in sorted(regimes.items())),
             "k_needed": b_score.k_needed, "frac_dropped": fit["frac_dropped"],
             "window_lo": fit["window_lo"], "window_hi": fit["window_hi"],
@@ -158,14 +158,15 @@ def _markdown(ctx: AnalysisContext, table: pd.DataFrame) -> str:
              "eps exponent is read; b is an upper bound (<= paper's b + log allowance); the eps law is the "
              "paper's own g(eps). `dropped` = window points with D <= 0.", "",
              "| env | agent | privacy | params | b: verdict | b: measured | eps law | eps: verdict | eps: measured "
-             "| regime per eps | dropped |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| notes | regime per eps | dropped |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
         rec = " (reconstruction)" if r.reconstruction else ""
         lines.append(f"| {r.env} | {r.agent}{rec} | {r.privacy_model} | {r.params} | {r.b_verdict} | {r.b_measured} "
-                     f"| {r.eps_law} | {r.eps_verdict} | {r.eps_measured} | {r.regime} | {r.frac_dropped:.0%} |")
+                     f"| {r.eps_law} | {r.eps_verdict} | {r.eps_measured} | {r.b_note}; {r.eps_note} | {r.regime} "
+                     f"| {r.frac_dropped:.0%} |")
     if table.empty:
-        lines.append("| (no agent with both a noise-off baseline and private cells) ||||||||||")
+        lines.append("| (no agent with both a noise-off baseline and private cells) |||||||||||")
     return "\n".join(lines) + "\n"
 
 
