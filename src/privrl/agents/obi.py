@@ -328,6 +328,24 @@ def shuffled_step_width(p, mdp, K):
                       rr_count_width(S * K * H, q, d_sa), rr_count_width(K * H, q, d_sas))
 
 
+def ldp_count_deviation(p, mdp, K):
+    """LDP-OBI: deviation of N~^r at K the planner assumes, ``s c2`` (paper) or ``z sd`` (z > 0)."""
+    b = (6.0 * mdp.H - 2.0) / p["epsilon"] if p["noise"] > 0.5 else 0.0
+    if p.get("z", 0.0) > 0.0:
+        return p["z"] * laplace_sum_sd(K, b)
+    return p["bonus_scale"] * laplace_sum_bound(K, b, _delta_k(p, K) / (4.0 * mdp.S * mdp.A))
+
+
+def shuffled_count_deviation(p, mdp, K):
+    """Shuffled-OBI: deviation of N~^r at K the planner assumes, ``s c2`` (Eq. 7) or ``z sd`` (z > 0)."""
+    if p["noise"] < 0.5:
+        return 0.0
+    q = rr_p_from_epsilon(p["epsilon"] / ((4.0 + 2.0 * p["m"]) * mdp.H))
+    if p.get("z", 0.0) > 0.0:
+        return p["z"] * rr_count_sd(K * mdp.H, q)
+    return p["bonus_scale"] * rr_count_width(K * mdp.H, q, _delta_k(p, K) / (8.0 * mdp.S * mdp.A))
+
+
 OBI_FORMULA = "s (beta^r + (H+1)/2 beta^p), Prop. 7 widths"
 
 LDP_SPEC = register(AgentSpec(

@@ -293,6 +293,14 @@ def error_level_at(kind, p, H, S, A, K):
     return 4.0 * binomial_sum_bound(var, p["delta"] / (H * S * A * (S + 2) * (2.0 + math.log2(K))))
 
 
+def count_deviation_for(kind):
+    """Deviation of a released count the planner assumes at K: ``s E/4`` (paper) or ``z sd`` (z > 0)."""
+    def count_deviation(p, mdp, K):
+        ps = 1.0 if p.get("z", 0.0) > 0.0 else p["bonus_scale"]
+        return ps * error_level_at(kind, p, mdp.H, mdp.S, mdp.A, K) / 4.0
+    return count_deviation
+
+
 def width_for(kind, bern):
     """Per-step bonus after K episodes of uniform visitation (crossover rule): bonus_1, or
     bonus_2 at the largest variance of a [0, H] value (H^2/4), plus 2 (SH + 1) E / N, all times s."""

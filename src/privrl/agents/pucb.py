@@ -121,18 +121,23 @@ def step_width(p, mdp, K):
     used: the largest sd) when z > 0; inf while ``n < 2 E`` (Q+ = H)."""
     H, S, A = mdp.H, mdp.S, mdp.A
     s = p["bonus_scale"]
-    if p["noise"] < 0.5:
-        E = 0.0
-    elif p.get("z", 0.0) > 0.0:
-        E = p["z"] * tree_release_sd_max(int(K), p["epsilon"] / (3.0 * H), 1.0)
-    else:
-        E = s * pucb_error_level(p["epsilon"], H, S, A, K, p["beta"])
+    E = count_deviation(p, mdp, K)
     n = uniform_visits(K, mdp)
     if n <= 0.0 or n < 2.0 * E:
         return math.inf
     phi = math.sqrt(2.0 * math.log(K / (p["beta"] / K)) / max(n - E, 1.0))
     psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
     return s * (H + 1.0) * phi + psi
+
+
+def count_deviation(p, mdp, K):
+    """The deviation of a released count that the planner assumes at K: ``s E_eps`` (paper), or
+    ``z sd`` of the tree's release noise (all levels used) when z > 0."""
+    if p["noise"] < 0.5:
+        return 0.0
+    if p.get("z", 0.0) > 0.0:
+        return p["z"] * tree_release_sd_max(int(K), p["epsilon"] / (3.0 * mdp.H), 1.0)
+    return p["bonus_scale"] * pucb_error_level(p["epsilon"], mdp.H, mdp.S, mdp.A, K, p["beta"])
 
 
 SPEC = register(AgentSpec(

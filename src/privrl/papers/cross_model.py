@@ -17,17 +17,17 @@ and z: ``ratio = mean R_B(K) / mean R_A(K)`` at the last K with a seed-bootstrap
   agents explore at linear regret and the ratio orders nothing ("not reached", K needed).
 
 The z = 0 (paper-width) rows are printed beside, with each agent's *effective* coverage
-(:func:`effective_z`: the z whose width equals the paper's at K) and scored "inconclusive"
+(:func:`effective_z`: the assumed count deviation in sd of the agent's own noise at K) and scored "inconclusive"
 (coverage not matched). Data shapes: per-seed regret float64[n_seeds] at the last checkpoint.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 
 from privrl import agents
+from privrl.agents import obi, private_ucbvi, pucb
+from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, SHUFFLE_BITSUM
 from privrl.results import verdicts as V
 from privrl.results.claims import claims_frame
 from privrl.results.stats import mean_ci, ratio_ci
@@ -53,28 +53,27 @@ LABELS = {  # human names on the figure
 FAMILIES = {"Garcelon et al. agents": ("pucb", "shuffled-obi", "ldp-obi"),
             "private UCBVI (one algorithm, three privatizers)": ("private-ucbvi-jdp", "private-ucbvi-sdp",
                                                                  "private-ucbvi-ldp")}
-MATCH_KEYS = ("epsilon", "z", "bonus_scale")
-Z_GRID = (1e-3, 1e4)  # effective-z search range (sd)
+# agent -> deviation of a released count its planner assumes at K (paper: bonus_scale x bound; z > 0: z sd)
+COUNT_DEVIATION = {
+    "pucb": pucb.count_deviation,
+    "ldp-obi": obi.ldp_count_deviation,
+    "shuffled-obi": obi.shuffled_count_deviation,
+    "private-ucbvi-jdp": private_ucbvi.count_deviation_for(CENTRAL_TREE),
+    "dp-ucbvi-jdp": private_ucbvi.count_deviation_for(CENTRAL_TREE),
+    "private-ucbvi-ldp": private_ucbvi.count_deviation_for(LOCAL_LAPLACE),
+    "dp-ucbvi-ldp": private_ucbvi.count_deviation_for(LOCAL_LAPLACE),
+    "private-ucbvi-sdp": private_ucbvi.count_deviation_for(SHUFFLE_BITSUM),
+}
 
 
 def effective_z(agent: str, params: dict, mdp, K: float) -> float:
-    """The z (sd of the agent's own noise) whose width equals the paper width (z = 0) at K under
-    uniform visitation: bisection on the agent's crossover width (increasing in z); nan if the
-    width is infinite at K, a bound of :data:`Z_GRID` if outside it."""
-    rule = agents.get(agent).crossover_rule
-    p = agents.get(agent).resolve({**params, "z": 0.0})
-    target = rule.width(p, mdp, K)
-    if not math.isfinite(target):
+    """Coverage of the agent's paper width (z = 0) in sd of its own noise at K: the count deviation
+    its planner assumes divided by that of z = 1 (nan for an agent without a z)."""
+    if agent not in COUNT_DEVIATION:
         return float("nan")
-    lo, hi = Z_GRID
-    if rule.width({**p, "z": lo}, mdp, K) >= target:
-        return lo
-    if rule.width({**p, "z": hi}, mdp, K) <= target:
-        return hi
-    for _ in range(60):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (mid, hi) if rule.width({**p, "z": mid}, mdp, K) < target else (lo, mid)
-    return math.sqrt(lo * hi)
+    p = agents.get(agent).resolve(params)
+    unit = COUNT_DEVIATION[agent]({**p, "z": 1.0}, mdp, K)
+    return COUNT_DEVIATION[agent]({**p, "z": 0.0}, mdp, K) / unit if unit > 0 else float("nan")
 
 
 def _cells(ctx: AnalysisContext) -> pd.DataFrame:
