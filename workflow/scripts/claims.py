@@ -17,7 +17,8 @@ with logged(snakemake) as log:  # noqa: F821
         env = fits.env.iloc[0]
         specs = [c for c in experiments.resolve_claims(cfg, exp) if c["check"]["env"] == env]
         artifact = f"{sm.params.figures_dir}/{exp}/{env}_regret_vs_K.png"
-        mdps = {env: envs.make(*experiments.env_spec(cfg, exp, env))}  # the crossover K needs the MDP
+        name, params = experiments.env_spec(cfg, exp, env)
+        mdps = {env: envs.make(name, **params)}  # the crossover K needs the MDP
         rows += claims.claims_from_frame(claims.score_claims(exp, specs, fits, artifact, mdps))
     for p in sm.input.analyses:  # legacy-column or claims.csv-column tables, each read on its own
         rows += claims.claims_from_frame(pd.read_csv(p))
