@@ -72,7 +72,8 @@ def test_every_paper_has_a_record_and_its_text():
             assert p.authors and p.file
             if PAPERS_DIR.exists():
                 assert (PAPERS_DIR / p.file).exists(), p.file
-    assert set(registry.analyses()) == {"garcelon_table1", "bai_table1", "rlsvi_privacy", "privacy_cost"}
+    assert set(registry.analyses()) == {"garcelon_table1", "bai_table1", "rlsvi_privacy", "privacy_cost",
+                                      "cross_model_coverage"}
 
 
 def test_toy_paper_reaches_the_registry_and_the_workflow(toy_paper):
