@@ -90,7 +90,7 @@ def test_estimate_prints_every_experiment_of_the_resolved_overlay(capsys, monkey
     for name in smoke["experiments"]:
         assert name in out
     assert "rates" not in out  # removed by the overlay
-    assert "CPU-hours" in out and "on 2 cores" in out and "42 run jobs" in out
+    assert "CPU-hours" in out and "on 2 cores" in out and "60 run jobs" in out
 
 
 # --- cost arithmetic on synthetic tables ---------------------------------------------------------
