@@ -74,7 +74,7 @@ def test_every_paper_has_a_record_and_its_text():
                 assert (PAPERS_DIR / p.file).exists(), p.file
     assert {"garcelon_table1", "bai_table1", "rlsvi_privacy", "privacy_cost", "vietri2020_pac", "vietri2020_thm4",
             "vietri2020_lower_bound", "garcelon2021_thm6", "bai_sdp_pe_error_level", "bai_sdp_pe_thm11",
-            "bai_sdp_pe_scaling", "lu2026_fixed_eps"} <= set(registry.analyses())
+            "bai_sdp_pe_scaling", "lu2026_fixed_eps", "cross_model_coverage"} <= set(registry.analyses())
 
 
 def test_toy_paper_reaches_the_registry_and_the_workflow(toy_paper):

@@ -48,6 +48,7 @@ PARAM_DOMAINS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "C": _domain("a finite number > 0", lambda x: _real(x) and x > 0),
     "C1": _domain("a finite number > 0", lambda x: _real(x) and x > 0),
     "max_policies": _domain("an integer >= 1", lambda x: _integer(x) and x >= 1),
+    "z": _domain("a finite number >= 0", lambda x: _real(x) and x >= 0),
 }
 
 

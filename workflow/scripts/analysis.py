@@ -10,5 +10,6 @@ with logged(snakemake) as log:  # noqa: F821
     result = registry.analysis(sm.wildcards.analysis)(ctx)
     io.write_csv(sm.output.csv, result.table)
     io.write_text(sm.output.md, result.markdown)
-    figures.save_or_placeholder(result.figure, sm.output.png, sm.wildcards.analysis)
+    for path in (sm.output.pdf, sm.output.png):  # vector and raster copies (a closed Figure still saves)
+        figures.save_or_placeholder(result.figure, path, sm.wildcards.analysis)
     io.write_csv(sm.output.claims, result.claims)

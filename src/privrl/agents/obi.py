@@ -27,11 +27,16 @@ families and union-bounded over their counters. N^p counts the transitions h = 1
   Eq. 7-8 as printed (ln(1/delta) read one-sided: applied at delta/2 per tail). Reports
   eps0-LDP and (eps_{c,tau}, delta0)-JDP (Prop. 5, Thm 6).
 
+``z`` > 0 (matched coverage; default 0 = the paper): every deviation bound c_i is replaced by
+``z`` standard deviations of the realised noise of its statistic
+(:func:`privrl.mechanisms.bounds.laplace_sum_sd`; ``rr_count_sd`` / ``rr_reward_sd`` for the
+debiased R_p sums), and ``bonus_scale`` multiplies only the statistical parts of beta^r, beta^p.
+
 ``noise = 0``: exact counts, all c = 0 (and no M_sh / unary rounding): both agents reduce
 to the same non-private OBI. Episode k (0-based) plans from the k users released so far.
 
-Parameters (vector order) -- ldp-obi: epsilon, bonus_scale, delta, alpha, noise;
-shuffled-obi: epsilon (= eps0), bonus_scale, delta, alpha, m, tau, tau_power, delta0, noise
+Parameters (vector order) -- ldp-obi: epsilon, bonus_scale, delta, alpha, noise, z;
+shuffled-obi: epsilon (= eps0), bonus_scale, delta, alpha, m, tau, tau_power, delta0, noise, z
 (tau_power > 0 sets tau = ceil(K^tau_power), e.g. 1/3 for Table 1's tau = K^(1/3)).
 """
 from __future__ import annotations
@@ -43,7 +48,14 @@ from numba import njit
 
 from privrl.mechanisms import accounting, events
 from privrl.rl import engine
-from privrl.mechanisms.bounds import laplace_sum_bound, rr_count_width, rr_reward_width
+from privrl.mechanisms.bounds import (
+    laplace_sum_bound,
+    laplace_sum_sd,
+    rr_count_sd,
+    rr_count_width,
+    rr_reward_sd,
+    rr_reward_width,
+)
 from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
@@ -53,21 +65,22 @@ from privrl.mechanisms.privatizer import (
     rr_p_from_epsilon,
     unary_count,
 )
-from privrl.agents.optimism import obi_widths, stationary_plan
+from privrl.agents.optimism import obi_width_parts, obi_widths, stationary_plan
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 
 # ldp-obi parameter indices
-L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE = 0, 1, 2, 3, 4
+L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE, L_Z = 0, 1, 2, 3, 4, 5
 # shuffled-obi parameter indices
-S_EPS, S_SCALE, S_DELTA, S_ALPHA, S_M, S_TAU, S_TAU_POWER, S_DELTA0, S_NOISE = 0, 1, 2, 3, 4, 5, 6, 7, 8
+S_EPS, S_SCALE, S_DELTA, S_ALPHA, S_M, S_TAU, S_TAU_POWER, S_DELTA0, S_NOISE, S_Z = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 
 
 @njit(cache=True)
-def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, p_t, r_plus, bp):
+def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, split, p_t, r_plus, bp):
     """Eq. 16 + Prop. 7 for all (s, a): nr[S, A] = N~^r, rs[S, A] = R~, nps[S, A, S] = N~^p.
 
-    Fills p_t[S, A, S], r_plus[S, A] = r~ + scale beta^r, bp[S, A] = scale beta^p.
+    Fills p_t[S, A, S], r_plus[S, A] = r~ + scale beta^r, bp[S, A] = scale beta^p; with
+    ``split`` (matched coverage, z > 0) ``scale`` multiplies only the statistical parts.
     """
     S, A = nr.shape
     for s in range(S):
@@ -75,10 +88,15 @@ def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, p_t, r_plus, bp):
             np_sa = 0.0
             for s2 in range(S):
                 np_sa += nps[s, a, s2]
-            br, bpp, den_r, den_p = obi_widths(nr[s, a], np_sa, c1, c2, c3, c4, alpha, Lk, S)
+            if split:
+                sr, pr, sp, pp, den_r, den_p = obi_width_parts(nr[s, a], np_sa, c1, c2, c3, c4, alpha, Lk, S)
+                br_s, bp_s = scale * sr + pr, scale * sp + pp
+            else:
+                br, bpp, den_r, den_p = obi_widths(nr[s, a], np_sa, c1, c2, c3, c4, alpha, Lk, S)
+                br_s, bp_s = scale * br, scale * bpp
             if den_r > 0.0 and den_p > 0.0:
-                r_plus[s, a] = rs[s, a] / den_r + scale * br
-                bp[s, a] = scale * bpp
+                r_plus[s, a] = rs[s, a] / den_r + br_s
+                bp[s, a] = bp_s
                 inv = 1.0 / den_p
                 for s2 in range(S):
                     p_t[s, a, s2] = nps[s, a, s2] * inv
@@ -110,6 +128,8 @@ def ldp_kernel(env, params, K, rng, rec):
     n_cnt = SA * (S + 2)  # [N^r (SA) | R (SA) | N^p (SAS)]
     eps, scale, delta, alpha = params[L_EPS], params[L_SCALE], params[L_DELTA], params[L_ALPHA]
     noise = params[L_NOISE] > 0.5
+    z = params[L_Z]
+    split = z > 0.0
     b = (6.0 * H - 2.0) / eps if noise else 0.0
     code = LOCAL_LAPLACE if noise else NONE
     state = privatizer_new(code, n_cnt, K, eps if noise else 1.0, 6.0 * H - 2.0, 0.0, np.int64(1))
@@ -118,13 +138,18 @@ def ldp_kernel(env, params, K, rng, rec):
     p_t, r_plus, bp, pi, V, traj, evc = _planning_buffers(H, S, A)
     for k in range(K):
         dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
-        c12 = laplace_sum_bound(k, b, dk / (4.0 * SA))
-        c3 = laplace_sum_bound(S * k, b, dk / (4.0 * SA))
-        c4 = laplace_sum_bound(k, b, dk / (4.0 * SA * S))
+        if split:  # matched coverage: z sd of the Laplace sums
+            c12 = z * laplace_sum_sd(k, b)
+            c3 = z * laplace_sum_sd(S * k, b)
+            c4 = c12
+        else:
+            c12 = laplace_sum_bound(k, b, dk / (4.0 * SA))
+            c3 = laplace_sum_bound(S * k, b, dk / (4.0 * SA))
+            c4 = laplace_sum_bound(k, b, dk / (4.0 * SA * S))
         nr = c[:SA].reshape((S, A))
         rs = c[SA:2 * SA].reshape((S, A))
         nps = c[2 * SA:].reshape((S, A, S))
-        _model(nr, rs, nps, c12, c12, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, p_t, r_plus, bp)
+        _model(nr, rs, nps, c12, c12, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, split, p_t, r_plus, bp)
         aux = stationary_plan(p_t, r_plus, bp, nr, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
         states, actions, rewards = traj
@@ -158,6 +183,8 @@ def shuffled_kernel(env, params, K, rng, rec):
     eps0, scale, delta, alpha = params[S_EPS], params[S_SCALE], params[S_DELTA], params[S_ALPHA]
     m = int(params[S_M])
     noise = params[S_NOISE] > 0.5
+    z = params[S_Z]
+    split = z > 0.0
     tau = shuffled_tau(params, K)
     eps_bit = eps0 / ((4.0 + 2.0 * m) * H)  # Lemma 4
     p = rr_p_from_epsilon(eps_bit) if noise else 0.0
@@ -186,7 +213,12 @@ def shuffled_kernel(env, params, K, rng, rec):
             dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
             d_sa = dk / (8.0 * SA)  # 4 families, two tails
             d_sas = dk / (8.0 * SA * S)
-            if noise:
+            if noise and split:  # matched coverage: z sd of the debiased R_p sums
+                c1 = z * rr_reward_sd(k + 1.0, H, m, p)
+                c2 = z * rr_count_sd(k * H, p)
+                c3 = z * rr_count_sd(S * k * H, p)
+                c4 = c2
+            elif noise:
                 c1 = rr_reward_width(k + 1.0, H, m, p, d_sa)
                 c2 = rr_count_width(k * H, p, d_sa)
                 c3 = rr_count_width(S * k * H, p, d_sa)
@@ -195,7 +227,7 @@ def shuffled_kernel(env, params, K, rng, rec):
                 c1 = c2 = c3 = c4 = 0.0
             for j in range(SA):
                 rs.reshape(SA)[j] = rs_ones[j] / m
-            _model(nr, rs, nps, c1, c2, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, p_t, r_plus, bp)
+            _model(nr, rs, nps, c1, c2, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, split, p_t, r_plus, bp)
             aux = stationary_plan(p_t, r_plus, bp, nr, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
         states, actions, rewards = traj
@@ -248,12 +280,16 @@ def _shuffled_guarantees(p, mdp, K):
 
 def _obi_width(p, mdp, K, c1, c2, c3, c4):
     """Eq. 17's bonus averaged over h, ``s (beta^r + (H + 1)/2 beta^p)`` (Prop. 7), at the
-    counts of K episodes of uniform visitation (N^r over H steps, N^p over H - 1)."""
+    counts of K episodes of uniform visitation (N^r over H steps, N^p over H - 1); with z > 0
+    (the c's are then z sd) s multiplies only the statistical parts."""
     H, S, A = mdp.H, mdp.S, mdp.A
     nr = uniform_visits(K, mdp, stationary=True)
-    br, bp, _dr, _dp = obi_widths(nr, nr * (H - 1.0) / H, c1, c2, c3, c4, p["alpha"],
-                                  _lk(S, A, H, K, p["delta"]), S)
-    return p["bonus_scale"] * (br + 0.5 * (H + 1.0) * bp)
+    sr, pr, sp, pp, _dr, _dp = obi_width_parts(nr, nr * (H - 1.0) / H, c1, c2, c3, c4, p["alpha"],
+                                               _lk(S, A, H, K, p["delta"]), S)
+    s = p["bonus_scale"]
+    if p.get("z", 0.0) > 0.0:
+        return s * sr + pr + 0.5 * (H + 1.0) * (s * sp + pp)
+    return s * ((sr + pr) + 0.5 * (H + 1.0) * (sp + pp))
 
 
 def _delta_k(p, K):
@@ -264,6 +300,10 @@ def ldp_step_width(p, mdp, K):
     """LDP-OBI's per-step bonus at K (the c's of ``ldp_kernel``)."""
     SA, S = mdp.S * mdp.A, mdp.S
     b = (6.0 * mdp.H - 2.0) / p["epsilon"] if p["noise"] > 0.5 else 0.0
+    z = p.get("z", 0.0)
+    if z > 0.0:
+        c12 = z * laplace_sum_sd(K, b)
+        return _obi_width(p, mdp, K, c12, c12, z * laplace_sum_sd(S * K, b), c12)
     dk = _delta_k(p, K)
     c12 = laplace_sum_bound(K, b, dk / (4.0 * SA))
     return _obi_width(p, mdp, K, c12, c12, laplace_sum_bound(S * K, b, dk / (4.0 * SA)),
@@ -278,10 +318,32 @@ def shuffled_step_width(p, mdp, K):
     if p["noise"] < 0.5:
         return _obi_width(p, mdp, K, 0.0, 0.0, 0.0, 0.0)
     q = rr_p_from_epsilon(p["epsilon"] / ((4.0 + 2.0 * m) * H))
+    z = p.get("z", 0.0)
+    if z > 0.0:
+        c2 = z * rr_count_sd(K * H, q)
+        return _obi_width(p, mdp, K, z * rr_reward_sd(K, H, m, q), c2, z * rr_count_sd(S * K * H, q), c2)
     dk = _delta_k(p, K)
     d_sa, d_sas = dk / (8.0 * SA), dk / (8.0 * SA * S)
     return _obi_width(p, mdp, K, rr_reward_width(K, H, m, q, d_sa), rr_count_width(K * H, q, d_sa),
                       rr_count_width(S * K * H, q, d_sa), rr_count_width(K * H, q, d_sas))
+
+
+def ldp_count_deviation(p, mdp, K):
+    """LDP-OBI: deviation of N~^r at K the planner assumes, ``s c2`` (paper) or ``z sd`` (z > 0)."""
+    b = (6.0 * mdp.H - 2.0) / p["epsilon"] if p["noise"] > 0.5 else 0.0
+    if p.get("z", 0.0) > 0.0:
+        return p["z"] * laplace_sum_sd(K, b)
+    return p["bonus_scale"] * laplace_sum_bound(K, b, _delta_k(p, K) / (4.0 * mdp.S * mdp.A))
+
+
+def shuffled_count_deviation(p, mdp, K):
+    """Shuffled-OBI: deviation of N~^r at K the planner assumes, ``s c2`` (Eq. 7) or ``z sd`` (z > 0)."""
+    if p["noise"] < 0.5:
+        return 0.0
+    q = rr_p_from_epsilon(p["epsilon"] / ((4.0 + 2.0 * p["m"]) * mdp.H))
+    if p.get("z", 0.0) > 0.0:
+        return p["z"] * rr_count_sd(K * mdp.H, q)
+    return p["bonus_scale"] * rr_count_width(K * mdp.H, q, _delta_k(p, K) / (8.0 * mdp.S * mdp.A))
 
 
 OBI_FORMULA = "s (beta^r + (H+1)/2 beta^p), Prop. 7 widths"
@@ -289,7 +351,7 @@ OBI_FORMULA = "s (beta^r + (H+1)/2 beta^p), Prop. 7 widths"
 LDP_SPEC = register(AgentSpec(
     name="ldp-obi",
     kernel=ldp_kernel,
-    defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "noise": 1.0},
+    defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "noise": 1.0, "z": 0.0},
     privacy_model="LDP",
     reference="Garcelon et al. 2021 (LDP-OBI, Laplace mechanism) as summarised in App. B of the "
               "Garcelon et al. ICML-21 note: Eq. 16, Prop. 7, Eq. 17",
@@ -305,7 +367,7 @@ SHUFFLED_SPEC = register(AgentSpec(
     name="shuffled-obi",
     kernel=shuffled_kernel,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "m": 1.0, "tau": 0.0,
-              "tau_power": 0.0, "delta0": 1e-3, "noise": 1.0},
+              "tau_power": 0.0, "delta0": 1e-3, "noise": 1.0, "z": 0.0},
     privacy_model="SDP",
     reference="Garcelon, Perchet, Pike-Burke & Pirotta (ICML-21 RL-theory workshop), Alg. 1-4, "
               "Lemma 4, Eq. 6-8, Prop. 5, Thm 6",

@@ -42,3 +42,22 @@ def obi_widths(nr_t, np_t, c1, c2, c3, c4, alpha, Lk, S):
     else:
         bp = math.sqrt(14.0 * S * Lk / den_p) + (S * c4 + (alpha + 1.0) * c3) / den_p
     return br, bp, den_r, den_p
+
+
+@njit(cache=True)
+def obi_width_parts(nr_t, np_t, c1, c2, c3, c4, alpha, Lk, S):
+    """:func:`obi_widths` split into its statistical and privacy parts (Prop. 7):
+    ``(stat_r, priv_r, stat_p, priv_p, den_r, den_p)`` with ``beta^r = stat_r + priv_r``,
+    ``stat_r = sqrt(2 Lk / den_r)``, ``priv_r = ((alpha+1) c2 + c1) / den_r`` and likewise for
+    beta^p; the matched-coverage agents (``z`` > 0) scale only the statistical parts."""
+    den_r = nr_t + alpha * c2
+    den_p = np_t + alpha * c3
+    if den_r <= 0.0:
+        sr, pr = np.inf, np.inf
+    else:
+        sr, pr = math.sqrt(2.0 * Lk / den_r), ((alpha + 1.0) * c2 + c1) / den_r
+    if den_p <= 0.0:
+        sp, pp = np.inf, np.inf
+    else:
+        sp, pp = math.sqrt(14.0 * S * Lk / den_p), (S * c4 + (alpha + 1.0) * c3) / den_p
+    return sr, pr, sp, pp, den_r, den_p

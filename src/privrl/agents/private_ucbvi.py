@@ -26,6 +26,13 @@ repository; they are rebuilt here from what those papers do specify:
     bonus_2 without its third, lower-order correction term) + 2 (S H + 1) E / N.
   The privacy term bounds |(P~ - P^)V| + |r~ - r^| <= (2 S E H + 2 E)/N under Assumption 4.
 
+Matched coverage, ``z`` > 0 (default 0 = the above): the per-counter deviation bound E/4 is
+replaced by ``z`` standard deviations of the current release's noise
+(:mod:`privrl.mechanisms.bounds`: ``tree_release_sd`` at the release's step,
+``laplace_sum_sd`` of the k users' Laplace terms, ``binomial_sum_sd`` of the bit-sum noise),
+i.e. E = 4 z sd, in the post-processing and the privacy term; ``bonus_scale`` then multiplies
+only the statistical bonus.
+
 Computation: every episode releases all counters, but post-processing all H S A rows every
 episode would cost ~35x UCBVI at S=6, H=20. So each episode post-processes and refreshes
 ceil(H/2) rows in a fixed round robin (every row at least every ~2 S A episodes; ~7x UCBVI
@@ -37,7 +44,7 @@ same Assumption-4 guarantee (E is uniform over releases). ``noise = 0`` gives ex
 E = 0, no post-processing and the visited-row refresh of ``ucbvi``: private-ucbvi-jdp/ldp
 then equal ``ucbvi`` exactly.
 
-Parameters (vector order): epsilon, bonus_scale, delta, noise[, beta (SDP only)].
+Parameters (vector order): epsilon, bonus_scale, delta, noise, z[, beta (SDP only)].
 """
 from __future__ import annotations
 
@@ -48,7 +55,16 @@ from numba import njit
 
 from privrl.mechanisms import accounting, events
 from privrl.rl import engine
-from privrl.mechanisms.bounds import binomial_sum_bound, bitsum_variance, laplace_sum_bound, tree_error_bound
+from privrl.mechanisms.bounds import (
+    binomial_sum_bound,
+    binomial_sum_sd,
+    bitsum_variance,
+    laplace_sum_bound,
+    laplace_sum_sd,
+    tree_error_bound,
+    tree_release_sd,
+    tree_release_sd_max,
+)
 from privrl.mechanisms.privatizer import (
     CENTRAL_TREE,
     F_TAU,
@@ -65,7 +81,7 @@ from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import optimistic_plan, refresh_row
 from privrl.agents.ucbvi import hoeffding_bonus
 
-EPSILON, BONUS_SCALE, DELTA, NOISE, BETA = 0, 1, 2, 3, 4
+EPSILON, BONUS_SCALE, DELTA, NOISE, Z, BETA = 0, 1, 2, 3, 4, 5
 # Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile
 # one extra specialisation of the callee per distinct value (seconds each).
 I64 = np.int64
@@ -75,8 +91,9 @@ privatizer_new, privatizer_release, privatizer_release_sums = _DOOR.new, _DOOR.r
 
 
 @njit(cache=True)
-def _refresh(c, h, s, a, H, S, A, E, scale, L, bern, nt_sas, nt_sa, p_hat, q, coef):
-    """Post-process (Eq. 4-5) and refresh the model and bonus of one (h, s, a) from release c."""
+def _refresh(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef):
+    """Post-process (Eq. 4-5) and refresh the model and bonus of one (h, s, a) from release c;
+    ``pscale`` multiplies the privacy term (``scale``, or 1 at matched coverage)."""
     HSA = H * S * A
     i = (h * S + s) * A + a
     base = 2 * HSA + i * S
@@ -98,7 +115,7 @@ def _refresh(c, h, s, a, H, S, A, E, scale, L, bern, nt_sas, nt_sa, p_hat, q, co
     else:
         q[h, s, a] = c[i] / n + hoeffding_bonus(n, H, L, scale)
     if E > 0.0:
-        q[h, s, a] += scale * 2.0 * (S * H + 1.0) * E / n
+        q[h, s, a] += pscale * 2.0 * (S * H + 1.0) * E / n
 
 
 # The five kernels below are plain Python entry points into the one njit ``_run`` (compiled
@@ -112,15 +129,18 @@ def _run(env, params, K, rng, rec, kind, bern):
     n_cnt = HSA * (S + 2)
     eps, scale, delta = params[EPSILON], params[BONUS_SCALE], params[DELTA]
     noise = params[NOISE] > 0.5
+    z = params[Z]
+    matched = z > 0.0 and noise
+    pscale = 1.0 if matched else scale
     batched = kind == SHUFFLE_BITSUM
     L = math.log(5.0 * S * A * K * H / delta)
     d_one = delta / (n_cnt * K)  # per counter and release
     code = kind if noise else NONE
     E = 0.0
+    ep = eps / (3.0 * H)  # central-tree: per-counter eps
     if not noise:
         state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
     elif kind == CENTRAL_TREE:
-        ep = eps / (3.0 * H)
         state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, ep, 1.0, 0.0, I64(1))
         E = 4.0 * tree_error_bound(K, ep, 1.0, d_one)
     elif kind == LOCAL_LAPLACE:
@@ -163,16 +183,20 @@ def _run(env, params, K, rng, rec, kind, bern):
         if not batched:
             privatizer_release(code, state, x, rng, c)
             if noise:
-                if kind == LOCAL_LAPLACE:
+                if matched and kind == LOCAL_LAPLACE:  # E/4 = z sd of the current release (k + 1 users / steps)
+                    E = 4.0 * z * laplace_sum_sd(k + 1.0, 6.0 * H / eps)
+                elif matched:
+                    E = 4.0 * z * tree_release_sd(k + 1, K, ep, 1.0)
+                elif kind == LOCAL_LAPLACE:
                     E = 4.0 * laplace_sum_bound(k + 1.0, 6.0 * H / eps, d_one)
                 for t in range(n_refresh):  # data-independent round robin over the rows
                     j = cursor % HSA
                     cursor += 1
-                    _refresh(c, j // (S * A), (j // A) % S, j % A, H, S, A, E, scale, L, bern, nt_sas, nt_sa,
+                    _refresh(c, j // (S * A), (j // A) % S, j % A, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa,
                              p_hat, q, coef)
             for h in range(H):
                 if not noise:  # exact counts: refresh the visited rows, as ucbvi does
-                    _refresh(c, h, states[h], actions[h], H, S, A, E, scale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
+                    _refresh(c, h, states[h], actions[h], H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
                 i = (h * S + states[h]) * A + actions[h]
                 x[i] = 0.0
                 x[HSA + i] = 0.0
@@ -185,13 +209,16 @@ def _run(env, params, K, rng, rec, kind, bern):
         if noise:
             privatizer_release_sums(I64(SHUFFLE_BITSUM), state, x, batch_users, rng, c)
             noise_var += bitsum_variance(batch_users, tau)
-            E = 4.0 * binomial_sum_bound(noise_var, delta / (n_cnt * n_batches))
+            if matched:
+                E = 4.0 * z * binomial_sum_sd(noise_var)
+            else:
+                E = 4.0 * binomial_sum_bound(noise_var, delta / (n_cnt * n_batches))
         else:
             privatizer_release(code, state, x, rng, c)
         for h in range(H):
             for s in range(S):
                 for a in range(A):
-                    _refresh(c, h, s, a, H, S, A, E, scale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
+                    _refresh(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
         x[:] = 0.0
         batch_users = 0
         next_release *= 2
@@ -242,21 +269,36 @@ def _guarantees_for(model):
 
 
 def error_level_at(kind, p, H, S, A, K):
-    """The E that ``_run`` holds after K episodes (same formulas and confidence split)."""
+    """The E that ``_run`` holds after K episodes (same formulas and confidence split); with
+    z > 0, ``4 z sd`` (central-tree: all levels used, the largest sd)."""
     if p["noise"] < 0.5:
         return 0.0
-    eps = p["epsilon"]
+    eps, z = p["epsilon"], p.get("z", 0.0)
     d_one = p["delta"] / (H * S * A * (S + 2) * K)
     if kind == CENTRAL_TREE:
+        if z > 0.0:
+            return 4.0 * z * tree_release_sd_max(int(K), eps / (3.0 * H), 1.0)
         return 4.0 * tree_error_bound(int(K), eps / (3.0 * H), 1.0, d_one)
     if kind == LOCAL_LAPLACE:
+        if z > 0.0:
+            return 4.0 * z * laplace_sum_sd(float(K), 6.0 * H / eps)
         return 4.0 * laplace_sum_bound(float(K), 6.0 * H / eps, d_one)
     tau = bitsum_tau(eps / (3.0 * H), p["beta"])  # doubling batches released after episodes 1, 2, 4, ...
     var, release, done = 0.0, 1, 0
     while release <= K:
         var += bitsum_variance(release - done, tau)
         done, release = release, 2 * release
+    if z > 0.0:
+        return 4.0 * z * binomial_sum_sd(var)
     return 4.0 * binomial_sum_bound(var, p["delta"] / (H * S * A * (S + 2) * (2.0 + math.log2(K))))
+
+
+def count_deviation_for(kind):
+    """Deviation of a released count the planner assumes at K: ``s E/4`` (paper) or ``z sd`` (z > 0)."""
+    def count_deviation(p, mdp, K):
+        ps = 1.0 if p.get("z", 0.0) > 0.0 else p["bonus_scale"]
+        return ps * error_level_at(kind, p, mdp.H, mdp.S, mdp.A, K) / 4.0
+    return count_deviation
 
 
 def width_for(kind, bern):
@@ -266,14 +308,15 @@ def width_for(kind, bern):
         H, S, A, s = mdp.H, mdp.S, mdp.A, p["bonus_scale"]
         n = uniform_visits(K, mdp)
         L = math.log(5.0 * S * A * K * H / p["delta"])
-        priv = s * 2.0 * (S * H + 1.0) * error_level_at(kind, p, H, S, A, K) / n
+        ps = 1.0 if p.get("z", 0.0) > 0.0 and p["noise"] > 0.5 else s  # matched coverage: privacy term unscaled
+        priv = ps * 2.0 * (S * H + 1.0) * error_level_at(kind, p, H, S, A, K) / n
         if bern:
             return s * (math.sqrt(8.0 * L * H * H / 4.0 / n) + 14.0 * H * L / (3.0 * n)) + priv
         return hoeffding_bonus(n, H, L, s) + priv
     return step_width
 
 
-_COMMON = {"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "noise": 1.0}
+_COMMON = {"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "noise": 1.0, "z": 0.0}
 _PRESETS = [
     ("private-ucbvi-jdp", kernel_private_jdp, "JDP", "central-tree", "hoeffding",
      "Chowdhury & Zhou 2022 (Private-UCB-VI) style; Bai et al. Assumption 4, Sec. V-A Eq. 4-5"),
@@ -295,7 +338,8 @@ for _name, _kern, _model, _priv, _bonus, _ref in _PRESETS:
     SPECS[_name] = register(AgentSpec(
         name=_name, kernel=_kern, defaults=_defaults, privacy_model=_model, reference=_ref,
         description=f"RECONSTRUCTION. UCBVI-{_bonus} on post-processed {_priv} counts "
-                    f"(+ privacy term 2(SH+1)E/N); noise=0 gives the exact-count counterpart",
+                    f"(+ privacy term 2(SH+1)E/N); noise=0 gives the exact-count counterpart; "
+                    f"z > 0: E = 4 z sd of the release noise (matched coverage)",
         privatizer=_priv, reconstruction=True, guarantees=_guarantees_for(_model),
         crossover_rule=optimism_rule(width_for(_KIND[_priv], _bonus == "bernstein"),
                                      f"UCBVI-{_bonus} bonus + 2(SH+1)E/N, E of the {_priv} privatizer")))

@@ -16,13 +16,17 @@ Alg. 2 (PUCB) with Alg. 3 (PrivQ), time-inhomogeneous statistics per (s, a, h):
 
 ``bonus_scale`` s (default 1 = the paper): the planner assumes the error level ``s E_eps``
 (threshold, psi~, phi~) and uses ``conf = s (H+1) phi~ + psi~``; the injected noise never
-changes. ``noise = 0`` switches the privatizer to exact counts and E_eps to 0 (the
+changes. ``z`` > 0 (matched coverage; default 0 = the paper): the planner's error level is
+``z`` standard deviations of the counters' realised release noise instead of ``s E_eps``,
+``E_k = z sd_tree(k)`` (``mechanisms.bounds.tree_release_sd``: popcount(k) Laplace nodes of
+scale L 3H/eps), in the threshold, phi~ and psi~; ``bonus_scale`` then scales only
+``(H+1) phi~``. ``noise = 0`` switches the privatizer to exact counts and E_eps to 0 (the
 non-private counterpart: UBEV-style PrivQ on exact counts).
 
 Array layout of the counter vector c[(S + 2) H S A]: [r~ (HSA) | n~ (HSA) | m~ (HSAS)],
 index of (h, s, a) is ``(h S + s) A + a`` and of (h, s, a, s') ``2HSA + ((h S + s) A + a) S + s'``.
 
-Parameters (vector order): epsilon, bonus_scale, beta, noise.
+Parameters (vector order): epsilon, bonus_scale, beta, noise, z.
 """
 from __future__ import annotations
 
@@ -32,13 +36,14 @@ import numpy as np
 from numba import njit
 
 from privrl.mechanisms import accounting
+from privrl.mechanisms.bounds import tree_release_sd, tree_release_sd_max
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import CENTRAL_TREE, NONE, door
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import privq_plan as privq  # Alg. 3 (PrivQ)
 
-EPSILON, BONUS_SCALE, BETA, NOISE = 0, 1, 2, 3
+EPSILON, BONUS_SCALE, BETA, NOISE, Z = 0, 1, 2, 3, 4
 # Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile
 # one extra specialisation of the callee per distinct value (seconds each).
 I64 = np.int64
@@ -67,6 +72,7 @@ def kernel(env, params, K, rng, rec):
     eps = params[EPSILON]
     scale = params[BONUS_SCALE]
     beta = params[BETA]
+    z = params[Z]
     if noise:
         state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, eps / (3.0 * H), 1.0, 0.0, I64(1))
         code = CENTRAL_TREE
@@ -83,7 +89,11 @@ def kernel(env, params, K, rng, rec):
     traj = engine.new_trajectory(H)
     evc = engine.new_eval_cache(H, S)
     for k in range(K):
-        aux = privq(c, H, S, A, scale * E, ln_tb, scale, pi, V)
+        if z > 0.0 and noise:  # matched coverage: z sd of the release the planner reads (k releases so far)
+            Ek = z * tree_release_sd(k, K, eps / (3.0 * H), 1.0)
+        else:
+            Ek = scale * E
+        aux = privq(c, H, S, A, Ek, ln_tb, scale, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
         states, actions, rewards = traj
         for h in range(H):
@@ -107,10 +117,11 @@ def _guarantees(p, mdp, K):
 
 def step_width(p, mdp, K):
     """PrivQ's conf after K episodes of uniform visitation: ``s (H+1) phi~ + psi~`` with the
-    planner's error level ``s E_eps`` (Alg. 3); inf while ``n < 2 s E_eps`` (Q+ = H)."""
+    planner's error level ``s E_eps`` (Alg. 3), or ``z`` sd of the release noise (all tree levels
+    used: the largest sd) when z > 0; inf while ``n < 2 E`` (Q+ = H)."""
     H, S, A = mdp.H, mdp.S, mdp.A
     s = p["bonus_scale"]
-    E = s * pucb_error_level(p["epsilon"], H, S, A, K, p["beta"]) if p["noise"] > 0.5 else 0.0
+    E = count_deviation(p, mdp, K)
     n = uniform_visits(K, mdp)
     if n <= 0.0 or n < 2.0 * E:
         return math.inf
@@ -119,14 +130,25 @@ def step_width(p, mdp, K):
     return s * (H + 1.0) * phi + psi
 
 
+def count_deviation(p, mdp, K):
+    """The deviation of a released count that the planner assumes at K: ``s E_eps`` (paper), or
+    ``z sd`` of the tree's release noise (all levels used) when z > 0."""
+    if p["noise"] < 0.5:
+        return 0.0
+    if p.get("z", 0.0) > 0.0:
+        return p["z"] * tree_release_sd_max(int(K), p["epsilon"] / (3.0 * mdp.H), 1.0)
+    return p["bonus_scale"] * pucb_error_level(p["epsilon"], mdp.H, mdp.S, mdp.A, K, p["beta"])
+
+
 SPEC = register(AgentSpec(
     name="pucb",
     kernel=kernel,
-    defaults={"epsilon": 1.0, "bonus_scale": 1.0, "beta": 0.05, "noise": 1.0},
+    defaults={"epsilon": 1.0, "bonus_scale": 1.0, "beta": 0.05, "noise": 1.0, "z": 0.0},
     privacy_model="JDP",
     reference="Vietri et al. 2020, Alg. 2 (PUCB) + Alg. 3 (PrivQ); binary mechanism App. A Alg. 5",
     description="PUCB: per-(s,a,h) binary-mechanism counters at eps/(3H), E_eps as printed, "
-                "conf = (H+1) phi + psi if n >= 2E else Q+ = H; noise=0 gives the exact-count counterpart",
+                "conf = (H+1) phi + psi if n >= 2E else Q+ = H; noise=0 gives the exact-count counterpart; "
+                "z > 0: E = z sd of the release noise (matched coverage)",
     privatizer="central-tree",
     reconstruction=False,
     guarantees=_guarantees,

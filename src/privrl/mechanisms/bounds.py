@@ -23,6 +23,12 @@ centred sum of Bernoulli bits).
 
 Shuffled randomized response (:mod:`.rr`, Garcelon et al. note): :func:`rr_count_width`
 (Eq. 7) and :func:`rr_reward_width` (Eq. 8, unary reward code), both as printed.
+
+Standard deviations of the realised noise (the matched-coverage width ``z sd`` of the
+optimism agents, docs/decisions/verdicts.md "Ratios and orders"), each next to its bound:
+:func:`laplace_sum_sd` (Var Lap(b) = 2 b^2), :func:`tree_release_sd` (a release at step t sums
+popcount(t) noisy nodes), :func:`binomial_sum_sd` (bit-sum: the exact variance of Lemma 42),
+:func:`rr_count_sd` and :func:`rr_reward_sd` (the debiased Eq. 6 analyzer of R_p bits).
 """
 from __future__ import annotations
 
@@ -60,6 +66,15 @@ def laplace_sum_bound(n, b, delta):
     return b * (A - n * math.log(1.0 - v)) / math.sqrt(v)
 
 
+@njit(cache=True)
+def laplace_sum_sd(n, b):
+    """Standard deviation ``b sqrt(2 n)`` of a sum of ``n`` i.i.d. Laplace(b) (Var Lap(b) = 2 b^2;
+    e.g. Dwork & Roth 2014, Def. 3.2); 0 if n <= 0."""
+    if n <= 0 or b <= 0.0:
+        return 0.0
+    return b * math.sqrt(2.0 * n)
+
+
 def laplace_sum_bound_chan_shi_song(k: int, scale: float, delta: float) -> float:
     """Width w with ``P(|sum_{i<=k} Lap(scale)| > w) <= delta`` (Chan-Shi-Song 2011, Cor. 2.9).
 
@@ -82,6 +97,36 @@ def tree_error_bound(horizon, epsilon, sensitivity, delta):
     ``laplace_sum_bound(L, L sensitivity / epsilon, delta)``."""
     L = tree_levels(horizon)
     return laplace_sum_bound(L, L * sensitivity / epsilon, delta)
+
+
+@njit(cache=True)
+def popcount(t):
+    """Number of set bits of ``t >= 0``."""
+    c = 0
+    while t > 0:
+        c += t & 1
+        t >>= 1
+    return c
+
+
+@njit(cache=True)
+def tree_release_sd(t, horizon, epsilon, sensitivity):
+    """Standard deviation of one counter's release error at step ``t`` (1-based; 0 releases: 0)
+    of a central-tree privatizer over ``horizon`` steps at ``epsilon``: the release sums the
+    noisy nodes of t's binary expansion (Vietri et al. App. A Alg. 5; Chan, Shi & Song 2011),
+    ``levels_used = popcount(t)`` i.i.d. Laplace(``L sensitivity / epsilon``), L = tree_levels(horizon):
+    ``sqrt(levels_used) sqrt(2) L sensitivity / epsilon``."""
+    if t <= 0:
+        return 0.0
+    return math.sqrt(popcount(t)) * math.sqrt(2.0) * tree_levels(horizon) * sensitivity / epsilon
+
+
+@njit(cache=True)
+def tree_release_sd_max(horizon, epsilon, sensitivity):
+    """Largest :func:`tree_release_sd` over ``t <= horizon`` bounded by all L levels used
+    (``t = 2^L - 1``): a monotone stand-in for the crossover search."""
+    L = tree_levels(horizon)
+    return math.sqrt(L) * math.sqrt(2.0) * L * sensitivity / epsilon
 
 
 def thm12_bound(epsilon: float, beta: float, T: int, log_T: str = "log2") -> float:
@@ -114,7 +159,42 @@ def binomial_sum_bound(var, delta):
     return math.sqrt(2.0 * var * lg) + 2.0 * lg / 3.0
 
 
+@njit(cache=True)
+def binomial_sum_sd(var):
+    """Standard deviation of the bit-sum error: ``sqrt(var)``, var from :func:`bitsum_variance`
+    (Bai et al. Alg. 4, Lemma 42 proof: Q ~ Bin(n_bits, q) exactly)."""
+    return math.sqrt(var) if var > 0.0 else 0.0
+
+
 # ----------------------------------------------------------------------------- shuffled RR
+@njit(cache=True)
+def rr_bit_variance(p):
+    """Variance of one debiased R_p bit (Garcelon note Alg. 2 and Eq. 6, debiased as in
+    :mod:`.rr`): R_p(b) ~ Ber(1 - p/2) or Ber(p/2), so Var = (p/2)(1 - p/2), divided by (1 - p)^2."""
+    return 0.5 * p * (1.0 - 0.5 * p) / ((1.0 - p) * (1.0 - p))
+
+
+@njit(cache=True)
+def rr_count_sd(n_bits, p):
+    """Standard deviation of the debiased count of ``n_bits`` R_p bits (Eq. 6 analyzer; the
+    quantity Eq. 7 bounds): ``sqrt(n_bits (p/2)(1 - p/2)) / (1 - p)``, input-independent."""
+    if n_bits <= 0:
+        return 0.0
+    return math.sqrt(n_bits * rr_bit_variance(p))
+
+
+@njit(cache=True)
+def rr_reward_sd(k, H, m, p):
+    """Standard deviation bound of the debiased reward sum (the quantity Eq. 8 bounds), in reward
+    units: R_p on ``k H m`` unary bits plus the Eq. 5 rounding ``floor(m r) + Ber(frac(m r))``
+    (variance <= 1/4 per step, at most ``k H`` steps), all divided by m:
+    ``sqrt(k H m Var_bit + k H / 4) / m``."""
+    if k <= 0:
+        return 0.0
+    return math.sqrt(k * H * m * rr_bit_variance(p) + 0.25 * k * H) / m
+
+
+
 @njit(cache=True)
 def rr_count_width(n_bits, p, delta):
     """Garcelon note Eq. 7 as printed: ``2 ln(1/d)/(3(1-p)) + sqrt(n p (1-p/2) ln(1/d))/(1-p)``.

@@ -165,10 +165,11 @@ def regime_of_fit(row: Mapping[str, Any], mdp: Any = None) -> V.Regime:
                     float(row.get("saturated_fraction", float("nan"))))
 
 
-def _exponent_check(rule: Callable[..., V.Score]):
+def _exponent_check(rule: Callable[..., V.Score], line_key: str = "threshold", allowance: float = 0.0):
+    """A check scoring one cell's K-exponent with ``rule`` against ``check[line_key]`` + ``allowance``."""
     def check(fits: pd.DataFrame, check: Mapping[str, Any], mdp: Any = None) -> tuple[str, str]:
         f = _fit_row(fits, check)
-        s = rule(V.RateFit.from_row(f), float(check["threshold"]), 0.0, regime_of_fit(f, mdp))
+        s = rule(V.RateFit.from_row(f), float(check[line_key]), allowance, regime_of_fit(f, mdp))
         return f"{s.measured}; {s.regime}" + (f"; K needed {s.k_needed:.3g}" if np.isfinite(s.k_needed) else ""), s.verdict
     return check
 
@@ -176,6 +177,8 @@ def _exponent_check(rule: Callable[..., V.Score]):
 CHECKS: dict[str, Callable[..., tuple[str, str]]] = {
     "exponent_below": _exponent_check(V.score_rate_upper),
     "exponent_above": _exponent_check(V.score_rate_lower),
+    # an O~(K^claimed) upper bound: one-sided, with the hidden-log allowance
+    "rate_upper": _exponent_check(V.score_rate_upper, "claimed", V.THRESHOLDS.log_allowance),
 }
 
 

@@ -1,0 +1,210 @@
+"""Cross-model comparison at matched coverage: JDP vs shuffle vs LDP across eps.
+
+Analysis ``cross_model_coverage`` (experiment ``cross_model_coverage``). Every optimism agent has
+a matched-coverage parameter ``z`` (:mod:`privrl.agents.pucb`, :mod:`privrl.agents.obi`,
+:mod:`privrl.agents.private_ucbvi`): z > 0 sets the privacy part of its width to z standard
+deviations of its own realised noise; z = 0 keeps the paper's high-probability width, which
+assumes very different multiples of that sd per agent (at bonus 0.1 on S=2 H=3: PUCB ~12 sd,
+LDP-OBI ~0.85 sd). One bonus_scale multiplying such widths compares constants, not trust
+models (docs/decisions/verdicts.md, "Ratios and orders").
+
+For each order "A cheaper than B" of :data:`ORDERS` (the papers' model rankings), each env, eps
+and z: ``ratio = mean R_B(K) / mean R_A(K)`` at the last K with a seed-bootstrap CI, scored by
+:func:`privrl.results.verdicts.score_order` with the regime condition
+
+* matched coverage (z > 0 in both cells), and
+* A past its own crossover K (:mod:`privrl.agents.crossover`) at the K run -- before it both
+  agents explore at linear regret and the ratio orders nothing ("not reached", K needed).
+
+The z = 0 (paper-width) rows are printed beside, with each agent's *effective* coverage
+(:func:`effective_z`: the assumed count deviation in sd of the agent's own noise at K) and scored "inconclusive"
+(coverage not matched). Data shapes: per-seed regret float64[n_seeds] at the last checkpoint.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from privrl import agents
+from privrl.agents import obi, private_ucbvi, pucb
+from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, SHUFFLE_BITSUM
+from privrl.results import verdicts as V
+from privrl.results.claims import claims_frame
+from privrl.results.stats import mean_ci, ratio_ci
+from privrl.papers.analysis import AnalysisContext, AnalysisResult
+from privrl.papers.common import curves, env_mdp, rng_for
+
+# (A, B, paper id, item, statement, source): "A's regret below B's" at matched coverage
+ORDERS = [
+    ("pucb", "ldp-obi", "garcelon2021", "Table 1", "JDP (PUCB) regret below LDP (LDP-OBI)",
+     "Garcelon et al. note, Table 1 (PUCB O~(sqrt K + 1/eps) vs LDP-OBI O~(sqrt K / eps))"),
+    ("shuffled-obi", "ldp-obi", "garcelon2021", "Thm 6", "shuffle (Shuffled-OBI) regret below LDP (LDP-OBI)",
+     "Garcelon et al. note, Thm 6 vs Table 1 LDP-OBI row"),
+    ("private-ucbvi-jdp", "private-ucbvi-ldp", "bai_sdp_pe", "Table I",
+     "JDP regret below LDP (one UCBVI, central vs local privatizer)", "Bai et al. Table I, JDP vs LDP rows"),
+    ("private-ucbvi-sdp", "private-ucbvi-ldp", "bai_sdp_pe", "Table I",
+     "shuffle regret below LDP (one UCBVI, shuffle vs local privatizer)", "Bai et al. Table I / Thm 11 vs LDP row"),
+]
+LABELS = {  # human names on the figure
+    "pucb": "PUCB (JDP)", "shuffled-obi": "Shuffled-OBI (shuffle)", "ldp-obi": "LDP-OBI (LDP, recon.)",
+    "private-ucbvi-jdp": "Private-UCBVI JDP (recon.)", "private-ucbvi-sdp": "Private-UCBVI shuffle (recon.)",
+    "private-ucbvi-ldp": "Private-UCBVI LDP (recon.)",
+}
+FAMILIES = {"Garcelon et al. agents": ("pucb", "shuffled-obi", "ldp-obi"),
+            "private UCBVI (one algorithm, three privatizers)": ("private-ucbvi-jdp", "private-ucbvi-sdp",
+                                                                 "private-ucbvi-ldp")}
+# agent -> deviation of a released count its planner assumes at K (paper: bonus_scale x bound; z > 0: z sd)
+COUNT_DEVIATION = {
+    "pucb": pucb.count_deviation,
+    "ldp-obi": obi.ldp_count_deviation,
+    "shuffled-obi": obi.shuffled_count_deviation,
+    "private-ucbvi-jdp": private_ucbvi.count_deviation_for(CENTRAL_TREE),
+    "dp-ucbvi-jdp": private_ucbvi.count_deviation_for(CENTRAL_TREE),
+    "private-ucbvi-ldp": private_ucbvi.count_deviation_for(LOCAL_LAPLACE),
+    "dp-ucbvi-ldp": private_ucbvi.count_deviation_for(LOCAL_LAPLACE),
+    "private-ucbvi-sdp": private_ucbvi.count_deviation_for(SHUFFLE_BITSUM),
+}
+
+
+def effective_z(agent: str, params: dict, mdp, K: float) -> float:
+    """Coverage of the agent's paper width (z = 0) in sd of its own noise at K: the count deviation
+    its planner assumes divided by that of z = 1 (nan for an agent without a z)."""
+    if agent not in COUNT_DEVIATION:
+        return float("nan")
+    p = agents.get(agent).resolve(params)
+    unit = COUNT_DEVIATION[agent]({**p, "z": 1.0}, mdp, K)
+    return COUNT_DEVIATION[agent]({**p, "z": 0.0}, mdp, K) / unit if unit > 0 else float("nan")
+
+
+def _cells(ctx: AnalysisContext) -> pd.DataFrame:
+    """One row per run cell: env, agent, eps, z, bonus_scale, cell, params."""
+    rows = []
+    for info in ctx.infos:
+        p = info["params"]
+        if p.get("noise", 1.0) < 0.5 or "z" not in p:
+            continue
+        rows.append({"env": info["env_key"], "agent": info["agent"], "epsilon": float(p["epsilon"]),
+                     "z": float(p["z"]), "bonus_scale": float(p.get("bonus_scale", 1.0)), "cell": info["cell"],
+                     "params": p})
+    return pd.DataFrame(rows)
+
+
+def cell_table(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict]:
+    """Regret at the last K (mean, CI), crossover K and effective z of every cell; per-seed finals."""
+    cells = _cells(ctx)
+    rows, finals, mdps = [], {}, {}
+    for r in cells.itertuples():
+        mdp = mdps.setdefault(r.env, env_mdp(ctx, r.env))
+        ep, R = curves(ctx, r.env, r.cell)
+        K = float(ep[-1])
+        finals[r.cell] = R[:, -1]
+        m, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"cross_model/{r.env}/{r.cell}"), ctx.n_boot)
+        cross = agents.get(r.agent).crossover(r.params, mdp)
+        z_eff = r.z if r.z > 0 else effective_z(r.agent, r.params, mdp, K)
+        rows.append({"env": r.env, "agent": r.agent, "label": LABELS.get(r.agent, r.agent), "epsilon": r.epsilon,
+                     "z": r.z, "bonus_scale": r.bonus_scale, "K": K, "regret": m, "regret_lo": lo, "regret_hi": hi,
+                     "crossover_K": cross, "past_crossover": bool(K >= cross), "coverage_sd": z_eff,
+                     "n_seeds": int(R.shape[0]), "cell": r.cell})
+    return pd.DataFrame(rows), finals
+
+
+def order_claims(ctx: AnalysisContext, table: pd.DataFrame, finals: dict) -> tuple[list, pd.DataFrame]:
+    """One Claim per (order, env, eps, z) with both agents present; and the ratio rows."""
+    claims, rows = [], []
+    art = ctx.artifact("cross_model_coverage", "md")
+    for a, b, paper, item, statement, source in ORDERS:
+        A = table[table.agent == a]
+        for ra in A.itertuples():
+            sel = table[(table.agent == b) & (table.env == ra.env)]
+            sel = sel[np.isclose(sel.epsilon, ra.epsilon) & np.isclose(sel.z, ra.z)
+                      & np.isclose(sel.bonus_scale, ra.bonus_scale)]
+            if sel.empty:
+                continue
+            rb = next(sel.itertuples())
+            ratio = ratio_ci(finals[rb.cell], finals[ra.cell], rng_for(ctx, f"cross_model/{ra.cell}/{rb.cell}"),
+                             ctx.n_boot)
+            cov = (f"{LABELS.get(a, a)} at {ra.coverage_sd:.3g} sd, {LABELS.get(b, b)} at {rb.coverage_sd:.3g} sd "
+                   f"of their own noise")
+            reg = (f"K = {ra.K:.3g}; crossover K of A = {ra.crossover_K:.3g}, of B = {rb.crossover_K:.3g}; "
+                   f"{cov}")
+            if ra.z > 0:
+                cond = ra.past_crossover
+                note = f"matched coverage z = {ra.z:g}; " + reg + ("" if cond else "; A still exploring")
+                score = V.score_order(ratio, False, cond, note, float("nan") if cond else ra.crossover_K)
+                arm = f"matched z={ra.z:g}"
+            else:
+                score = V.score_order(ratio, False, False, "paper widths: coverage not matched (compares constants, "
+                                      "see the matched row); " + reg)
+                arm = "paper widths (z=0)"
+            cid = f"{ctx.experiment}_{a}_below_{b}_{ra.env}_eps{ra.epsilon:g}_z{ra.z:g}".replace(".", "p")
+            claims.append(V.make_claim(paper, item, cid, f"{statement} at eps = {ra.epsilon:g}, {arm} "
+                                       f"(bonus x{ra.bonus_scale:g}), {ra.env}", "order", art, score,
+                                       ctx.experiment, source))
+            rows.append({"env": ra.env, "A": a, "B": b, "epsilon": ra.epsilon, "z": ra.z, "ratio_B_over_A": ratio[0],
+                         "ratio_lo": ratio[1], "ratio_hi": ratio[2], "verdict": score.verdict, "regime": score.regime,
+                         "k_needed": score.k_needed})
+    return claims, pd.DataFrame(rows)
+
+
+def _markdown(ctx: AnalysisContext, table: pd.DataFrame, orders: pd.DataFrame) -> str:
+    lines = [f"# Cross-model comparison at matched coverage: {ctx.experiment}", "",
+             "Regret at the last K (mean [95% seed-bootstrap CI]). `coverage (sd)`: the privacy part of the "
+             "width in standard deviations of the agent's own noise (z; for z = 0, the paper's width expressed "
+             "in sd at K). Crossover K from each agent's width formula (uniform visitation).", "",
+             "| env | agent | eps | z | bonus | regret at K [CI] | coverage (sd) | crossover K | past crossover |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in table.sort_values(["env", "z", "epsilon", "agent"]).itertuples():
+        lines.append(f"| {r.env} | {r.label} | {r.epsilon:g} | {r.z:g} | {r.bonus_scale:g} | {r.regret:.4g} "
+                     f"[{r.regret_lo:.4g}, {r.regret_hi:.4g}] | {r.coverage_sd:.3g} | {r.crossover_K:.3g} "
+                     f"| {'yes' if r.past_crossover else 'no'} |")
+    lines += ["", "## Orders: A cheaper than B (B/A at K, `verdicts.score_order`)", "",
+              "| env | A | B | eps | z | B/A [CI] | verdict | regime |", "|---|---|---|---|---|---|---|---|"]
+    for r in orders.itertuples():
+        lines.append(f"| {r.env} | {r.A} | {r.B} | {r.epsilon:g} | {r.z:g} | {r.ratio_B_over_A:.3g} "
+                     f"[{r.ratio_lo:.3g}, {r.ratio_hi:.3g}] | {r.verdict} | {r.regime} |")
+    return "\n".join(lines) + "\n"
+
+
+def _figure(table: pd.DataFrame):
+    """Regret at K vs eps: one panel per (agent family, arm), one line per agent (<= 3 lines),
+    legend below each panel (outside the data)."""
+    if table.empty:
+        return None
+    import matplotlib.pyplot as plt
+
+    arms = sorted(table.z.unique(), reverse=True)
+    fams = [(name, ags) for name, ags in FAMILIES.items() if table.agent.isin(ags).any()]
+    fig, axes = plt.subplots(len(fams), len(arms), figsize=(4.4 * len(arms), 3.6 * len(fams)), squeeze=False)
+    for i, (fam, ags) in enumerate(fams):
+        for j, z in enumerate(arms):
+            ax = axes[i, j]
+            sub = table[table.z == z]
+            for ag in ags:
+                d = sub[sub.agent == ag].sort_values("epsilon")
+                if d.empty:
+                    continue
+                ax.errorbar(d.epsilon, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret], marker="o",
+                            ms=3, capsize=2, lw=1.1, label=LABELS.get(ag, ag))
+            if not ax.lines and not ax.collections:
+                ax.axis("off")
+                continue
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            arm = f"matched coverage (privacy width = {z:g} sd)" if z > 0 else "paper widths (z = 0)"
+            ax.set_title(f"{fam}\n{arm}", fontsize=7)
+            ax.set_xlabel("privacy parameter eps", fontsize=7)
+            ax.set_ylabel(f"regret at K = {table.K.max():.0e}", fontsize=7)
+            ax.tick_params(labelsize=6)
+            ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def cross_model_coverage(ctx: AnalysisContext) -> AnalysisResult:
+    table, finals = cell_table(ctx)
+    if table.empty:
+        return AnalysisResult(table=table, markdown=f"# {ctx.experiment}: no private cell with a z parameter\n",
+                              claims=claims_frame([]))
+    claims, orders = order_claims(ctx, table, finals)
+    return AnalysisResult(table=table, markdown=_markdown(ctx, table, orders), figure=_figure(table),
+                          claims=claims_frame(claims))
