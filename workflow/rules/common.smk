@@ -1,12 +1,25 @@
-# What every rule file shares: the config's cells and targets, the paper registry, code digests.
+# What every rule file shares: the config's cells and targets, the paper registry, code digests,
+# and the params that make a job rerun exactly when something that determines its output changes.
 # Plain Python (no rules), included first by the Snakefile.
+#
+# Rerun policy: every rule passes what it reads from the config as params (plain, key-sorted
+# data: Snakemake's params trigger compares their repr and ignores objects it cannot represent),
+# so its script never reads snakemake.config; library and script edits reach jobs through code
+# digests in params. workflow/profiles/default/config.yaml drops the "code" rerun trigger,
+# whose only effect on script rules is the script file's mtime (a `touch` reran every run).
+import hashlib
+from collections.abc import Mapping
+import sys
+
 import privrl
 from privrl import experiments as X
+from privrl import io as privrl_io
 from privrl.papers import registry as papers
 
 R = config["results_dir"]
 F = config["figures_dir"]
-N_BOOT = int(config["bootstrap"]["n"])  # the one bootstrap knob: aggregates, fits and analyses
+N_BOOT = int((config.get("bootstrap") or {}).get("n", 1000))  # the one bootstrap knob: aggregates, fits, analyses
+N_CHECKPOINTS = int(config.get("n_checkpoints", 120))
 CELLS = X.all_cells(config)
 EXP_ENVS = sorted({(c.experiment, c.env) for c in CELLS})  # (experiment, env) pairs
 ANALYSIS_TARGETS = papers.analysis_targets(config)  # (experiment, analysis) pairs; names checked
@@ -16,8 +29,83 @@ MECHANISMS = config.get("mechanisms") or {}
 CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
 # Digests of the library code, passed as params: Snakemake's params rerun trigger then reruns
 # the runs when agent/mechanism/engine code changes and everything downstream on any edit.
-RUN_CODE = privrl.code_version("run")
-ALL_CODE = privrl.code_version("all")
+# A script's own digest joins its rule's, so editing a script reruns its jobs and touching it does not.
+RUN_LIBRARY_CODE = privrl.code_version("run")  # recorded in every run file's metadata (io.write_run)
+
+
+def script_digest(*names):
+    h = hashlib.sha256()
+    for name in names:
+        h.update(Path(workflow.basedir, "workflow/scripts", name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+RUN_CODE = f"{RUN_LIBRARY_CODE}+{script_digest('make_mdp.py', 'run_cell.py')}"
+
+
+def code_of(script):
+    """Code digest param of a downstream rule: all library code plus its script."""
+    return f"{privrl.code_version('all')}+{script_digest(script)}"
+
+
+def stable(x):
+    """Plain, key-sorted data (dicts, lists, str/int/float/bool/None): a param whose repr is stable
+    and which Snakemake's params trigger tracks (it ignores objects it cannot represent)."""
+    if isinstance(x, Mapping):
+        return {str(k): stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(x, (list, tuple)):
+        return [stable(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):  # numpy scalar
+        return x.item()
+    return x
+
+
+def run_record(c):
+    """The config's view of one cell's run file (privrl.results.run_files): what the downstream
+    jobs check the file against, and its current label and tags."""
+    return stable({"cell": c.cell, "agent": c.agent, "params": c.params, "label": c.label, "tags": c.tags,
+                   "experiment": c.experiment, "setting": c.setting, "code": RUN_LIBRARY_CODE,
+                   "episodes": int(config["experiments"][c.experiment]["episodes"]),
+                   "seeds": X.seeds_of(config, c.experiment), "n_checkpoints": N_CHECKPOINTS})
+
+
+def run_records(w):
+    """Run records of cell_results(w), in the same order."""
+    return [run_record(c) for c in cells_of(w.experiment, w.env)]
+
+
+def experiment_block(experiment):
+    """An experiment's config as analyses read it (without its prose and its claim specs, which
+    only the claims rule reads)."""
+    return stable({k: v for k, v in config["experiments"][experiment].items()
+                   if k not in ("description", "note", "claims")})
+
+
+def claim_specs(experiment, env):
+    """The experiment's resolved claim specs on one env (the claims rule's param, per fits file)."""
+    return stable([c for c in X.resolve_claims(config, experiment) if c["check"]["env"] == env])
+
+
+def theorem_check_arguments():
+    """Every theorem check's run() arguments, prepared from its sizes and the config."""
+    checks = papers.theorem_checks()
+    return stable({name: checks[name].arguments(sizes, config) for name, sizes in CHECK_SIZES.items()})
+
+
+# Integrity at start-up (the main process only; remote and subprocess jobs re-read this file): a
+# run file whose content no longer matches the sha256 in its metadata (truncated, edited) is moved
+# aside to <file>.corrupt, so Snakemake sees a missing output and regenerates it.
+if workflow.is_main_process:
+    for _bad, _why in privrl_io.corrupt_run_files(R):
+        _bad.replace(_bad.with_name(_bad.name + ".corrupt"))
+        print(f"privrl: {_why.split('; regenerate')[0]}: moved to {_bad.name}.corrupt; it will be rerun",
+              file=sys.stderr)
+
+
+onstart:
+    # temporaries of writes killed with their job (io.atomic_path); the lock is held here
+    for _tmp in privrl_io.remove_stale_temps(R):
+        print(f"privrl: removed stale temporary {_tmp}", file=sys.stderr)
 
 
 def cells_of(experiment, env=None):

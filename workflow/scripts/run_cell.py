@@ -10,5 +10,4 @@ with logged(snakemake) as log:  # noqa: F821
                        experiment=cell.experiment, setting=cell.setting, n_checkpoints=sm.params.n_checkpoints)
     info.update(cell=cell.cell, label=cell.label, tags=dict(cell.tags))
     log.info("%s: %d seeds x %d episodes in %.2fs", cell.cell, len(info["seeds"]), info["episodes"], info["seconds"])
-    io.write_parquet(sm.output.results, df)
-    io.write_json(sm.output.info, info)
+    io.write_run(sm.output.results, sm.output.info, df, info)  # the JSON records the parquet's sha256
