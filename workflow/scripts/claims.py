@@ -17,6 +17,7 @@ with logged(snakemake) as log:  # noqa: F821
         artifact = f"{sm.params.figures_dir}/{exp}/{env}_regret_vs_K.png"
         tables.append(claims.score_claims(exp, specs, fits, artifact))
     tables += [pd.read_csv(p) for p in sm.input.analyses]
-    table = pd.concat([t for t in tables if not t.empty], ignore_index=True)
+    tables = [t for t in tables if not t.empty]  # a design may declare no claims and no analyses
+    table = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=claims.LEGACY_COLUMNS)
     io.write_csv(sm.output.csv, table)
     io.write_text(sm.output.md, claims.claims_markdown(table, claims.extra_sections([sm.input.mechanism_claims])))
