@@ -61,7 +61,8 @@ def _planned(wd: Path) -> dict:
     out = _snakemake(wd, "-n")
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout + out.stderr
-    table = text.split("job count", 1)[1].split("total", 1)[0] if "job count" in text else ""
+    m = re.search(r"^job\s+count\s*$(.*?)^total\s", text, re.M | re.S)
+    table = m.group(1) if m else ""
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
 
 
