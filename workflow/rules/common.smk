@@ -93,13 +93,22 @@ def theorem_check_arguments():
 
 
 # Integrity at start-up (the main process only; remote and subprocess jobs re-read this file): a
-# run file whose content no longer matches the sha256 in its metadata (truncated, edited) is moved
-# aside to <file>.corrupt, so Snakemake sees a missing output and regenerates it.
-if workflow.is_main_process:
-    for _bad, _why in privrl_io.corrupt_run_files(R):
-        _bad.replace(_bad.with_name(_bad.name + ".corrupt"))
-        print(f"privrl: {_why.split('; regenerate')[0]}: moved to {_bad.name}.corrupt; it will be rerun",
-              file=sys.stderr)
+# run file whose content no longer matches the sha256 in its metadata (truncated, edited) is
+# forced to rerun as soon as a job that reads it is in the DAG (regenerated_if_corrupt). Snakemake
+# has no public hook for this: a Snakefile cannot set --forcerun (its DAG settings are assigned
+# after parsing), and a missing intermediate file is not regenerated while its consumers are up
+# to date; so the input functions add the file to the DAG's forced files (what --forcerun fills).
+CORRUPT_RUNS = dict((str(p), why) for p, why in privrl_io.corrupt_run_files(R)) if workflow.is_main_process else {}
+for _why in CORRUPT_RUNS.values():
+    print(f"privrl: {_why.split('; regenerate')[0]}: it will be rerun", file=sys.stderr)
+
+
+def regenerated_if_corrupt(paths):
+    """``paths`` (run files an input function names), each corrupt one forced to rerun."""
+    for p in paths:
+        if p in CORRUPT_RUNS:
+            workflow.dag.forcefiles.add(p)
+    return paths
 
 
 onstart:
@@ -118,8 +127,8 @@ def envs_of(experiment):
 
 def cell_results(w):
     """Per-seed parquets of every cell of (experiment, env)."""
-    return [rules.run_cell.output.results.format(experiment=w.experiment, env=w.env, cell=c.cell)
-            for c in cells_of(w.experiment, w.env)]
+    return regenerated_if_corrupt([rules.run_cell.output.results.format(experiment=w.experiment, env=w.env, cell=c.cell)
+                                   for c in cells_of(w.experiment, w.env)])
 
 
 def analysis_inputs(w):
@@ -128,8 +137,8 @@ def analysis_inputs(w):
     return {
         "fits": [rules.fit.output[0].format(experiment=w.experiment, env=v) for v in envs],
         "aggs": [rules.aggregate.output[0].format(experiment=w.experiment, env=v) for v in envs],
-        "runs": [rules.run_cell.output.results.format(experiment=w.experiment, env=c.env, cell=c.cell)
-                 for c in cells_of(w.experiment)],
+        "runs": regenerated_if_corrupt([rules.run_cell.output.results.format(experiment=w.experiment, env=c.env,
+                                                                             cell=c.cell) for c in cells_of(w.experiment)]),
     }
 
 
