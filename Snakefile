@@ -31,6 +31,7 @@ validate(config, "workflow/schemas/config.schema.yaml")
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/integrity.smk"
 include: "workflow/rules/mdps.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/aggregate.smk"

@@ -9,7 +9,7 @@
 # whose only effect on script rules is the script file's mtime (a `touch` reran every run).
 import hashlib
 from collections.abc import Mapping
-import sys
+from pathlib import Path
 
 import privrl
 from privrl import experiments as X
@@ -29,6 +29,8 @@ MECHANISMS = config.get("mechanisms") or {}
 CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
 # Digests of the library code, passed as params: Snakemake's params rerun trigger then reruns
 # the runs when agent/mechanism/engine code changes and everything downstream on any edit.
+# the repository root (the Snakefile's directory; read as plain Python, e.g. by tests: privrl's)
+WORKFLOW_ROOT = Path(workflow.basedir) if "workflow" in globals() else Path(privrl.__file__).resolve().parents[2]
 # A script's own digest joins its rule's, so editing a script reruns its jobs and touching it does not.
 RUN_LIBRARY_CODE = privrl.code_version("run")  # recorded in every run file's metadata (io.write_run)
 
@@ -36,7 +38,7 @@ RUN_LIBRARY_CODE = privrl.code_version("run")  # recorded in every run file's me
 def script_digest(*names):
     h = hashlib.sha256()
     for name in names:
-        h.update(Path(workflow.basedir, "workflow/scripts", name).read_bytes())
+        h.update(Path(WORKFLOW_ROOT, "workflow/scripts", name).read_bytes())
     return h.hexdigest()[:16]
 
 
@@ -92,68 +94,15 @@ def theorem_check_arguments():
     return stable({name: checks[name].arguments(sizes, config) for name, sizes in CHECK_SIZES.items()})
 
 
-# Integrity at start-up (the main process only; remote and subprocess jobs re-read this file): a
-# run file whose content no longer matches the sha256 in its metadata (truncated, edited) is
-# forced to rerun as soon as a job that reads it is in the DAG (regenerated_if_corrupt). Snakemake
-# has no public hook for this: a Snakefile cannot set --forcerun (its DAG settings are assigned
-# after parsing), and a missing intermediate file is not regenerated while its consumers are up
-# to date; so the input functions add the file to the DAG's forced files (what --forcerun fills).
-CORRUPT_RUNS = dict((str(p), why) for p, why in privrl_io.corrupt_run_files(R)) if workflow.is_main_process else {}
-for _why in CORRUPT_RUNS.values():
-    print(f"privrl: {_why.split('; regenerate')[0]}: it will be rerun", file=sys.stderr)
+# Run files whose content no longer matches the sha256 in their metadata: filled at start-up by
+# workflow/rules/integrity.smk (path -> problem), read by the input functions that name run files.
+CORRUPT_RUNS = {}
 
 
 def regenerated_if_corrupt(paths):
-    """``paths`` (run files an input function names), each corrupt one forced to rerun."""
+    """``paths`` (run files an input function names), each corrupt one forced to rerun
+    (workflow/rules/integrity.smk explains how)."""
     for p in paths:
         if p in CORRUPT_RUNS:
             workflow.dag.forcefiles.add(p)
     return paths
-
-
-onstart:
-    # temporaries of writes killed with their job (io.atomic_path); the lock is held here
-    for _tmp in privrl_io.remove_stale_temps(R):
-        print(f"privrl: removed stale temporary {_tmp}", file=sys.stderr)
-
-
-def cells_of(experiment, env=None):
-    return [c for c in CELLS if c.experiment == experiment and (env is None or c.env == env)]
-
-
-def envs_of(experiment):
-    return sorted({c.env for c in cells_of(experiment)})
-
-
-def cell_results(w):
-    """Per-seed parquets of every cell of (experiment, env)."""
-    return regenerated_if_corrupt([rules.run_cell.output.results.format(experiment=w.experiment, env=w.env, cell=c.cell)
-                                   for c in cells_of(w.experiment, w.env)])
-
-
-def analysis_inputs(w):
-    """Fits, aggregates and per-seed runs of every env of an experiment (an analysis reads them all)."""
-    envs = envs_of(w.experiment)
-    return {
-        "fits": [rules.fit.output[0].format(experiment=w.experiment, env=v) for v in envs],
-        "aggs": [rules.aggregate.output[0].format(experiment=w.experiment, env=v) for v in envs],
-        "runs": regenerated_if_corrupt([rules.run_cell.output.results.format(experiment=w.experiment, env=c.env,
-                                                                             cell=c.cell) for c in cells_of(w.experiment)]),
-    }
-
-
-def per_experiment_env(pattern):
-    return [pattern.format(experiment=e, env=v) for e, v in EXP_ENVS]
-
-
-def per_analysis(pattern):
-    return [pattern.format(experiment=e, analysis=a) for e, a in ANALYSIS_TARGETS]
-
-
-def all_targets():
-    """Every final artifact: per (experiment, env) figure and fit table, every analysis, every
-    theorem check and the privacy audit, and CLAIMS.md."""
-    return (per_experiment_env(rules.regret_figure.output[0]) + per_experiment_env(rules.fit_table.output.md)
-            + [p for x in ("csv", "md", "png") for p in per_analysis(rules.analysis.output[x])]
-            + list(rules.theorem_checks.output) + list(rules.privacy_audit.output)
-            + [rules.claims.output.md])
