@@ -106,3 +106,45 @@ def regenerated_if_corrupt(paths):
         if p in CORRUPT_RUNS:
             workflow.dag.forcefiles.add(p)
     return paths
+
+
+def cells_of(experiment, env=None):
+    return [c for c in CELLS if c.experiment == experiment and (env is None or c.env == env)]
+
+
+def envs_of(experiment):
+    return sorted({c.env for c in cells_of(experiment)})
+
+
+def cell_results(w):
+    """Per-seed parquets of every cell of (experiment, env)."""
+    return regenerated_if_corrupt([rules.run_cell.output.results.format(experiment=w.experiment, env=w.env, cell=c.cell)
+                                   for c in cells_of(w.experiment, w.env)])
+
+
+def analysis_inputs(w):
+    """Fits, aggregates and per-seed runs of every env of an experiment (an analysis reads them all)."""
+    envs = envs_of(w.experiment)
+    return {
+        "fits": [rules.fit.output[0].format(experiment=w.experiment, env=v) for v in envs],
+        "aggs": [rules.aggregate.output[0].format(experiment=w.experiment, env=v) for v in envs],
+        "runs": regenerated_if_corrupt([rules.run_cell.output.results.format(experiment=w.experiment, env=c.env,
+                                                                             cell=c.cell) for c in cells_of(w.experiment)]),
+    }
+
+
+def per_experiment_env(pattern):
+    return [pattern.format(experiment=e, env=v) for e, v in EXP_ENVS]
+
+
+def per_analysis(pattern):
+    return [pattern.format(experiment=e, analysis=a) for e, a in ANALYSIS_TARGETS]
+
+
+def all_targets():
+    """Every final artifact: per (experiment, env) figure and fit table, every analysis, every
+    theorem check and the privacy audit, and CLAIMS.md."""
+    return (per_experiment_env(rules.regret_figure.output[0]) + per_experiment_env(rules.fit_table.output.md)
+            + [p for x in ("csv", "md", "png") for p in per_analysis(rules.analysis.output[x])]
+            + list(rules.theorem_checks.output) + list(rules.privacy_audit.output)
+            + [rules.claims.output.md])
