@@ -40,6 +40,7 @@ report: "workflow/report/workflow.rst"  # `snakemake --report report.html`: capt
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/integrity.smk"
 include: "workflow/rules/mdps.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/aggregate.smk"

@@ -90,7 +90,7 @@ BAD = [
     ("episodes a string", lambda c: c["experiments"]["ucbvi_baseline"].update(episodes="many"), "episodes"),
     ("unknown experiment key", lambda c: c["experiments"]["ucbvi_baseline"].update(episdes=10), "episdes"),
     ("unknown top-level key", lambda c: c.update(typo_key=1), "typo_key"),
-    ("missing results_dir", lambda c: c.pop("results_dir"), "results_dir"),
+    ("results_dir not a string", lambda c: c.update(results_dir=3), "results_dir"),  # absent: default results/
     ("bootstrap n 1", lambda c: c["bootstrap"].update(n=1), "bootstrap.n"),
     ("matched without matched_eps", lambda c: c["experiments"]["rlsvi_matched"].pop("matched_eps"), "matched_eps"),
     ("duplicate cells", lambda c: c["experiments"]["ucbvi_baseline"]["cells"].append({"agent": "ucbvi"}),

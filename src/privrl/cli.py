@@ -136,8 +136,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                    setting=f"{args.env}/{args.agent}", on_seed=_progress if show else None)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     if args.out is not None:
-        io.write_parquet(args.out, df)
-        io.write_json(args.out.with_suffix(".json"), info)
+        io.write_run(args.out, args.out.with_suffix(".json"), df, info)  # the JSON records the content hash
     final = df[df.episode == args.episodes].cum_regret.to_numpy()
     print(f"{args.agent} on {mdp!r}")
     print(f"  params: {info['params']}  privacy: {info['privacy_model']}")

@@ -177,8 +177,7 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
     info.update(seeds=[s for i in infos for s in i["seeds"]], seconds=sum(i["seconds"] for i in infos),
                 shards=[i["digest"] for i in infos], cell=cell.cell, label=cell.label, tags=dict(cell.tags))
     df = pd.concat(frames, ignore_index=True)
-    io.write_parquet(out_results, df)
-    io.write_json(out_info, info)
+    io.write_run(out_results, out_info, df, info)  # the JSON records the parquet's sha256
 
 
 def agent_digest(agent: str) -> str:

@@ -9,8 +9,9 @@ rule aggregate:
     benchmark:
         f"{R}/benchmarks/aggregate/{{experiment}}/{{env}}.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("aggregate.py"),  # rerun when the library code or its script changes
         n_boot=N_BOOT,
+        runs=run_records,  # each input checked against it; its labels go into the table
     conda:
         CONDA_ENV
     script:

@@ -19,9 +19,11 @@ rule analysis:
     benchmark:
         f"{R}/benchmarks/analysis/{{experiment}}/{{analysis}}.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("analysis.py"),  # rerun when the library code or its script changes
         figures_dir=F,
         n_boot=N_BOOT,
+        experiment=lambda w: experiment_block(w.experiment),
+        runs=lambda w: [run_record(c) for c in cells_of(w.experiment)],  # aligned with input.runs
     conda:
         CONDA_ENV
     script:

@@ -1,14 +1,27 @@
-# What every rule file shares: the config's cells and targets, the paper registry, code digests.
+# What every rule file shares: the config's cells and targets, the paper registry, code digests,
+# and the params that make a job rerun exactly when something that determines its output changes.
 # Plain Python (no rules), included first by the Snakefile.
+#
+# Rerun policy: every rule passes what it reads from the config as params (plain, key-sorted
+# data: Snakemake's params trigger compares their repr and ignores objects it cannot represent),
+# so its script never reads snakemake.config; library and script edits reach jobs through code
+# digests in params. workflow/profiles/default/config.yaml drops the "code" rerun trigger,
+# whose only effect on script rules is the script file's mtime (a `touch` reran every run).
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
 import math
 
 import privrl
+from privrl import digests
 from privrl import experiments as X
+from privrl import io as privrl_io
 from privrl.papers import registry as papers
 
 R = config["results_dir"]
 F = config["figures_dir"]
-N_BOOT = int(config["bootstrap"]["n"])  # the one bootstrap knob: aggregates, fits and analyses
+N_BOOT = int((config.get("bootstrap") or {}).get("n", 1000))  # the one bootstrap knob: aggregates, fits, analyses
+N_CHECKPOINTS = int(config.get("n_checkpoints", 120))
 CELLS = X.all_cells(config)
 EXP_ENVS = sorted({(c.experiment, c.env) for c in CELLS})  # (experiment, env) pairs
 ANALYSIS_TARGETS = papers.analysis_targets(config)  # (experiment, analysis) pairs; names checked
@@ -18,8 +31,96 @@ MECHANISMS = config.get("mechanisms") or {}
 CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
 # Digests of the library code, passed as params: Snakemake's params rerun trigger then reruns
 # the runs when agent/mechanism/engine code changes and everything downstream on any edit.
-RUN_CODE = privrl.code_version("run")
-ALL_CODE = privrl.code_version("all")
+# the repository root (the Snakefile's directory; read as plain Python, e.g. by tests: privrl's)
+WORKFLOW_ROOT = Path(workflow.basedir) if "workflow" in globals() else Path(privrl.__file__).resolve().parents[2]
+# A script's own digest joins its rule's, so editing a script reruns its jobs and touching it does not.
+RUN_LIBRARY_CODE = privrl.code_version("run")  # recorded in every run file's metadata (io.write_run)
+
+
+def script_digest(*names):
+    h = hashlib.sha256()
+    for name in names:
+        h.update(Path(WORKFLOW_ROOT, "workflow/scripts", name).read_bytes())
+    return h.hexdigest()[:16]
+
+
+# The MDP rule's code: the environments and the MDP writer only (privrl.digests: static imports).
+RUN_CODE = f"{digests.digest(['privrl.rl.envs', 'privrl.rl.mdp', 'privrl.io'])}+{script_digest('make_mdp.py')}"
+_AGENT_CODE = {}
+
+
+def agent_code(agent):
+    """Code digest of one agent's runs: its module and what it imports, the runner and the run
+    script (privrl.run.agent_digest); a new agent module changes no other agent's digest."""
+    if agent not in _AGENT_CODE:
+        from privrl import run as runs
+
+        _AGENT_CODE[agent] = f"{runs.agent_digest(agent)}+{script_digest('run_cell.py')}"
+    return _AGENT_CODE[agent]
+
+
+def code_of(script):
+    """Code digest param of a downstream rule: its script and the library code it imports
+    (privrl.digests.closure), so a new module that nothing imports reruns nothing."""
+    return digests.digest([Path(WORKFLOW_ROOT, "workflow/scripts", script)])
+
+
+def stable(x):
+    """Plain, key-sorted data (dicts, lists, str/int/float/bool/None): a param whose repr is stable
+    and which Snakemake's params trigger tracks (it ignores objects it cannot represent)."""
+    if isinstance(x, Mapping):
+        return {str(k): stable(v) for k, v in sorted(x.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(x, (list, tuple)):
+        return [stable(v) for v in x]
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):  # numpy scalar
+        return x.item()
+    return x
+
+
+def run_record(c):
+    """The config's view of one cell's run file (privrl.results.run_files): what the downstream
+    jobs check the file against, and its current label and tags."""
+    return stable({"cell": c.cell, "agent": c.agent, "params": c.params, "label": c.label, "tags": c.tags,
+                   "experiment": c.experiment, "setting": c.setting, "code": agent_code(c.agent),
+                   "episodes": int(config["experiments"][c.experiment]["episodes"]),
+                   "seeds": X.seeds_of(config, c.experiment), "n_checkpoints": N_CHECKPOINTS})
+
+
+def run_records(w):
+    """Run records of cell_results(w), in the same order."""
+    return [run_record(c) for c in cells_of(w.experiment, w.env)]
+
+
+def experiment_block(experiment):
+    """An experiment's config as analyses read it (without its prose and its claim specs, which
+    only the claims rule reads)."""
+    return stable({k: v for k, v in config["experiments"][experiment].items()
+                   if k not in ("description", "note", "claims")})
+
+
+def claim_specs(experiment, env):
+    """The experiment's resolved claim specs on one env (the claims rule's param, per fits file)."""
+    return stable([c for c in X.resolve_claims(config, experiment) if c["check"]["env"] == env])
+
+
+def theorem_check_arguments():
+    """Every theorem check's run() arguments, prepared from its sizes and the config."""
+    checks = papers.theorem_checks()
+    return stable({name: checks[name].arguments(sizes, config) for name, sizes in CHECK_SIZES.items()})
+
+
+# Run files whose content no longer matches the sha256 in their metadata: filled at start-up by
+# workflow/rules/integrity.smk (path -> problem), read by the input functions that name run files.
+CORRUPT_RUNS = {}
+
+
+def regenerated_if_corrupt(paths):
+    """``paths`` (run files an input function names), each corrupt one forced to rerun
+    (workflow/rules/integrity.smk explains how)."""
+    for p in paths:
+        if p in CORRUPT_RUNS:
+            workflow.dag.forcefiles.add(p)
+    return paths
 
 
 # Report categories (`snakemake --report`): one per paper, named as a citation.
@@ -67,7 +168,7 @@ def _build_shards():
             mdps[c.experiment, c.env] = envs.make(spec[0], **spec[1])
         exp = config["experiments"][c.experiment]
         key = runs.run_key(c.agent, c.params, mdps[c.experiment, c.env], int(exp["episodes"]), c.experiment,
-                           c.setting, N_CHECKPOINTS, RUN_CODE)
+                           c.setting, N_CHECKPOINTS, agent_code(c.agent))
         digests = []
         for seeds in runs.seed_shards(X.seeds_of(config, c.experiment), SEEDS_PER_JOB):
             d = runs.key_digest(key, seeds)
@@ -105,8 +206,8 @@ def envs_of(experiment):
 
 def cell_results(w):
     """Per-seed parquets of every cell of (experiment, env)."""
-    return [rules.run_cell.output.results.format(experiment=w.experiment, env=w.env, cell=c.cell)
-            for c in cells_of(w.experiment, w.env)]
+    return regenerated_if_corrupt([rules.run_cell.output.results.format(experiment=w.experiment, env=w.env, cell=c.cell)
+                                   for c in cells_of(w.experiment, w.env)])
 
 
 def analysis_inputs(w):
@@ -115,8 +216,8 @@ def analysis_inputs(w):
     return {
         "fits": [rules.fit.output[0].format(experiment=w.experiment, env=v) for v in envs],
         "aggs": [rules.aggregate.output[0].format(experiment=w.experiment, env=v) for v in envs],
-        "runs": [rules.run_cell.output.results.format(experiment=w.experiment, env=c.env, cell=c.cell)
-                 for c in cells_of(w.experiment)],
+        "runs": regenerated_if_corrupt([rules.run_cell.output.results.format(experiment=w.experiment, env=c.env,
+                                                                             cell=c.cell) for c in cells_of(w.experiment)]),
     }
 
 

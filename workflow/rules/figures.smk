@@ -18,7 +18,7 @@ rule regret_figure:
     benchmark:
         f"{R}/benchmarks/figures/{{experiment}}/{{env}}.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("regret_figure.py"),  # rerun when the library code or its script changes
         title=lambda w: f"{w.experiment}: {w.env}",
     conda:
         CONDA_ENV

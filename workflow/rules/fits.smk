@@ -9,9 +9,10 @@ rule fit:
     benchmark:
         f"{R}/benchmarks/fits/{{experiment}}/{{env}}.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("fit.py"),  # rerun when the library code or its script changes
         n_boot=N_BOOT,
         decades=lambda w: config["experiments"][w.experiment].get("fit_decades", 2),
+        runs=run_records,  # each input checked against it; its labels and params go into the table
     conda:
         CONDA_ENV
     script:

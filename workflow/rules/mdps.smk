@@ -8,7 +8,7 @@ rule mdp:
         f"{R}/benchmarks/mdp/{{experiment}}/{{env}}.tsv"
     params:
         code=RUN_CODE,  # rerun when the library code it runs changes
-        spec=lambda w: X.env_spec(config, w.experiment, w.env),
+        spec=lambda w: stable(X.env_spec(config, w.experiment, w.env)),
     conda:
         CONDA_ENV
     script:

@@ -12,7 +12,7 @@ rule fit_table:
     benchmark:
         f"{R}/benchmarks/tables/{{experiment}}/{{env}}.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("fit_table.py"),  # rerun when the library code or its script changes
     conda:
         CONDA_ENV
     script:
@@ -33,8 +33,10 @@ rule claims:
     benchmark:
         f"{R}/benchmarks/claims.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("claims.py"),  # rerun when the library code or its script changes
         figures_dir=F,
+        claim_specs=[claim_specs(e, v) for e, v in EXP_ENVS],  # aligned with input.fits
+        env_specs=[list(X.env_spec(config, e, v)) for e, v in EXP_ENVS],  # the crossover K needs the MDP
     conda:
         CONDA_ENV
     script:

@@ -18,8 +18,8 @@ rule theorem_checks:
     benchmark:
         f"{R}/benchmarks/mechanisms/checks.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
-        sizes=CHECK_SIZES,
+        code=code_of("theorem_checks.py"),  # rerun when the library code or its script changes
+        arguments=theorem_check_arguments(),  # each check's run() arguments (its sizes, config-derived grids)
         seed=MECHANISMS.get("seed", 0),
     conda:
         CONDA_ENV
@@ -38,8 +38,8 @@ rule privacy_audit:
     benchmark:
         f"{R}/benchmarks/mechanisms/privacy_audit.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
-        sizes=MECHANISMS.get("audit", {}) or {},
+        code=code_of("mechanism_audit.py"),  # rerun when the library code or its script changes
+        sizes=stable(MECHANISMS.get("audit", {}) or {}),
         seed=MECHANISMS.get("seed", 0),
     conda:
         CONDA_ENV
@@ -78,7 +78,7 @@ rule theorem_claims:
     benchmark:
         f"{R}/benchmarks/mechanisms/mechanism_claims.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("theorem_claims.py"),  # rerun when the library code or its script changes
         checks=THEOREM_CHECKS,
     conda:
         CONDA_ENV

@@ -1,9 +1,7 @@
-import json
-from pathlib import Path
-
 import pandas as pd
 
 from privrl.results import aggregate
+from privrl.results.run_files import load_runs
 from privrl import io
 from privrl.rl import seeding
 from privrl.joblog import logged
@@ -11,9 +9,8 @@ from privrl.joblog import logged
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821
     frames = []
-    for path in sm.input:
-        info = json.loads(Path(path).with_suffix(".json").read_text())
+    for df, info in load_runs(sm.input, sm.params.runs):  # each checked against its metadata and the config
         rng = seeding.generator("aggregate", f"{sm.wildcards.experiment}/{info['setting']}", 0)
-        agg = aggregate.aggregate_cell(pd.read_parquet(path), rng, sm.params.n_boot)
+        agg = aggregate.aggregate_cell(df, rng, sm.params.n_boot)
         frames.append(agg.assign(cell=info["cell"], label=info["label"], agent=info["agent"]))
     io.write_parquet(sm.output[0], pd.concat(frames, ignore_index=True))

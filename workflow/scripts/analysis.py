@@ -5,8 +5,8 @@ from privrl.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821
-    ctx = analysis.load_context(sm.wildcards.experiment, sm.config, sm.input.fits, sm.input.aggs, sm.input.runs,
-                                sm.params.figures_dir, sm.params.n_boot)
+    ctx = analysis.load_context(sm.wildcards.experiment, sm.params.experiment, sm.input.fits, sm.input.aggs,
+                                sm.input.runs, sm.params.figures_dir, sm.params.n_boot, sm.params.runs)
     result = registry.analysis(sm.wildcards.analysis)(ctx)
     io.write_csv(sm.output.csv, result.table)
     io.write_text(sm.output.md, result.markdown)

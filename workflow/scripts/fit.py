@@ -1,9 +1,7 @@
-import json
-from pathlib import Path
-
 import pandas as pd
 
 from privrl.results import aggregate
+from privrl.results.run_files import load_runs
 from privrl import io
 from privrl.rl import seeding
 from privrl.joblog import logged
@@ -11,10 +9,9 @@ from privrl.joblog import logged
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821
     rows = []
-    for path in sm.input:
-        info = json.loads(Path(path).with_suffix(".json").read_text())
+    for df, info in load_runs(sm.input, sm.params.runs):  # each checked against its metadata and the config
         rng = seeding.generator("fit", f"{sm.wildcards.experiment}/{info['setting']}", 0)
-        row = aggregate.fit_cell(pd.read_parquet(path), rng, sm.params.decades, n_boot=sm.params.n_boot)
+        row = aggregate.fit_cell(df, rng, sm.params.decades, n_boot=sm.params.n_boot)
         row.update(env=sm.wildcards.env, cell=info["cell"], label=info["label"], agent=info["agent"],
                    privacy_model=info["privacy_model"], reconstruction=info["reconstruction"],
                    **{f"param_{k}": v for k, v in info["params"].items()})

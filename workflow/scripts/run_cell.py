@@ -9,5 +9,5 @@ with logged(snakemake) as log:  # noqa: F821
     df, info = run.run_shard(sm.params.key, envs.make(name, **env_params), sm.params.seeds, sm.params.seed_store)
     log.info("%s %s: seeds %s x %d episodes in %.2fs (reused %s)", sm.params.key["experiment"],
              sm.params.key["setting"], info["seeds"], info["episodes"], info["seconds"], info["reused_seeds"])
-    io.write_parquet(sm.output.results, df)
-    io.write_json(sm.output.info, info)
+    info["code"] = sm.params.key["code"]  # the agent's code digest, as in the run key
+    io.write_run(sm.output.results, sm.output.info, df, info)  # the JSON records the parquet's sha256

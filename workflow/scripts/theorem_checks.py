@@ -7,10 +7,9 @@ from privrl.joblog import logged
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821
     checks = registry.theorem_checks()
-    for name, sizes in sm.params.sizes.items():
+    for name, args in sm.params.arguments.items():  # each check's run() arguments, prepared from the config
         check = checks[name]
-        args = check.arguments(sizes, sm.config)
-        log.info("check %s with sizes %s", name, args)
+        log.info("check %s with arguments %s", name, args)
         df = check.run(seeding.generator("mechanisms", name, int(sm.params.seed)), **args)
         log.info("\n%s", df.to_string())
         io.write_csv(sm.output[f"{name}_csv"], df)

@@ -8,7 +8,6 @@ into CLAIMS.md. Analyses are pure functions of data.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -48,20 +47,24 @@ class AnalysisResult:
 Analysis = Callable[[AnalysisContext], AnalysisResult]
 
 
-def load_context(experiment: str, config: Mapping[str, Any], fit_paths, agg_paths, run_paths,
-                 figures_dir: str, n_boot: int, options: Mapping[str, Any] | None = None) -> AnalysisContext:
+def load_context(experiment: str, exp_config: Mapping[str, Any], fit_paths, agg_paths, run_paths,
+                 figures_dir: str, n_boot: int, run_records, options: Mapping[str, Any] | None = None
+                 ) -> AnalysisContext:
+    """The context of an analysis of ``experiment`` (``exp_config``: its config block). Every run
+    file is verified against its record (:func:`privrl.results.run_files.load_runs`: metadata,
+    content hash, config), and its info carries the config's current label and tags."""
+    from privrl.results.run_files import load_runs
+
     fits = pd.concat([pd.read_csv(p) for p in fit_paths], ignore_index=True)
     aggs = []
     for p in agg_paths:
         env = Path(p).stem
         aggs.append(pd.read_parquet(p).assign(env=env))
     infos, paths = [], {}
-    for p in run_paths:
-        info = json.loads(Path(p).with_suffix(".json").read_text())
+    for p, (_, info) in zip(run_paths, load_runs(run_paths, run_records)):
         env = Path(p).parent.name
         info["env_key"] = env
         infos.append(info)
         paths[(env, info["cell"])] = str(p)
-    return AnalysisContext(experiment, config["experiments"][experiment], fits, pd.concat(aggs, ignore_index=True),
+    return AnalysisContext(experiment, exp_config, fits, pd.concat(aggs, ignore_index=True),
                            infos, paths, figures_dir, int(n_boot), options or {})
-
