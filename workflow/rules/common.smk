@@ -34,7 +34,8 @@ CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
 # the repository root (the Snakefile's directory; read as plain Python, e.g. by tests: privrl's)
 WORKFLOW_ROOT = Path(workflow.basedir) if "workflow" in globals() else Path(privrl.__file__).resolve().parents[2]
 # A script's own digest joins its rule's, so editing a script reruns its jobs and touching it does not.
-RUN_LIBRARY_CODE = privrl.code_version("run")  # recorded in every run file's metadata (io.write_run)
+RUN_LIBRARY_CODE = privrl.code_version("run")
+ALL_CODE = privrl.code_version("all")  # the end-to-end agent audit recompiles every agent: all code
 
 
 def script_digest(*names):

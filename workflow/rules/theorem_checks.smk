@@ -71,8 +71,9 @@ rule theorem_claims:
     input:
         checks=[rules.theorem_checks.output[f"{c}_csv"] for c in THEOREM_CHECKS],
         audit=rules.privacy_audit.output.csv,
+        agent_audit=rules.agent_audit.output.csv,
     output:
-        md=f"{F}/mechanisms/mechanism_claims.md",
+        csv=f"{R}/mechanisms/mechanism_claims.csv",
     log:
         f"{R}/logs/mechanisms/mechanism_claims.log",
     benchmark:

@@ -211,13 +211,36 @@ def privacy_cost(ctx: AnalysisContext) -> AnalysisResult:
                           claims=claims_frame(claims))
 
 
-def privacy_audit_claim(audit: pd.DataFrame, artifact: str) -> dict:
-    """The audit table's claim row: every mechanism passes (:mod:`privrl.mechanisms.audit`)."""
+def privacy_audit_claim(audit: pd.DataFrame, artifact: str):
+    """The mechanism audit's Claim: no mechanism's empirical or exact eps exceeds its claim
+    (:mod:`privrl.mechanisms.audit`): "reproduced", or "contradicted" naming the failures."""
+    from privrl.results import verdicts as V
+
     bad = audit.loc[audit["verdict"] != "pass", "mechanism"].tolist()
-    return {"id": "privacy_audit", "statement": "no mechanism's empirical or exact eps exceeds its claimed eps",
-            "source": "privacy audit of every mechanism (privrl.mechanisms.audit)", "artifact": artifact,
-            "measured": f"{len(audit) - len(bad)}/{len(audit)} pass" + (f"; failing: {', '.join(bad)}" if bad else ""),
-            "verdict": "not reproduced" if bad else "reproduced"}
+    score = V.Score(V.CONTRADICTED if bad else V.REPRODUCED,
+                    f"{len(audit) - len(bad)}/{len(audit)} pass" + (f"; failing: {', '.join(bad)}" if bad else ""))
+    return V.make_claim("cross_paper", "privacy of every mechanism", "privacy_audit",
+                        "no mechanism's empirical or exact eps exceeds its claimed eps", "bound", artifact, score,
+                        experiment="mechanisms", source="privacy audit of every mechanism (privrl.mechanisms.audit)")
+
+
+def agent_audit_claim(audit: pd.DataFrame, artifact: str):
+    """The end-to-end agent audit's Claim (privrl.privacy_audit): every agent as run stays below its
+    claimed eps under each neighbour relation it claims; the weakened variants show the power."""
+    from privrl.results import verdicts as V
+
+    as_run = audit[audit["variant"] == "noise x1"]
+    bad = sorted(set(as_run.loc[as_run["verdict"] != "pass", "agent"]))
+    weak = audit[audit["variant"] != "noise x1"]
+    flagged = int((weak["verdict"] == "flagged").sum())
+    measured = (f"{len(as_run) - len(bad)}/{len(as_run)} (agent, relation) pairs pass at the claimed eps"
+                + (f"; failing: {', '.join(bad)}" if bad else "")
+                + f"; weakened-noise variants flagged: {flagged}/{len(weak)} (n = {int(audit['n_samples'].max())})")
+    score = V.Score(V.CONTRADICTED if bad else V.REPRODUCED, measured)
+    return V.make_claim("cross_paper", "privacy of every agent (JDP/LDP/SDP)", "agent_audit",
+                        "no private agent's end-to-end empirical eps exceeds its claimed eps (both neighbour relations)",
+                        "bound", artifact, score, experiment="mechanisms",
+                        source="end-to-end audit of every private agent (privrl.privacy_audit)")
 
 
 PAPER = Paper(

@@ -374,6 +374,7 @@ COR14 = TheoremCheck(
                       "minItems": 1},
            "from_experiments": {"type": "boolean",
                                 "description": "add (K, H, S, A) of every configured RLSVI experiment"}},
+    kind="check",
 )
 
 PAPER = Paper(

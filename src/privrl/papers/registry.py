@@ -44,6 +44,7 @@ class TheoremCheck:
     measured: Callable[[pd.DataFrame], str]
     sizes: Mapping[str, Any] = field(default_factory=dict)
     prepare: Callable[[dict, Mapping], dict] | None = None
+    kind: str = "bound"  # "bound": a mechanism's bound checked by sampling; "check": algebra
 
     def arguments(self, sizes: Mapping[str, Any], config: Mapping) -> dict:
         sizes = dict(sizes or {})
@@ -142,21 +143,24 @@ def check_sizes(config: Mapping) -> dict[str, dict]:
     return out
 
 
-def theorem_check_claims(tables: Mapping[str, pd.DataFrame], artifacts: Mapping[str, str]) -> pd.DataFrame:
-    """One claim row per theorem check: measured text and verdict ("reproduced" iff every row holds)."""
+def theorem_check_claims(tables: Mapping[str, pd.DataFrame], artifacts: Mapping[str, str]) -> list:
+    """One Claim per theorem check (privrl.results.verdicts): a sampled bound that holds in every
+    row is "reproduced" (else "contradicted"); an algebra check is "checked" (else "contradicted")."""
+    from privrl.results import verdicts as V
+
     checks = theorem_checks()
-    rows = []
+    paper_of = {c.name: k for k, p in papers().items() for c in p.theorem_checks}
+    out = []
     for name, df in tables.items():
         c = checks[name]
-        rows.append({"id": name, "statement": c.statement, "source": c.source, "artifact": artifacts.get(name, ""),
-                     "measured": c.measured(df), "verdict": "reproduced" if df["holds"].all() else "not reproduced"})
-    return pd.DataFrame(rows, columns=CHECK_CLAIM_COLUMNS)
+        ok = bool(df["holds"].all())
+        if c.kind == "check":
+            score = V.score_check(ok, c.measured(df))
+        else:
+            score = V.Score(V.REPRODUCED if ok else V.CONTRADICTED, c.measured(df))
+        item = c.source.split(" et al. ", 1)[-1]
+        out.append(V.make_claim(paper_of[name], item, name, c.statement, c.kind, artifacts.get(name, ""), score,
+                                experiment="mechanisms", source=c.source))
+    return out
 
 
-def claims_section_markdown(table: pd.DataFrame) -> str:
-    """The mechanism-level section of CLAIMS.md (theorem checks and the privacy audit)."""
-    lines = ["## Mechanism-level claims", "", "| claim | source | artifact | measured | verdict |",
-             "|---|---|---|---|---|"]
-    for r in table.itertuples():
-        lines.append(f"| {r.statement} | {r.source} | `{r.artifact}` | {r.measured} | **{r.verdict}** |")
-    return "\n".join(lines) + "\n"
