@@ -130,7 +130,7 @@ def test_checks_are_not_reproductions():
     with pytest.raises(ValueError):
         V.Claim("lu2026", "Cor. 14", "x", "s", "rate", "a", "m", V.CHECKED)
     with pytest.raises(ValueError):
-        V.Claim("lu2020", "Cor. 14", "x", "s", "rate", "a", "m", V.REPRODUCED)
+        V.Claim("lu 2020", "Cor. 14", "x", "s", "rate", "a", "m", V.REPRODUCED)  # not a paper id
 
 
 def _table():

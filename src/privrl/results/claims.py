@@ -63,10 +63,15 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _papers(claims: Sequence[V.Claim]) -> dict[str, str]:
+    """paper id -> citation: the known papers in their order, then any other paper of the claims."""
+    return {**V.PAPERS, **{c.paper: c.paper for c in claims if c.paper not in V.PAPERS}}
+
+
 def scoreboard(claims: Sequence[V.Claim]) -> list[str]:
     """Markdown rows: paper -> item -> counts per verdict."""
     lines = ["| paper | item | " + " | ".join(V.VERDICTS) + " |", "|---|---|" + "---|" * len(V.VERDICTS)]
-    for paper in V.PAPERS:
+    for paper in _papers(claims):
         mine = [c for c in claims if c.paper == paper]
         for item in dict.fromkeys(c.item for c in mine):
             n = Counter(c.verdict for c in mine if c.item == item)
@@ -85,7 +90,7 @@ def render_markdown(claims: Sequence[V.Claim], extra: Sequence[str] = ()) -> str
              "`privrl.results.verdicts` (docs: docs/decisions/verdicts.md). Details per row in `claims.csv`.", "",
              "## Scoreboard", ""] + scoreboard(claims) + ["", "## Key", ""]
     lines += [f"* **{v}** -- {V.VERDICT_KEY[v]}" for v in V.VERDICTS]
-    for paper, cite in V.PAPERS.items():
+    for paper, cite in _papers(claims).items():
         mine = [c for c in claims if c.paper == paper]
         if not mine:
             continue

@@ -73,7 +73,7 @@ THRESHOLDS = Thresholds()
 class Claim:
     """One row of the claims table (claims.csv / CLAIMS.md)."""
 
-    paper: str          # canonical id, a key of PAPERS
+    paper: str          # canonical id: a key of PAPERS, or a paper added to privrl.papers.registry
     item: str           # "Thm 4", "Table 1 row 3", "Prop. 5"
     claim_id: str
     statement: str
@@ -87,8 +87,8 @@ class Claim:
     source: str = ""
 
     def __post_init__(self) -> None:
-        if self.paper not in PAPERS:
-            raise ValueError(f"claim {self.claim_id!r}: paper must be one of {list(PAPERS)}; got {self.paper!r}")
+        if not (isinstance(self.paper, str) and self.paper.isidentifier()):
+            raise ValueError(f"claim {self.claim_id!r}: paper must be a paper id such as {list(PAPERS)}; got {self.paper!r}")
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.claim_id!r}: kind must be one of {KINDS}; got {self.kind!r}")
         if self.verdict not in VERDICTS:
