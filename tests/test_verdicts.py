@@ -195,3 +195,12 @@ def test_eps_cells_from_a_privacy_cost_fit():
     cells = eps_cells(f, {e: IN for e in priv})
     b, c = V.score_eps_dependence(cells, 0.5, "power", (1.0, 2.0))
     assert b.verdict == V.REPRODUCED and c.verdict == V.REPRODUCED
+
+
+def test_slopes_closer_than_the_allowance_are_homogeneous():
+    r = V.Regime(1.0, 1e4, 1e6)
+    a = V.EpsCell(1.0, 0.0, -0.01, 0.01, 1.0, 0.9, 1.1, r)
+    b = V.EpsCell(10.0, 0.06, 0.03, 0.09, 0.1, 0.09, 0.11, r)
+    assert V.homogeneous([a, b])
+    far = V.EpsCell(10.0, 0.6, 0.5, 0.7, 0.1, 0.09, 0.11, r)
+    assert not V.homogeneous([a, far])

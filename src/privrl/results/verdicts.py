@@ -230,11 +230,12 @@ class EpsCell:
     regime: Regime
 
 
-def homogeneous(cells: Sequence[EpsCell]) -> bool:
-    """True when one b lies in every cell's CI (max lower end <= min upper end)."""
+def homogeneous(cells: Sequence[EpsCell], th: Thresholds = THRESHOLDS) -> bool:
+    """True when one b lies in every cell's CI widened by the log-factor allowance (max lower end
+    <= min upper end + allowance): slopes closer than the allowance never count as disagreeing."""
     lo = max(c.b_lo for c in cells)
     hi = min(c.b_hi for c in cells)
-    return bool(np.isfinite(lo) and np.isfinite(hi) and lo <= hi)
+    return bool(np.isfinite(lo) and np.isfinite(hi) and lo <= hi + th.log_allowance)
 
 
 def pooled(values: Sequence[float], los: Sequence[float], his: Sequence[float], th: Thresholds = THRESHOLDS
@@ -280,7 +281,7 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
         need = min((c.regime.k_needed(th) for c in cells), default=float("nan"))
         s = Score(NOT_REACHED, per_eps, "no eps cell in regime (crossover ~ 1/eps)", need)
         return s, s
-    if not homogeneous(live):
+    if not homogeneous(live, th):
         s = Score(INCONCLUSIVE, per_eps, "per-eps K-slopes disagree: eps cells in different regimes; no pooled b or c")
         return s, s
     b, blo, bhi = pooled([c.b for c in live], [c.b_lo for c in live], [c.b_hi for c in live], th)
