@@ -9,7 +9,7 @@ from privrl.results import aggregate
 from privrl.papers import registry
 from privrl.rl import engine, seeding
 from privrl.papers.analysis import CLAIM_COLUMNS, AnalysisContext
-from privrl.results.privacy_fits import fit_privacy_cost, interval_verdict, ols_bc
+from privrl.results.privacy_fits import fit_privacy_cost, ols_bc
 
 EPS = [0.5, 1.0, 2.0, 5.0]
 
@@ -42,16 +42,9 @@ def test_fit_drops_nonpositive_cost_and_is_undefined_without_signal():
     flat = np.tile(base[:1], (4, 1))  # identical seeds: D = 0 everywhere, also in every resample
     f = fit_privacy_cost(ep, {e: flat.copy() for e in EPS}, flat, np.random.default_rng(1), n_boot=50)
     assert f["n_points"] == 0 and np.isnan(f["b"]) and np.isnan(f["b_lo"])
-    assert interval_verdict(f["b_lo"], f["b_hi"], 0.5, 0.2) == "inconclusive"
     one = fit_privacy_cost(ep, {1.0: priv[1.0]}, base, np.random.default_rng(1), n_boot=50)
     assert np.isnan(one["c"]) and one["b"] == pytest.approx(0.5, abs=0.05)  # one eps: b only
     assert np.isnan(ols_bc(np.array([1.0, 2.0]), np.array([0.0, 1.0]), np.array([0.0, 1.0]))[0])
-
-
-def test_interval_verdict():
-    assert interval_verdict(0.4, 0.6, 0.5, 0.2) == "reproduced"
-    assert interval_verdict(0.8, 0.9, 0.5, 0.2) == "not reproduced"
-    assert interval_verdict(0.6, 0.9, 0.5, 0.2) == "inconclusive"
 
 
 def _long(curves, seeds_offset=0):

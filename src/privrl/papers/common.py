@@ -46,13 +46,6 @@ def at_episode(ep: np.ndarray, R: np.ndarray, K: float) -> np.ndarray:
     return R[:, lo] + w * (R[:, hi] - R[:, lo])
 
 
-def at_most_verdict(lo: float, hi: float, threshold: float) -> str:
-    """'reproduced' if the CI lies at or below the threshold, 'not reproduced' if above it."""
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return "inconclusive"
-    return "reproduced" if hi <= threshold else ("not reproduced" if lo > threshold else "inconclusive")
-
-
 def claim(ctx: AnalysisContext, cid: str, statement: str, source: str, artifact: str, measured: str,
           verdict: str) -> dict[str, Any]:
     return {"experiment": ctx.experiment, "id": cid, "statement": statement, "source": source,

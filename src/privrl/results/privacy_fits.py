@@ -128,15 +128,3 @@ def eps_cells(fit: dict, regimes: Mapping[float, Regime]) -> list[EpsCell]:
     """The per-eps cells of a :func:`fit_privacy_cost` result, for
     :func:`privrl.results.verdicts.score_eps_dependence` (``regimes``: eps -> that cell's Regime)."""
     return [EpsCell(e, *fit["b_eps"][e], *fit["D_at_K_ci"][e], regimes[e]) for e in sorted(fit["b_eps"])]
-
-
-def interval_verdict(lo: float, hi: float, target: float, tol: float) -> str:
-    """'reproduced' if the CI lies inside target +/- tol, 'not reproduced' if it is disjoint
-    from it, else 'inconclusive' (also for an undefined CI)."""
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return "inconclusive"
-    if target - tol <= lo and hi <= target + tol:
-        return "reproduced"
-    if hi < target - tol or lo > target + tol:
-        return "not reproduced"
-    return "inconclusive"
