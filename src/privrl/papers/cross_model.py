@@ -127,10 +127,11 @@ def order_claims(ctx: AnalysisContext, table: pd.DataFrame, finals: dict) -> tup
                    f"of their own noise")
             reg = (f"K = {ra.K:.3g}; crossover K of A = {ra.crossover_K:.3g}, of B = {rb.crossover_K:.3g}; "
                    f"{cov}")
-            if ra.z > 0:
-                cond = ra.past_crossover
-                note = f"matched coverage z = {ra.z:g}; " + reg + ("" if cond else "; A still exploring")
-                score = V.score_order(ratio, False, cond, note, float("nan") if cond else ra.crossover_K)
+            if ra.z > 0:  # an order of two rates: both agents past 10 x their own crossover
+                cond = bool(ra.past_crossover and rb.past_crossover)
+                need = V.THRESHOLDS.regime_factor * max(ra.crossover_K, rb.crossover_K)
+                note = f"matched coverage z = {ra.z:g}; " + reg + ("" if cond else "; not both past 10 x crossover")
+                score = V.score_order(ratio, False, cond, note, need)
                 arm = f"matched z={ra.z:g}"
             else:
                 score = V.score_order(ratio, False, False, "paper widths: coverage not matched (compares constants, "

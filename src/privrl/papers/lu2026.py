@@ -27,9 +27,8 @@ Claims, scored by :mod:`privrl.results.verdicts`. Algebra and metadata are kind 
 looser than Cor. 14 (where it can use Cor. 14's order, alpha* > 1.01); eps(delta) linear in K;
 the Remark-2 note on every RLSVI run. "No privacy cost" (RLSVI beta_scale 1 vs UCBVI bonus 1)
 and the matched-privacy comparisons are kind ``order``
-(:func:`~privrl.results.verdicts.score_order` on R_other / R_RLSVI), scored only when at
-least one of the two agents is past 10 x its crossover K (``AgentSpec.crossover``); else "not
-reached" with that K. The fixed-eps comparison and RLSVI's worst-case rate are in
+(:func:`~privrl.results.verdicts.score_order` on R_other / R_RLSVI), scored only when both
+agents are past 10 x their crossover K (``AgentSpec.crossover``); else "not reached" with that K. The fixed-eps comparison and RLSVI's worst-case rate are in
 :mod:`privrl.papers.lu2026_comparisons`, the end-to-end audit in :mod:`privrl.papers.lu2026_audit`.
 """
 from __future__ import annotations

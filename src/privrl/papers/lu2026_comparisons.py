@@ -49,10 +49,11 @@ def beta_scale_for_epsilon(eps: float, delta: float, K: int, H: int, S: int, A: 
 def order_no_larger(ctx, what: str, x_rlsvi: np.ndarray, x_other: np.ndarray, cross: dict[str, float], K: float
                     ) -> V.Score:
     """'RLSVI's regret is no larger than the other's' as :func:`~privrl.results.verdicts.score_order`
-    on B/A = R_other / R_RLSVI; the regime condition: at least one of the two past 10 x its
-    crossover (two explorers' ratio orders nothing); K needed = 10 x the smaller crossover."""
+    on B/A = R_other / R_RLSVI; the regime condition: both past 10 x their own crossover (the
+    claim orders two rates; an explorer's regret says nothing of its rate); K needed = 10 x the
+    larger crossover."""
     rr = ratio_ci(x_other, x_rlsvi, rng_for(ctx, what), ctx.n_boot)
-    need = V.THRESHOLDS.regime_factor * min(cross.values())
+    need = V.THRESHOLDS.regime_factor * max(cross.values())
     note = "; ".join(f"{a} crossover K = {c:.3g}" for a, c in cross.items()) + f"; K = {K:.3g}"
     s = V.score_order(rr, False, bool(K >= need), note, need)
     return V.Score(s.verdict, s.measured.replace("B/A", "R_other / R_RLSVI") + " (a tie is consistent with the "
