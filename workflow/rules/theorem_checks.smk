@@ -13,6 +13,7 @@ rule theorem_checks:
                               category=PAPER_NAMES[CHECK_PAPER[c]], subcategory="theorem checks",
                               labels={"check": c})
            for c in THEOREM_CHECKS},
+        **{f"{c}_pdf": f"{F}/mechanisms/{c}.pdf" for c in THEOREM_CHECKS},
     log:
         f"{R}/logs/mechanisms/checks.log",
     benchmark:

@@ -266,7 +266,7 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
         ax.plot(d.episode, np.maximum(d["mean"], 1e-3), lw=1.2, label=f"{r.agent}, {r.constants}, eps={r.eps_ref:g}")
         ax.fill_between(d.episode, np.maximum(d.ci_low, 1e-3), np.maximum(d.ci_high, 1e-3), alpha=0.2)
     ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret", title="Table I rows")
-    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax = axes[1]
     if len(tr):
         groups = list(tr.groupby(["epsilon", "C", "C1"]).groups)
@@ -274,7 +274,7 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
         series = {mo: tr[tr.privatizer == mo].set_index(["epsilon", "C", "C1"]).reindex(groups) for mo in models}
         grouped_errorbars(ax, series, len(groups), [f"eps={g[0]:g}\nC={g[1]:g}" for g in groups], 0.2)
         ax.set(yscale="log", ylabel="regret at K", title="SDP-PE under each Privatizer")
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 

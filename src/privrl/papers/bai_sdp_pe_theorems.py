@@ -76,7 +76,7 @@ def _claim(ctx, name, item, cid, statement, kind, score, source) -> V.Claim:
 
 
 def _legend_out(ax):
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
 
 
 def _result(df: pd.DataFrame, claims: list, fig, title: str, intro: str, cols: list[str]) -> AnalysisResult:

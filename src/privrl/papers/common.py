@@ -7,6 +7,8 @@ per cell), drawn from a stable per-analysis stream (:func:`rng_for`).
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from typing import Any, Mapping
 
 import numpy as np
@@ -84,15 +86,16 @@ def check_axes(ncols: int = 1, width: float = 5.0):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from privrl.results.style import use_paper_style
+
+    use_paper_style()  # >= 8 pt text, the figures' one style
     fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, 3.8), squeeze=False)
     return fig, axes[0]
 
 
 def save_check_figure(fig, path) -> None:
-    from privrl.io import save_figure
+    """A theorem check's figure as ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi)."""
+    from privrl.results.style import save_figure
 
     fig.tight_layout()
-    save_figure(fig, path)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig)
+    save_figure(fig, Path(path).with_suffix(""))

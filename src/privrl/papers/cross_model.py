@@ -192,11 +192,11 @@ def _figure(table: pd.DataFrame):
             ax.set_xscale("log")
             ax.set_yscale("log")
             arm = f"matched coverage (privacy width = {z:g} sd)" if z > 0 else "paper widths (z = 0)"
-            ax.set_title(f"{fam}\n{arm}", fontsize=7)
-            ax.set_xlabel("privacy parameter eps", fontsize=7)
-            ax.set_ylabel(f"regret at K = {table.K.max():.0e}", fontsize=7)
-            ax.tick_params(labelsize=6)
-            ax.legend(fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1, frameon=False)
+            ax.set_title(f"{fam}\n{arm}", fontsize=8)
+            ax.set_xlabel("privacy parameter eps", fontsize=8)
+            ax.set_ylabel(f"regret at K = {table.K.max():.0e}", fontsize=8)
+            ax.tick_params(labelsize=8)
+            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1, frameon=False)
     fig.tight_layout()
     return fig
 

@@ -194,13 +194,13 @@ def _figure(curves: dict):
         ax.axhline(0.0, color="0.5", lw=0.6)
         ax.axvspan(fit["window_lo"], fit["window_hi"], color="0.93", zorder=0)
         ax.set_xscale("log")
-        ax.set_title(f"{key[0]}: {key[1]} ({_fmt_params(key[2])})", fontsize=7)
-        ax.tick_params(labelsize=6)
-        ax.legend(fontsize=5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        ax.set_title(f"{key[0]}: {key[1]} ({_fmt_params(key[2])})", fontsize=8)
+        ax.tick_params(labelsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     for ax in list(axes.flat)[len(keys):]:
         ax.axis("off")
-    fig.supxlabel("episodes K (dotted: crossover K of that eps; grey: fit window)", fontsize=7)
-    fig.supylabel("privacy cost per episode D(K, eps) / K", fontsize=7)
+    fig.supxlabel("episodes K (dotted: crossover K of that eps; grey: fit window)", fontsize=8)
+    fig.supylabel("privacy cost per episode D(K, eps) / K", fontsize=8)
     fig.tight_layout()
     return fig
 

@@ -152,10 +152,10 @@ def _figure(ctx: AnalysisContext, t: pd.DataFrame):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(f"{env}: eps0={eps0:g}, bonus x{scale:g}", fontsize=8)
-        ax.set_xlabel("episodes K", fontsize=7)
-        ax.tick_params(labelsize=6)
-        ax.legend(fontsize=5, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    axes.flat[0].set_ylabel("cumulative regret", fontsize=7)
+        ax.set_xlabel("episodes K", fontsize=8)
+        ax.tick_params(labelsize=8)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    axes.flat[0].set_ylabel("cumulative regret", fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -272,7 +272,7 @@ def figure_prop5(df: pd.DataFrame, path) -> None:
         ax.loglog(g["k"], g["eps_ck"].replace(np.inf, np.nan), "o--", color=c, label=f"Prop. 5, eps0={eps0}")
         ax.loglog(g["k"], g["exact_epsilon"], "s-", color=c, label=f"exact, eps0={eps0}")
     ax.set(xlabel="k (users)", ylabel=r"$\varepsilon$ at $\delta_0$", title="Garcelon et al. Prop. 5")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=8, ncol=2)
     save_check_figure(fig, path)
 
 

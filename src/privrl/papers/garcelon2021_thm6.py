@@ -212,6 +212,6 @@ def _figure(panels):
             ax.fill_between(x, np.maximum(lo, 1e-3), np.maximum(hi, 1e-3), color=h.get_color(), alpha=0.2)
         ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
                title=f"Shuffled-OBI (Thm 6): {title}")
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     return fig

@@ -266,7 +266,7 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
             ax.axvline(K, color="0.6", lw=0.8)
         ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel=f"eps (delta={d.delta.iloc[0]:g})",
                title=f"{env} (H={d.H.iloc[0]}, S={d.S.iloc[0]}, A={d.A.iloc[0]}): rewards only")
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if len(mat):
         ax = axes[0, -1]
         d = mat.drop_duplicates(["K_i", "agent"])
@@ -276,7 +276,7 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
         ticks = [f"K={k:g}\neps={mat[mat.K_i == k].epsilon.iloc[0]:.3g}" for k in Ks]
         grouped_errorbars(ax, series, len(Ks), ticks, 0.8 / len(agents))
         ax.set(yscale="log", ylabel="regret at K_i", title="matched privacy (eps of RLSVI at K_i)")
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     return fig
 
@@ -338,7 +338,7 @@ def figure_lu_cor14(df: pd.DataFrame, path) -> None:
     for off, col, lab in ((-0.25, "eps_cor14", "Cor. 14"), (0.0, "eps_rdp_library", "dp_accounting RDP"),
                           (0.25, "eps_exact_gaussian", "exact Gaussian")):
         ax.bar(x + off, df[col], width=0.25, label=lab)
-    ax.set_xticks(x, labels, fontsize=6, rotation=60)
+    ax.set_xticks(x, labels, fontsize=8, rotation=60)
     ax.set(yscale="log", ylabel=r"$\varepsilon(\delta)$", title="Lu et al. Cor. 14")
     ax.legend(fontsize=8)
     save_check_figure(fig, path)

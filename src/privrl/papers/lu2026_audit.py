@@ -104,12 +104,8 @@ def figure_rlsvi_audit(df: pd.DataFrame, path) -> None:
     ax.plot(x, np.maximum(df["eps_lower_bound"], 1e-3), "o-", label="audited lower bound (95% CP)")
     ax.set(xscale="log", yscale="log", xlabel="certified eps", ylabel="eps",
            title=f"RLSVI end-to-end audit (K={df.K.iloc[0]}, delta={df.delta.iloc[0]:g})")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    from privrl.io import save_figure
-
-    fig.tight_layout()
-    save_figure(fig, str(path).rsplit(".", 1)[0] + ".pdf")  # the PDF twin; save_check_figure writes ``path``
-    save_check_figure(fig, path)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    save_check_figure(fig, path)  # PDF and PNG
 
 
 def _measured(df: pd.DataFrame) -> str:

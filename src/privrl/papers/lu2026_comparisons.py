@@ -142,10 +142,10 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
                         label=name)
         a1.set_xticks(np.arange(len(groups)) + 0.2, groups, fontsize=8)
         a1.set(yscale="log", ylabel="regret at K", title="same privacy level: RLSVI vs JDP agents")
-        a1.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        a1.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     a2.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
            title="RLSVI vs its worst-case rate")
-    a2.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    a2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.tight_layout()
     save_pdf(fig, ctx, "lu2026_fixed_eps")
     table = table.drop(columns="_seeds") if len(table) else table

@@ -101,7 +101,7 @@ def _figure(panels):
     fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 3.8), squeeze=False)
     for ax, (lines, ylabel, title) in zip(axes.flat, panels):
         _panel(ax, lines, ylabel, title)
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     fig.tight_layout()
     return fig
 
