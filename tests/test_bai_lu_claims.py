@@ -165,10 +165,15 @@ def test_rlsvi_audit_catches_a_false_certificate():
     assert df.holds.all() and df.eps_cor14.iloc[0] == pytest.approx(4.0)
 
 
-def test_checks_are_checked_not_reproduced_and_mixed_frames_render():
-    legacy = pd.DataFrame([{"experiment": "e", "id": "x", "statement": "UCBVI K-exponent < 0.75",
-                            "source": "Azar", "artifact": "a", "measured": "m", "verdict": "reproduced"}])
+def test_checks_are_checked_and_config_claims_are_claims():
+    from privrl.results.claims import score_claims
+    fits = pd.DataFrame([{"env": "e", "cell": "c", "exponent": 0.5, "exponent_lo": 0.45, "exponent_hi": 0.55,
+                          "window_lo": 1e3, "window_hi": 1e5, "K": 100000, "n_seeds": 5,
+                          "saturated_fraction": 0.0}])
+    spec = [{"id": "x", "statement": "UCBVI O~(sqrt K)", "source": "Azar et al. 2017, Thm 1",
+             "check": {"type": "rate_upper", "env": "e", "cell": "c", "claimed": 0.5}}]
     new = C.claims_frame([V.make_claim("lu2026", "Cor. 14", "c", "Cor. 14 equals Thm 13's min", "check", "a",
                                        V.score_check(True, "ok"))])
-    got = C.claims_from_frame(pd.concat([legacy, new], ignore_index=True))
+    got = C.claims_from_frame(pd.concat([score_claims("e", spec, fits, "a"), new], ignore_index=True))
     assert [c.verdict for c in got] == [V.REPRODUCED, V.CHECKED] and got[1].paper == "lu2026"
+    assert (got[0].paper, got[0].item, got[0].kind) == ("cross_paper", "Thm 1", "rate")

@@ -32,7 +32,8 @@ def test_regime_from_the_agents_crossover():
     mdps = {"e": envs.riverswim(S=2, H=3)}
     fits = _fits(1.0, 0.98, 1.02, 0.0, agent="ucbvi", bonus_scale=1.0, delta=0.05)
     out = score_claims("exp", CLAIM, fits, "artifact", mdps)
-    assert out.verdict.iloc[0] == "not reached" and "K needed" in out.measured.iloc[0]
+    assert out.verdict.iloc[0] == "not reached" and out.k_needed.iloc[0] > 1e3
+    assert out.paper.iloc[0] == "cross_paper" and out.kind.iloc[0] == "rate"  # source names no paper
     fits = _fits(1.0, 0.98, 1.02, 0.0, agent="ucbvi", bonus_scale=1e-4, delta=0.05)
     assert _verdict(fits, mdps) == "contradicted"
 
@@ -41,4 +42,4 @@ def test_saturated_cell_is_never_contradicted():
     mdps = {"e": envs.riverswim(S=2, H=3)}
     fits = _fits(1.0, 0.98, 1.02, SATURATED_FRACTION + 0.05, agent="ucbvi", bonus_scale=1e-4, delta=0.05)
     out = score_claims("exp", CLAIM, fits, "artifact", mdps)
-    assert out.verdict.iloc[0] == "inconclusive" and "saturation" in out.measured.iloc[0]
+    assert out.verdict.iloc[0] == "inconclusive" and "saturation" in out.regime.iloc[0]

@@ -67,3 +67,15 @@ def test_claims_of_every_registered_check(tmp_path):
     assert all(r.verdict in ({"checked", "contradicted"} if r.kind == "check" else {"reproduced", "contradicted"})
                for r in rows)
     assert {r.claim_id for r in rows if r.kind == "check"} == {"lu_cor14"}
+
+
+def test_lu_cor14_holds_where_the_library_order_grid_ends():
+    """alpha* <= 1.01 (RLSVI's own eps at K = 4e6 on S=2 H=3): dp_accounting cannot use the optimal
+    order and is looser than Cor. 14; the check compares with the exact Gaussian there and holds."""
+    df = lu2026.check_lu_cor14(None, grid=[{"K": 4_000_000, "H": 3, "S": 2, "A": 2},
+                                           {"K": 1000, "H": 5, "S": 5, "A": 2}], deltas=(1e-5,))
+    far, near = df.iloc[0], df.iloc[1]
+    assert not far.library_in_domain and far.eps_rdp_library > far.eps_cor14  # the library's limit
+    assert far.eps_exact_gaussian <= far.eps_cor14 and far.holds
+    assert near.library_in_domain and near.holds
+    assert "exact Gaussian only" in lu2026._cor14_measured(df)

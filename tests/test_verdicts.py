@@ -160,15 +160,12 @@ def test_csv_and_md_agree_row_for_row(tmp_path):
     assert "1e+10" in md and md.index("## Scoreboard") < md.index("## Key") < md.index('<a id="vietri2020">')
 
 
-def test_legacy_table_renders_and_downgrades_unregimed_failures():
-    df = pd.DataFrame([{"experiment": "e", "id": "x", "statement": "regret K-exponent < 0.6", "source": "Garcelon et al. note, Table 1",
-                        "artifact": "a", "measured": "a = 0.99", "verdict": "not reproduced"},
-                       {"experiment": "e", "id": "y", "statement": "Cor. 14 equals the numeric minimum", "source": "Lu, Gajane, Bai & Talebi (2026), Thm 13",
-                        "artifact": "a", "measured": "2e-16", "verdict": "reproduced"}])
-    cl = C.claims_from_frame(df)
-    assert [(c.paper, c.item, c.kind, c.verdict) for c in cl] == [
-        ("garcelon2021", "Table 1", "rate", V.INCONCLUSIVE), ("lu2026", "Thm 13", "check", V.CHECKED)]
-    assert "## garcelon2021" in C.claims_markdown(df)
+def test_only_claim_tables_render():
+    """Every producer builds Claims; a table without the claims.csv columns is refused, not guessed."""
+    df = pd.DataFrame([{"experiment": "e", "id": "x", "statement": "regret K-exponent < 0.6",
+                        "artifact": "a", "measured": "a = 0.99", "verdict": "not reproduced"}])
+    with pytest.raises(ValueError, match="not a claims table"):
+        C.claims_from_frame(df)
 
 
 def test_thresholds_in_one_place():

@@ -38,13 +38,19 @@ from privrl.papers.common import curves, env_mdp, rng_for
 ORDERS = [
     ("pucb", "ldp-obi", "garcelon2021", "Table 1", "JDP (PUCB) regret below LDP (LDP-OBI)",
      "Garcelon et al. note, Table 1 (PUCB O~(sqrt K + 1/eps) vs LDP-OBI O~(sqrt K / eps))"),
-    ("shuffled-obi", "ldp-obi", "garcelon2021", "Thm 6", "shuffle (Shuffled-OBI) regret below LDP (LDP-OBI)",
-     "Garcelon et al. note, Thm 6 vs Table 1 LDP-OBI row"),
     ("private-ucbvi-jdp", "private-ucbvi-ldp", "bai_sdp_pe", "Table I",
      "JDP regret below LDP (one UCBVI, central vs local privatizer)", "Bai et al. Table I, JDP vs LDP rows"),
     ("private-ucbvi-sdp", "private-ucbvi-ldp", "bai_sdp_pe", "Table I",
      "shuffle regret below LDP (one UCBVI, shuffle vs local privatizer)", "Bai et al. Table I / Thm 11 vs LDP row"),
 ]
+# Pairs whose ratio is shown but scored by no claim, with the reason. Shuffled-OBI vs LDP-OBI at one
+# eps0: both are eps0-LDP and both counters sum K locally randomised reports, so both privacy errors grow
+# like sqrt(k) (Garcelon et al. note, Eq. 6-8 vs App. B); Table 1's rows differ only in the eps0 factor
+# of an O~ upper bound (e^(eps0/2)/(e^eps0 - 1) vs 1/eps0) plus Shuffled-OBI's tau H burn-in. No order
+# of the realised regrets follows; the note's claim is the interpolation between LDP and JDP (scored in
+# garcelon_table1 / garcelon2021_thm6). docs/decisions/verdicts.md, "Ratios and orders".
+UNSCORED = [("shuffled-obi", "ldp-obi", "same local eps0: both eps0-LDP with sqrt(k) counter errors; "
+             "Table 1 compares O~ upper bounds only (no order claimed)")]
 LABELS = {  # human names on the figure
     "pucb": "PUCB (JDP)", "shuffled-obi": "Shuffled-OBI (shuffle)", "ldp-obi": "LDP-OBI (LDP, recon.)",
     "private-ucbvi-jdp": "Private-UCBVI JDP (recon.)", "private-ucbvi-sdp": "Private-UCBVI shuffle (recon.)",
@@ -112,7 +118,8 @@ def order_claims(ctx: AnalysisContext, table: pd.DataFrame, finals: dict) -> tup
     """One Claim per (order, env, eps, z) with both agents present; and the ratio rows."""
     claims, rows = [], []
     art = ctx.artifact("cross_model_coverage", "md")
-    for a, b, paper, item, statement, source in ORDERS:
+    pairs = [(*o, None) for o in ORDERS] + [(a, b, None, None, None, None, why) for a, b, why in UNSCORED]
+    for a, b, paper, item, statement, source, unscored in pairs:
         A = table[table.agent == a]
         for ra in A.itertuples():
             sel = table[(table.agent == b) & (table.env == ra.env)]
@@ -127,6 +134,11 @@ def order_claims(ctx: AnalysisContext, table: pd.DataFrame, finals: dict) -> tup
                    f"of their own noise")
             reg = (f"K = {ra.K:.3g}; crossover K of A = {ra.crossover_K:.3g}, of B = {rb.crossover_K:.3g}; "
                    f"{cov}")
+            if unscored is not None:
+                rows.append({"env": ra.env, "A": a, "B": b, "epsilon": ra.epsilon, "z": ra.z,
+                             "ratio_B_over_A": ratio[0], "ratio_lo": ratio[1], "ratio_hi": ratio[2],
+                             "verdict": "not a claim", "regime": unscored, "k_needed": np.nan})
+                continue
             if ra.z > 0:  # an order of two rates: both agents past 10 x their own crossover
                 cond = bool(ra.past_crossover and rb.past_crossover)
                 need = V.THRESHOLDS.regime_factor * max(ra.crossover_K, rb.crossover_K)

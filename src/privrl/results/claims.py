@@ -1,10 +1,9 @@
 """The claims table: one list of :class:`~privrl.results.verdicts.Claim` rendered to
 claims.csv and CLAIMS.md (a per-paper scoreboard, the verdict key, one section per paper).
 
-Compatibility (until every analysis builds Claims): :func:`score_claims` scores the config's
-``exponent_below`` / ``exponent_above`` checks with the verdict rules of
-:mod:`privrl.results.verdicts` and returns the legacy columns; :func:`claims_markdown`
-renders a legacy table (or a Claim frame) through the same renderer.
+Every producer builds Claims: the analyses and theorem checks directly, the config's claims
+through :func:`score_claims` (``exponent_below`` / ``exponent_above`` / ``rate_upper`` checks scored
+by :mod:`privrl.results.verdicts`).
 """
 from __future__ import annotations
 
@@ -22,7 +21,6 @@ from privrl.results import verdicts as V
 
 CSV_COLUMNS = ["paper", "item", "claim_id", "statement", "kind", "verdict", "measured", "regime", "k_needed",
                "artifact", "experiment", "source"]
-LEGACY_COLUMNS = ["experiment", "id", "statement", "source", "artifact", "measured", "verdict"]
 
 
 # ---------------------------------------------------------------- table <-> frame
@@ -31,17 +29,10 @@ def claims_frame(claims: Sequence[V.Claim]) -> pd.DataFrame:
 
 
 def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
-    """Claims from a claims.csv frame, or from legacy rows (:func:`from_legacy`)."""
-    if "claim_id" not in df.columns:
-        return from_legacy(df)
-    new = df.claim_id.notna()
-    if not new.all():  # legacy rows concatenated with Claim rows: each through its own reader, order kept
-        out = []
-        for is_new, part in df.groupby((new != new.shift()).cumsum(), sort=True):
-            part = part.dropna(axis=1, how="all") if not new.loc[part.index[0]] else part
-            out += claims_from_frame(part[[c for c in CSV_COLUMNS if c in part]] if new.loc[part.index[0]]
-                                     else part[[c for c in LEGACY_COLUMNS if c in part]])
-        return out
+    """Claims from a claims.csv frame (``CSV_COLUMNS``)."""
+    missing = [c for c in CSV_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"not a claims table: columns {missing} missing")
     out = []
     for r in df.to_dict("records"):
         r = {k: ("" if (isinstance(v, float) and math.isnan(v) and k != "k_needed") else v) for k, v in r.items()}
@@ -56,7 +47,9 @@ def write_claims(claims: Sequence[V.Claim], csv_path: str, md_path: str, extra: 
 
 # ---------------------------------------------------------------- markdown
 def _kneeded(k: float) -> str:
-    return "" if not isinstance(k, float) or math.isnan(k) else ("never (> 1e15)" if k == math.inf else f"{k:.2g}")
+    if not isinstance(k, float) or math.isnan(k):
+        return ""
+    return f"none <= {V.THRESHOLDS.k_max:.0e} on this instance" if k == math.inf else f"{k:.2g}"
 
 
 def _cell(text: str) -> str:
@@ -104,50 +97,17 @@ def render_markdown(claims: Sequence[V.Claim], extra: Sequence[str] = ()) -> str
     return "\n".join(lines) + "\n"
 
 
-# ---------------------------------------------------------------- legacy rows
-PAPER_OF_SOURCE = [  # first match wins: (pattern in source / statement, canonical paper id)
+# ---------------------------------------------------------------- the config's claims
+PAPER_OF_SOURCE = [  # first match wins: (pattern in the source, canonical paper id)
     (r"Vietri", "vietri2020"), (r"Garcelon", "garcelon2021"), (r"Lu, Gajane|Lu et al", "lu2026"),
     (r"Bai", "bai_sdp_pe"), (r"", "cross_paper")]
 ITEM = re.compile(r"(Thm|Theorem|Table|Prop\.|Cor\.|Lemma|Alg\.|Eq\.|Remark|Sec\.)\s*[\w.\-]+")
-KIND_OF_STATEMENT = [  # (pattern, kind)
-    (r"equals|never looser|carry the note|upper-bounds|within the Eq|unbiased|exceeds its claimed|"
-     r"prefix error below|grows linearly in K", "check"),
-    (r"K-exponent|K\^b|eps\^-c|O~\(sqrt K\)|exploring\) phase", "rate"),
-    (r"<=|<<|costs less|no larger|amplifies", "order"),
-    (r"below the Table", "bound"),
-    (r"", "rate")]
-LEGACY_VERDICT = {"reproduced": V.REPRODUCED, "not reproduced": V.INCONCLUSIVE, "inconclusive": V.INCONCLUSIVE}
-LEGACY_NOTE = "legacy row (not built as a Claim: paper, item and kind inferred from its text)"
-O_TILDE_NOTE = "O~ expression: constants and log factors hidden, not a number to compare with"
 
 
 def _first(table: list[tuple[str, str]], text: str) -> str:
     return next(v for pat, v in table if re.search(pat, text))
 
 
-def from_legacy(df: pd.DataFrame) -> list[V.Claim]:
-    """Claims from legacy rows (``LEGACY_COLUMNS``): paper and item from the source text, kind
-    from the statement, "not reproduced" read as inconclusive (those rules ignored the regime),
-    checks marked "checked"; every row carries ``LEGACY_NOTE``."""
-    out = []
-    for r in df.to_dict("records"):
-        src, stmt = str(r.get("source", "")), str(r["statement"])
-        kind = _first(KIND_OF_STATEMENT, stmt)
-        verdict = LEGACY_VERDICT.get(r["verdict"], r["verdict"])
-        note = LEGACY_NOTE
-        if kind == "check":
-            verdict = {V.REPRODUCED: V.CHECKED}.get(verdict, verdict)
-        elif kind == "bound":
-            verdict, note = V.INCONCLUSIVE, f"{LEGACY_NOTE}; {O_TILDE_NOTE}"
-        m = ITEM.search(src)
-        out.append(V.Claim(_first(PAPER_OF_SOURCE, src), m.group(0) if m else src or "-",
-                           str(r["id"]), stmt, kind, str(r["artifact"]), str(r["measured"]), verdict,
-                           note + (f" (was: {r['verdict']})" if r["verdict"] != verdict else ""),
-                           experiment=str(r.get("experiment", "")), source=src))
-    return out
-
-
-# ---------------------------------------------------------------- compatibility with the config checks
 def _fit_row(fits: pd.DataFrame, check: Mapping[str, Any]) -> pd.Series:
     sel = fits[(fits.env == check["env"]) & (fits.cell == check["cell"])]
     if sel.empty:
@@ -170,39 +130,49 @@ def regime_of_fit(row: Mapping[str, Any], mdp: Any = None) -> V.Regime:
                     float(row.get("saturated_fraction", float("nan"))))
 
 
-def _exponent_check(rule: Callable[..., V.Score], line_key: str = "threshold", allowance: float = 0.0):
-    """A check scoring one cell's K-exponent with ``rule`` against ``check[line_key]`` + ``allowance``."""
-    def check(fits: pd.DataFrame, check: Mapping[str, Any], mdp: Any = None) -> tuple[str, str]:
+def _exponent_check(rule: Callable[..., V.Score], line_key: str | None = "threshold", allowance: float = 0.0,
+                    line: float = float("nan")):
+    """A check scoring one cell's K-exponent with ``rule`` against ``check[line_key]`` (or the fixed
+    ``line`` if ``line_key`` is None) with ``allowance``."""
+    def check(fits: pd.DataFrame, check: Mapping[str, Any], mdp: Any = None) -> V.Score:
         f = _fit_row(fits, check)
-        s = rule(V.RateFit.from_row(f), float(check[line_key]), allowance, regime_of_fit(f, mdp))
-        return f"{s.measured}; {s.regime}" + (f"; K needed {s.k_needed:.3g}" if np.isfinite(s.k_needed) else ""), s.verdict
+        claimed = float(check[line_key]) if line_key else line
+        return rule(V.RateFit.from_row(f), claimed, allowance, regime_of_fit(f, mdp))
     return check
 
 
-CHECKS: dict[str, Callable[..., tuple[str, str]]] = {
-    "exponent_below": _exponent_check(V.score_rate_upper),
-    "exponent_above": _exponent_check(V.score_rate_lower),
+# check type -> (scorer, kind of claim)
+CHECKS: dict[str, tuple[Callable[..., V.Score], str]] = {
+    "exponent_below": (_exponent_check(V.score_rate_upper), "rate"),
+    "exponent_above": (_exponent_check(V.score_rate_lower), "rate"),
     # an O~(K^claimed) upper bound: one-sided, with the hidden-log allowance
-    "rate_upper": _exponent_check(V.score_rate_upper, "claimed", V.THRESHOLDS.log_allowance),
+    "rate_upper": (_exponent_check(V.score_rate_upper, "claimed", V.THRESHOLDS.log_allowance), "rate"),
+    # still exploring: regret linear in K (exponent >= linear_exponent - log_allowance)
+    "exploring": (_exponent_check(V.score_rate_lower, None, V.THRESHOLDS.log_allowance,
+                                  V.THRESHOLDS.linear_exponent), "rate"),
 }
 
 
 def score_claims(experiment: str, claims: list[Mapping[str, Any]], fits: pd.DataFrame, artifact: str,
                  mdps: Mapping[str, Any] | None = None) -> pd.DataFrame:
-    """Legacy-column rows of the config's claims (``{id, statement, source, check}``), scored
-    by :mod:`privrl.results.verdicts`; ``mdps`` (env -> MDP) makes the regime known."""
-    rows = []
+    """The config's claims (``{id, statement, source, check[, paper, item]}``) as a claims.csv frame,
+    scored by :mod:`privrl.results.verdicts`; ``mdps`` (env -> MDP) makes the regime known. The paper id
+    and item default to what the source names (``PAPER_OF_SOURCE``; baselines: ``cross_paper``)."""
+    out = []
     for c in claims:
         check = c["check"]
-        mdp = (mdps or {}).get(check["env"])
-        measured, verdict = CHECKS[check["type"]](fits, check, mdp)
-        rows.append({"experiment": experiment, "id": c["id"], "statement": c["statement"], "source": c["source"],
-                     "artifact": check.get("artifact", artifact), "measured": measured, "verdict": verdict})
-    return pd.DataFrame(rows, columns=LEGACY_COLUMNS)
+        score_fn, kind = CHECKS[check["type"]]
+        score = score_fn(fits, check, (mdps or {}).get(check["env"]))
+        src = str(c.get("source", ""))
+        m = ITEM.search(src)
+        out.append(V.make_claim(c.get("paper") or _first(PAPER_OF_SOURCE, src),
+                                c.get("item") or (m.group(0) if m else "-"), str(c["id"]), str(c["statement"]),
+                                kind, check.get("artifact", artifact), score, experiment, src))
+    return claims_frame(out)
 
 
 def claims_markdown(table: pd.DataFrame, extra_sections: list[str] | None = None) -> str:
-    """CLAIMS.md from a legacy table or a claims.csv frame (:func:`render_markdown`)."""
+    """CLAIMS.md from a claims.csv frame (:func:`render_markdown`)."""
     return render_markdown(claims_from_frame(table), extra_sections or [])
 
 
