@@ -175,5 +175,6 @@ def test_checks_are_checked_and_config_claims_are_claims():
     new = C.claims_frame([V.make_claim("lu2026", "Cor. 14", "c", "Cor. 14 equals Thm 13's min", "check", "a",
                                        V.score_check(True, "ok"))])
     got = C.claims_from_frame(pd.concat([score_claims("e", spec, fits, "a"), new], ignore_index=True))
-    assert [c.verdict for c in got] == [V.REPRODUCED, V.CHECKED] and got[1].paper == "lu2026"
+    # no MDP given: the crossover, hence the regime, is unknown -> inconclusive, never reproduced
+    assert [c.verdict for c in got] == [V.INCONCLUSIVE, V.CHECKED] and got[1].paper == "lu2026"
     assert (got[0].paper, got[0].item, got[0].kind) == ("cross_paper", "Thm 1", "rate")

@@ -22,10 +22,12 @@ def _verdict(fits, mdps=None):
     return score_claims("exp", CLAIM, fits, "artifact", mdps).verdict.iloc[0]
 
 
-def test_exponent_below_is_one_sided_and_needs_a_regime_to_fail():
-    assert _verdict(_fits(0.5, 0.45, 0.55, 0.0)) == "reproduced"
-    assert _verdict(_fits(1.0, 0.98, 1.02, 0.0)) == "inconclusive"  # no MDP: crossover unknown
-    assert _verdict(_fits(0.75, 0.7, 0.8, 0.0)) == "inconclusive"
+def test_exponent_below_is_one_sided_and_needs_a_regime():
+    for a in (0.5, 1.0, 0.75):  # no MDP: crossover unknown, nothing can be scored
+        assert _verdict(_fits(a, a - 0.05, a + 0.05, 0.0)) == "inconclusive"
+    mdps = {"e": envs.riverswim(S=2, H=3)}  # UCBVI at bonus 1e-4 crosses over long before K = 1e3
+    assert _verdict(_fits(0.5, 0.45, 0.55, 0.0, agent="ucbvi", bonus_scale=1e-4, delta=0.05), mdps) == "reproduced"
+    assert _verdict(_fits(0.75, 0.7, 0.8, 0.0, agent="ucbvi", bonus_scale=1e-4, delta=0.05), mdps) == "inconclusive"
 
 
 def test_regime_from_the_agents_crossover():
