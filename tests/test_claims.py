@@ -1,4 +1,6 @@
 """Config claim checks (privrl.results.claims.score_claims) under the verdict rules."""
+from pathlib import Path
+
 import pandas as pd
 
 from privrl.results.claims import score_claims
@@ -45,3 +47,25 @@ def test_saturated_cell_is_never_contradicted():
     fits = _fits(1.0, 0.98, 1.02, SATURATED_FRACTION + 0.05, agent="ucbvi", bonus_scale=1e-4, delta=0.05)
     out = score_claims("exp", CLAIM, fits, "artifact", mdps)
     assert out.verdict.iloc[0] == "inconclusive" and "saturation" in out.regime.iloc[0]
+
+
+def test_not_reached_rows_name_the_design_that_reaches_them():
+    from privrl import experiments
+    from privrl.results import claims as C
+    from privrl.results import verdicts as V
+
+    def claim(k, verdict=V.NOT_REACHED, exp="rates"):
+        return V.make_claim("vietri2020", "Thm 4", f"c{k}", "s", "rate", "a", V.Score(verdict, "m", "r", k), exp)
+
+    designs = {"config/config.yaml": {"rates": 10**5}, "config/paper.yaml": {"rates": 10**8}}
+    got = C.with_reach([claim(1e7), claim(1e9), claim(float("inf")), claim(1e7, exp="other"),
+                        claim(float("nan"), V.INCONCLUSIVE)], designs)
+    assert got[0].reached_by == "config/paper.yaml (K = 1e+08)"
+    assert got[1].reached_by.startswith("no shipped design: largest K run")
+    assert "another instance" in got[2].reached_by
+    assert got[3].reached_by == "no shipped design runs this experiment" and got[4].reached_by == ""
+    shipped = experiments.design_episodes(Path(__file__).resolve().parents[1])
+    assert set(shipped) == {"config/config.yaml", "config/paper.yaml"}
+    assert shipped["config/paper.yaml"]["garcelon_table1"] >= shipped["config/config.yaml"]["garcelon_table1"]
+    back = C.claims_from_frame(C.claims_frame(got))
+    assert back[:4] == got[:4] and back[4].reached_by == ""  # (nan k_needed: nan != nan)

@@ -35,7 +35,7 @@ def test_smoke_dag_runs_then_nothing_to_do(smoke_run):
     assert first.returncode == 0, first.stderr[-4000:]
     figs = Path(workdir, cfg["figures_dir"])
     claims = (figs / "CLAIMS.md").read_text()
-    assert "## Scoreboard" in claims and "| id | item | kind | claim | verdict | K needed |" in claims and "**" in claims
+    assert "## Scoreboard" in claims and "| id | item | kind | claim | verdict | K needed | reached by |" in claims and "**" in claims
     for png in figs.rglob("*_regret_*.png"):
         assert png.with_suffix(".pdf").exists(), png
     assert list(figs.rglob("*_regret_vs_K.png")) and list(figs.rglob("*_regret_rate.png"))

@@ -86,6 +86,24 @@ def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".") -> dict:
     return deep_merge(base, {k: v for k, v in config.items() if k != "overlay_of"})
 
 
+SHIPPED_DESIGNS = ("config/config.yaml", "config/paper.yaml")  # the designs a "not reached" row points to
+
+
+def design_episodes(root: str | Path = ".", designs: tuple[str, ...] = SHIPPED_DESIGNS) -> dict[str, dict[str, int]]:
+    """design file -> {experiment: K it runs}, for the shipped designs (overlays resolved); a design
+    file that does not exist is skipped."""
+    import yaml
+
+    out = {}
+    for d in designs:
+        path = Path(root, d)
+        if path.exists():
+            cfg = resolve_overlay(yaml.safe_load(path.read_text()), root)
+            out[d] = {name: int(e["episodes"]) for name, e in (cfg.get("experiments") or {}).items()
+                      if e and "episodes" in e}
+    return out
+
+
 def _round6(x: float) -> float:
     return float(f"{x:.6g}")
 

@@ -37,6 +37,7 @@ rule claims:
         figures_dir=F,
         claim_specs=[claim_specs(e, v) for e, v in EXP_ENVS],  # aligned with input.fits
         env_specs=[list(X.env_spec(config, e, v)) for e, v in EXP_ENVS],  # the crossover K needs the MDP
+        designs=X.design_episodes(WORKFLOW_ROOT),  # the shipped design that reaches a "not reached" row
     conda:
         CONDA_ENV
     script:

@@ -7,6 +7,7 @@ by :mod:`privrl.results.verdicts`).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter
@@ -20,7 +21,7 @@ from privrl import io
 from privrl.results import verdicts as V
 
 CSV_COLUMNS = ["paper", "item", "claim_id", "statement", "kind", "verdict", "measured", "regime", "k_needed",
-               "artifact", "experiment", "source"]
+               "reached_by", "artifact", "experiment", "source"]
 
 
 # ---------------------------------------------------------------- table <-> frame
@@ -37,6 +38,24 @@ def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
     for r in df.to_dict("records"):
         r = {k: ("" if (isinstance(v, float) and math.isnan(v) and k != "k_needed") else v) for k, v in r.items()}
         out.append(V.Claim(**{c: r[c] for c in CSV_COLUMNS if c != "k_needed"}, k_needed=float(r["k_needed"])))
+    return out
+
+
+def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int]]) -> list[V.Claim]:
+    """Each "not reached" row with the shipped design that runs its experiment to >= the K it needs
+    (``designs``: :func:`privrl.experiments.design_episodes`), or why none does."""
+    out = []
+    for c in claims:
+        if c.verdict == V.NOT_REACHED and not math.isnan(c.k_needed):
+            runs = {d: k for d, e in designs.items() for name, k in e.items() if name == c.experiment}
+            if math.isinf(c.k_needed):
+                note = "no K: the agent's width stays above the gap on this instance (needs another instance)"
+            else:
+                ok = [f"{d} (K = {k:.2g})" for d, k in runs.items() if k >= c.k_needed]
+                note = ok[0] if ok else ("no shipped design: largest K run " + ", ".join(
+                    f"{d} {k:.2g}" for d, k in runs.items()) if runs else "no shipped design runs this experiment")
+            c = dataclasses.replace(c, reached_by=note)
+        out.append(c)
     return out
 
 
@@ -88,10 +107,10 @@ def render_markdown(claims: Sequence[V.Claim], extra: Sequence[str] = ()) -> str
         if not mine:
             continue
         lines += ["", f'<a id="{paper}"></a>', f"## {paper}: {cite}", "",
-                  "| id | item | kind | claim | verdict | K needed |", "|---|---|---|---|---|---|"]
+                  "| id | item | kind | claim | verdict | K needed | reached by |", "|---|---|---|---|---|---|---|"]
         for c in mine:
             lines.append(f"| `{c.claim_id}` | {_cell(c.item)} | {c.kind} | {_cell(c.statement)} | **{c.verdict}** "
-                         f"| {_kneeded(c.k_needed)} |")
+                         f"| {_kneeded(c.k_needed)} | {_cell(c.reached_by)} |")
     for sec in extra:
         lines += ["", sec]
     return "\n".join(lines) + "\n"

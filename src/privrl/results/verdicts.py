@@ -85,6 +85,7 @@ class Claim:
     k_needed: float = float("nan")
     experiment: str = ""
     source: str = ""
+    reached_by: str = ""  # "not reached" rows: the shipped design that runs the experiment to the K needed
 
     def __post_init__(self) -> None:
         if not (isinstance(self.paper, str) and self.paper.isidentifier()):
