@@ -64,6 +64,19 @@ def clip_and_compare(q, cap, n, a, best, best_a, nb):
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
+def clip_and_compare_branching(q, cap, n, a, best, best_a, nb):
+    """:func:`clip_and_compare` written with branches (same results): faster in the planners
+    whose per-action work is heavier or whose comparisons are predictable (OBI's stationary
+    model, Bernstein, PrivQ), where the selects only lengthened the dependency chain."""
+    c = q >= cap
+    if c:
+        q = cap
+    if q > best or (q == best and n < nb):
+        return c, q, a, n
+    return c, best, best_a, nb
+
+
+@njit(cache=True, fastmath=FAST, inline="always")
 def optimistic_layer(p, hp, q_base, tie, hq, V, h, cap, floor, nb0, pi):
     """One optimistic backup of layer h: Q(s, a) = min(cap, q_base[hq, s, a] + p[hp, s, a] . V[h + 1]),
     the dot product skipped when q_base >= cap; pi[h, s] = argmax with ties to the smaller
@@ -109,6 +122,30 @@ def optimistic_plan(p_hat, q_base, n_sa, pi, V):
     return clipped / (H * S * A)
 
 
+@njit(cache=True, fastmath=FAST, inline="always")
+def stationary_layer(p1, r_plus, bp, n_tie, V, h, cap, pi):
+    """One backup of :func:`stationary_plan`: ``Q(s, a) = min(cap, r_plus + cap bp + p~ . V_{h+1})``
+    (the dot product skipped when ``r_plus + cap bp >= cap``), argmax with ties to the smaller
+    n_tie then the lower a, from (-inf, 0, +inf) as :func:`optimistic_layer` with q_base = that
+    layer's ``r_plus + cap bp`` (computed here: no per-plan buffer). p1 float64[1, S, A, S].
+    Returns the number of clipped (s, a)."""
+    S, A = r_plus.shape[0], r_plus.shape[1]
+    clipped = 0
+    for s in range(S):
+        best = -np.inf
+        best_a = 0
+        nb = np.inf
+        for a in range(A):
+            q = r_plus[s, a] + cap * bp[s, a]
+            if q < cap:
+                q = plus_expected_next(q, p1, 0, s, a, V, h + 1)
+            c, best, best_a, nb = clip_and_compare_branching(q, cap, n_tie[s, a], a, best, best_a, nb)
+            clipped += c
+        pi[h, s] = best_a
+        V[h, s] = best
+    return clipped
+
+
 @njit(cache=True, fastmath=FAST)
 def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
     """Garcelon et al. note Eq. 17 for a stationary model (OBI).
@@ -122,18 +159,12 @@ def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
     """
     H, S = pi.shape
     A = r_plus.shape[1]
-    q_layer = np.empty((1, S, A))
     p1 = p_t.reshape((1, S, A, S))
-    n1 = n_tie.reshape((1, S, A))
     clipped = 0
     for s in range(S):
         V[H, s] = 0.0
     for h in range(H - 1, -1, -1):
-        cap = float(H - h)
-        for s in range(S):
-            for a in range(A):
-                q_layer[0, s, a] = r_plus[s, a] + cap * bp[s, a]
-        clipped += optimistic_layer(p1, 0, q_layer, n1, 0, V, h, cap, -np.inf, np.inf, pi)
+        clipped += stationary_layer(p1, r_plus, bp, n_tie, V, h, float(H - h), pi)
     return clipped / (H * S * A)
 
 
@@ -165,7 +196,7 @@ def bernstein_layer(p, q_static, coef, tie, V, h, cap, pi):
                 if var < 0.0:
                     var = 0.0
                 q += coef[h, s, a] * math.sqrt(var) + m1
-            c, best, best_a, nb = clip_and_compare(q, cap, tie[h, s, a], a, best, best_a, nb)
+            c, best, best_a, nb = clip_and_compare_branching(q, cap, tie[h, s, a], a, best, best_a, nb)
             clipped += c
         pi[h, s] = best_a
         V[h, s] = best
@@ -221,7 +252,7 @@ def privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi):
                 phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
                 psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
                 q = acc / n + scale * (H + 1.0) * phi + psi
-            cl, best, best_a, nb = clip_and_compare(q, capH, n, a, best, best_a, nb)
+            cl, best, best_a, nb = clip_and_compare_branching(q, capH, n, a, best, best_a, nb)
             clipped += cl
         pi[h, s] = best_a
         V[h, s] = best
