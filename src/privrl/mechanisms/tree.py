@@ -57,7 +57,7 @@ def tree_levels(T):
     return max(L, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lowest_set_bit(t):
     """Index ``i`` of the lowest set bit of ``t >= 1``."""
     i = 0
@@ -66,7 +66,7 @@ def lowest_set_bit(t):
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tree_step(exact, noisy, psum, t, x, scale, rng, out):
     """One step of the binary mechanism for ``n`` counters (Vietri et al. App. A, Alg. 5).
 
