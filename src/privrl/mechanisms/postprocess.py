@@ -46,7 +46,7 @@ def _sort_small(a):
         a[j] = v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _t_lo(v, C, work):
     """Smallest t >= 0 with ``sum_i max(0, v_i - t) <= C`` (C >= 0); work[S] is scratch."""
     S = v.shape[0]
@@ -69,7 +69,7 @@ def _t_lo(v, C, work):
     return (P - C) / S
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def postprocess_row(v, c, E, out):
     """Solve Eq. 4 for one (h, x, a) and apply Eq. 5.
 

@@ -66,7 +66,7 @@ def lowest_set_bit(t):
     return i
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def tree_step(exact, noisy, psum, t, x, scale, rng, out):
     """One step of the binary mechanism for ``n`` counters (Vietri et al. App. A, Alg. 5).
 
