@@ -7,13 +7,16 @@ calling one *layer* function, and the layers share their per-action pieces:
 * :func:`plus_expected_next` -- ``q + sum_s' p[s, a, s'] V_{h+1}(s')``, accumulated onto q
   (the operation order every committed number depends on; docs/decisions/performance.md, "Determinism across machines");
 * :func:`clip_and_compare` -- clip at the value range, then the greedy comparison with ties
-  to the smaller count, then the lower index (docs/decisions/engine.md, "Tie-breaking").
+  to the smaller count, then the lower index (docs/decisions/engine.md, "Tie-breaking"), as
+  selects (UCBVI, RLSVI); :func:`clip_and_compare_branching`, the same with branches (OBI,
+  Bernstein, PrivQ: faster there; docs/decisions/performance.md, "Private agents").
 
 Optimistic layers (return the number of (s, a) whose Q is clipped; ``aux`` of the runner):
 
 * :func:`optimistic_layer` -- ``Q = min(cap, q_base + p . V_{h+1})`` (the dot product skipped
-  when q_base >= cap): UCBVI (:func:`optimistic_plan`), OBI's stationary model
-  (:func:`stationary_plan`, q_base of a layer computed first);
+  when q_base >= cap): UCBVI (:func:`optimistic_plan`);
+* :func:`stationary_layer` -- the same for OBI's stationary model (:func:`stationary_plan`),
+  q_base = ``r+ + cap beta^p`` computed in the layer;
 * :func:`bernstein_layer` -- variance-dependent bonus (:func:`bernstein_plan`);
 * :func:`privq_layer` -- PUCB's PrivQ on unnormalised private counters (:func:`privq_plan`).
 Exact layers: :func:`evaluation_layer` (V^pi; :func:`policy_start_value`), RLSVI's unclipped
