@@ -26,6 +26,18 @@ The floor (draws per episode x ns per draw) is what the agent would cost if draw
 were all it did. The twin plays different policies, so env-sampling words (<= 2H + 1 per
 episode) blur the count by that much.
 
+Targets (the private agents' throughput issue): every private agent at >= 1/3 of UCBVI's
+throughput on RiverSwim S=2 H=3 and >= 1/4 on S=6 H=20, i.e. ``x UCBVI`` <= 3 and <= 4; the
+``target`` column says ``ok`` or ``MISS``, and ``floor xU`` is the noise floor alone in units of
+UCBVI's episode: where it exceeds the target, the fresh draws alone rule the target out (unless
+the noise stream itself changes, which changes every committed number).
+
+``--before-src DIR`` first runs this same script as a subprocess on the privrl package under
+``DIR`` (e.g. ``/work/main/src``, the code before a change) and prints, beside each agent, its
+``x UCBVI`` ratio then and its speed-up (episodes / s now over then, at the largest K); both
+measurements are ratios taken in one run on one machine. ``--json FILE`` saves the measured
+rates (used by ``--before-src``).
+
 ``--write`` saves the measured table as src/privrl/throughput.csv (columns agent, env, S, A,
 H, K, episodes_per_s, cpu, date), read by privrl.cost.
 """
@@ -33,7 +45,11 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import json
+import os
 import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -55,6 +71,8 @@ DRAW_KIND = {"central-tree": "laplace", "local-laplace": "laplace", "shuffle-bit
              "shuffle-rr": "bernoulli"}
 AGENT_DRAW_KIND = {"rlsvi": "gaussian"}  # agents whose noise is not a privatizer's
 TABLE = Path(__file__).resolve().parents[1] / "src" / "privrl" / "throughput.csv"
+#: largest ``x UCBVI`` ratio a private agent may have (the throughput targets)
+TARGET_RATIO = {"riverswim S=6 H=20": 4.0, "riverswim S=2 H=3": 3.0}
 
 # PCG64 (numpy's 128-bit LCG step: state <- state * MULT + inc, mod 2^128)
 _PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
@@ -162,26 +180,46 @@ def twin_of(name: str) -> tuple[str, dict] | None:
     return NOISE_FREE_TWIN.get(name)
 
 
+def run_before(args) -> dict[str, float]:
+    """Rates of the privrl package under ``args.before_src`` (this script in a subprocess)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "before.json"
+        cmd = [sys.executable, __file__, "--json", str(out), "--min-cpu", str(args.min_cpu),
+               "--k-grid", *map(str, args.k_grid)]
+        env = {**os.environ, "PYTHONPATH": str(args.before_src.resolve())}
+        print(f"# before: {' '.join(cmd[1:])} with PYTHONPATH={env['PYTHONPATH']}", flush=True)
+        res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
+        print("\n".join("#   " + line for line in res.stdout.splitlines()), flush=True)
+        return json.loads(out.read_text())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--k-grid", type=int, nargs="+", default=[10_000, 100_000], help="episodes per seed")
     ap.add_argument("--min-cpu", type=float, default=0.3, help="CPU seconds per measurement (at least one seed)")
     ap.add_argument("--write", action="store_true", help=f"save the table as {TABLE}")
+    ap.add_argument("--json", type=Path, help="save the measured rates as JSON ({instance|agent|K: rate})")
+    ap.add_argument("--before-src", type=Path,
+                    help="first measure the privrl package under this src dir (the code before a change)")
     args = ap.parse_args()
+    before = run_before(args) if args.before_src else {}
     cpu, date = cpu_model(), datetime.date.today().isoformat()
     print(f"# CPU: {cpu}   ({date}; one process, one core; CPU time; compile excluded)")
     costs = draw_costs()
     print("# noise draws, numba np.random in a tight njit loop: "
           + ", ".join(f"{k} {ns:.1f} ns/draw ({w:.2f} words)" for k, (ns, w) in costs.items()))
     rows = []
+    rates: dict[str, float] = {}
     Kmax = max(args.k_grid)
     for inst, (env_name, env_params) in INSTANCES.items():
         mdp = envs.make(env_name, **env_params)
         print(f"\n# {inst}   episodes x seeds / s / core at K = {', '.join(f'{k:g}' for k in args.k_grid)}; "
               f"ratio, noise floor at K = {Kmax:g}")
         print(f"{'agent':19s} {'privacy':7s} " + " ".join(f"{'K=' + format(k, 'g'):>10s}" for k in args.k_grid)
-              + f" {'x UCBVI':>8s} {'ns/ep':>8s} {'draws/ep':>9s} {'kind':>9s} {'floor ns/ep':>11s} {'floor %':>7s}")
+              + f" {'x UCBVI':>8s}" + (f" {'before':>7s} {'speedup':>7s}" if before else "")
+              + f" {'target':>6s} {'ns/ep':>8s} {'draws/ep':>9s} {'kind':>9s} {'floor ns/ep':>11s} {'floor %':>7s}"
+              + f" {'floor xU':>8s}")
         measured: dict[tuple[str, int], tuple[float, float]] = {}
         for name in ["ucbvi"] + sorted(n for n in REGISTRY if n != "ucbvi"):
             spec = REGISTRY[name]
@@ -196,9 +234,15 @@ def main() -> None:
                              "episodes_per_s": round(measured[name, K][0], 1), "cpu": cpu, "date": date})
             rate, words = measured[name, Kmax]
             ns_ep = 1e9 / rate
+            ratio = measured["ucbvi", Kmax][0] / rate
             line = (f"{name:19s} {spec.privacy_model:7s} "
-                    + " ".join(f"{measured[name, K][0]:10,.0f}" for K in args.k_grid)
-                    + f" {measured['ucbvi', Kmax][0] / rate:7.2f}x {ns_ep:8,.0f}")
+                    + " ".join(f"{measured[name, K][0]:10,.0f}" for K in args.k_grid) + f" {ratio:7.2f}x")
+            if before:
+                b_rate, b_ucb = before.get(f"{inst}|{name}|{Kmax}"), before.get(f"{inst}|ucbvi|{Kmax}")
+                line += (f" {b_ucb / b_rate:6.2f}x {rate / b_rate:6.2f}x" if b_rate and b_ucb else f" {'':7s} {'':7s}")
+            target = TARGET_RATIO.get(inst)
+            verdict = "" if target is None or spec.privacy_model == "none" else ("ok" if ratio <= target else "MISS")
+            line += f" {verdict:>6s} {ns_ep:8,.0f}"
             kind, twin = noise_kind(name), twin_of(name)
             if kind and twin:
                 tw_name, tw_params = twin
@@ -206,8 +250,13 @@ def main() -> None:
                 ns_draw, words_draw = costs[kind]
                 draws = max(words - tw_words, 0.0) / words_draw
                 floor = draws * ns_draw
-                line += f" {draws:9,.0f} {kind:>9s} {floor:11,.0f} {100 * floor / ns_ep:6.0f}%"
+                floor_xu = floor * measured["ucbvi", Kmax][0] / 1e9
+                line += f" {draws:9,.0f} {kind:>9s} {floor:11,.0f} {100 * floor / ns_ep:6.0f}% {floor_xu:7.2f}x"
             print(line, flush=True)
+        for (name, K), (rate, _w) in measured.items():
+            rates[f"{inst}|{name}|{K}"] = rate
+    if args.json:
+        args.json.write_text(json.dumps(rates, indent=0))
     if args.write:
         io.write_csv(TABLE, pd.DataFrame(rows))
         print(f"\nwrote {TABLE} ({len(rows)} rows)")

@@ -79,3 +79,63 @@ def test_worked_example():
     assert sa[0] == pytest.approx(4.0) and t[0] == pytest.approx(1.0)
     with pytest.raises(ValueError):
         postprocess(np.ones(2), 1.0, 0.0)
+
+
+def _postprocess_row_sorting_copies(v, c, E):
+    """The earlier postprocess_row (np.sort into new arrays), kept as the bit-for-bit reference."""
+    S = len(v)
+    r = 0.25 * E
+    c = -r if c + r < 0.0 else c
+    t0, sv, lo0 = max(0.0, float(np.max(-v))), 0.0, 0.0
+    for x in v:  # sequential sums, as the kernel (numpy's sum is pairwise)
+        sv += x
+        lo0 += x if x > 0.0 else 0.0
+    t_hi = (c - r - sv) / S
+    C = c + r
+    if lo0 <= C:
+        t_lo = 0.0
+    else:
+        u, P, t_lo = -np.sort(-v), 0.0, None
+        for k in range(1, S + 1):
+            P += u[k - 1]
+            t = (P - C) / k
+            if t >= (u[k] if k < S else -np.inf):
+                t_lo = t
+                break
+        t_lo = (P - C) / S if t_lo is None else t_lo
+    t = max(t0, t_hi, t_lo)
+    li = np.maximum(0.0, v - t)
+    lsum, usum, base = 0.0, 0.0, 0.0
+    for i in range(S):
+        lsum += li[i]
+        usum += v[i] + t
+        base += max(v[i], 0.0)
+    b = np.sort(li - v)
+    target = min(max(base, max(c - r, lsum)), min(c + r, usum))
+    D, lam = target - lsum, b[0]
+    if D > 0.0:
+        B = 0.0
+        for k in range(1, S + 1):
+            B += b[k - 1]
+            lam = (D + B) / k
+            if k == S or lam <= b[k]:
+                break
+    out = np.array([min(max(v[i] - t, 0.0, v[i] + lam), v[i] + t) for i in range(S)])
+    total = 0.0
+    for x in out:
+        total += x
+    return out + E / (2.0 * S), total + 0.5 * E, t
+
+
+@pytest.mark.parametrize("S", [1, 2, 6, 15, 16, 20])
+def test_postprocess_row_in_place_sorts_match_sorting_copies(S):
+    """postprocess_row sorts in its output buffer (no allocation); same floats as sorting copies."""
+    from privrl.mechanisms.postprocess import postprocess_row
+    rng = np.random.default_rng(S)
+    out = np.empty(S)
+    for _ in range(300):
+        v = np.round(rng.normal(rng.uniform(-5, 30), 8, S), int(rng.integers(0, 3)))
+        c, E = float(np.round(v.sum() + rng.normal(0, 10))), float(rng.uniform(0.5, 60))
+        tot, t = postprocess_row(v, c, E, out)
+        ref, rtot, rt = _postprocess_row_sorting_copies(v, c, E)
+        assert np.array_equal(out, ref) and tot == rtot and t == rt

@@ -139,3 +139,26 @@ def test_eq7_eq8_closed_forms():
     assert garcelon_eq7_bound(100, 0.5, 0.1) == pytest.approx(2 * L / 1.5 + math.sqrt(100 * 0.5 * 0.75 * L) / 0.5)
     v = garcelon_eq8_bound(10, 3, 2, 0.5, 0.1)
     assert v == pytest.approx(math.sqrt(60 * math.log(20)) / 2 + math.sqrt(30 * 2 * 0.5 * 0.75 * L) / 1.0 + 2 * L / 1.5)
+
+
+def test_rr_sum_counts_is_rng_binomial_bit_for_bit():
+    """The tabled Bin(nbits, p/2) of entries without ones draws the same uniforms and values as
+    numba's ``rng.binomial`` (inversion branch; BTPE and degenerate p fall through to it)."""
+    from numba import njit
+
+    @njit
+    def two_binomials(ones, nbits, p, rng, out):
+        for i in range(ones.shape[0]):
+            c = int(ones[i])
+            out[i] = rng.binomial(c, 1.0 - 0.5 * p) + rng.binomial(nbits - c, 0.5 * p)
+
+    for nbits in (13, 19, 20, 40, 100, 1000):
+        for p in (0.996, 0.5, 0.1, 0.01, 0.9999, 1.0, 0.0):
+            ones = np.zeros(300)
+            ones[::7] = 3.0
+            got, ref = np.empty(300), np.empty(300)
+            r1, r2 = np.random.default_rng(nbits), np.random.default_rng(nbits)
+            rr_sum_counts(ones, nbits, p, r1, got)
+            two_binomials(ones, nbits, p, r2, ref)
+            assert np.array_equal(got, ref), (nbits, p)
+            assert r1.bit_generator.state == r2.bit_generator.state

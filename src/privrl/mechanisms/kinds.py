@@ -92,7 +92,7 @@ def unregister_kind(name: str) -> None:
     del KIND_CODES[name], KIND_NAMES[kind.code], KIND_MODELS[name]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def commit_release(fstate, out):
     """ROW_CUM += ROW_LAST; out[n] <- ROW_CUM (the private cumulative counts)."""
     cum = fstate[ROW_CUM]
@@ -108,7 +108,7 @@ def check_epsilon(epsilon):
         raise ValueError("privatizer_new: epsilon must be > 0")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def check_counts(x):
     """Refuse a counting release of anything but non-negative numbers (NaN included)."""
     for c in range(x.shape[0]):
@@ -116,7 +116,7 @@ def check_counts(x):
             raise ValueError("privatizer release: counts must be >= 0")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def check_integer_counts(x):
     """Refuse anything but non-negative integers (bit counts of the shuffle protocols)."""
     for c in range(x.shape[0]):

@@ -52,7 +52,7 @@ def laplace_noise(scale, rng, out):
     laplace_add_noise(scale, rng, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def laplace_add_noise(scale, rng, out):
     """``out[i] += Lap(scale)`` in place for out[n] float64 (``scale == 0``: nothing drawn)."""
     if scale == 0.0:

@@ -29,9 +29,26 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def _t_lo(v, C):
-    """Smallest t >= 0 with ``sum_i max(0, v_i - t) <= C`` (C >= 0)."""
+@njit(cache=True, inline="always")
+def _sort_small(a):
+    """Sort a[n] ascending in place: insertion sort, the algorithm numba's ``np.sort`` itself uses
+    below 16 elements (same order of equal values, NaN last); ``np.sort`` in place above."""
+    n = a.shape[0]
+    if n > 15:
+        a.sort()
+        return
+    for i in range(1, n):
+        v = a[i]
+        j = i
+        while j > 0 and (v < a[j - 1] or (np.isnan(a[j - 1]) and not np.isnan(v))):
+            a[j] = a[j - 1]
+            j -= 1
+        a[j] = v
+
+
+@njit(cache=True, inline="always")
+def _t_lo(v, C, work):
+    """Smallest t >= 0 with ``sum_i max(0, v_i - t) <= C`` (C >= 0); work[S] is scratch."""
     S = v.shape[0]
     lo0 = 0.0
     for i in range(S):
@@ -39,23 +56,26 @@ def _t_lo(v, C):
             lo0 += v[i]
     if lo0 <= C:
         return 0.0
-    u = -np.sort(-v)  # descending
+    for i in range(S):  # descending order of v, as -sort(-v)
+        work[i] = -v[i]
+    _sort_small(work)
     P = 0.0
     for k in range(1, S + 1):
-        P += u[k - 1]
+        P -= work[k - 1]
         t = (P - C) / k
-        nxt = u[k] if k < S else -np.inf
+        nxt = -work[k] if k < S else -np.inf
         if t >= nxt:
             return t
     return (P - C) / S
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def postprocess_row(v, c, E, out):
     """Solve Eq. 4 for one (h, x, a) and apply Eq. 5.
 
     v[S] noisy N(x,a,.), c noisy N(x,a), E > 0 the error level; out[S] receives
-    ``N~(x,a,.)``. Returns ``(N~(x,a), t*)``.
+    ``N~(x,a,.)`` (and serves as scratch before: it must not alias v). Returns ``(N~(x,a), t*)``.
+    No allocation (the sorts run in ``out``): it runs for every refreshed row of every episode.
     """
     S = v.shape[0]
     r = 0.25 * E
@@ -68,13 +88,13 @@ def postprocess_row(v, c, E, out):
         if -v[i] > t0:
             t0 = -v[i]
     t_hi = (c - r - sv) / S
-    t_lo = _t_lo(v, c + r)
+    t_lo = _t_lo(v, c + r, out)
     t = max(t0, t_hi, t_lo)
     # box [l_i, u_i]; find the shift lambda so that sum_i max(l_i, v_i + lambda) hits the target
     lsum = 0.0
     usum = 0.0
     base = 0.0
-    b = np.empty(S)
+    b = out  # scratch: b[i] = l_i - v_i, sorted
     for i in range(S):
         li = max(0.0, v[i] - t)
         lsum += li
@@ -83,7 +103,7 @@ def postprocess_row(v, c, E, out):
         b[i] = li - v[i]
     target = min(max(base, max(c - r, lsum)), min(c + r, usum))
     D = target - lsum
-    b.sort()
+    _sort_small(b)
     lam = b[0]
     if D > 0.0:
         B = 0.0

@@ -152,7 +152,7 @@ def new(code, n, horizon, epsilon, sensitivity, beta, bits_per_entry):
     return np.zeros((R, n)), istate, fparams
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def release_sums(code, state, colsum, m, rng, out):
     fstate, istate, fparams = state
     if istate[{I_KIND}] != code:
@@ -165,7 +165,7 @@ def release_sums(code, state, colsum, m, rng, out):
         raise ValueError("privatizer_release: kind not handled by this door")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def release(code, state, x, rng, out):
     release_sums(code, state, x, np.int64(1), rng, out)
 

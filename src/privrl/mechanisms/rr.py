@@ -68,27 +68,71 @@ def rr_randomize_bits(x, p, rng, out):
 
 
 @njit(cache=True)
+def _inversion_table(n, p):
+    """numba's ``Generator.binomial(n, p)`` inversion branch, its per-call set-up done once:
+    returns ``(table, bound, flip)`` with table[X] the probabilities ``px`` its loop visits
+    (the same recurrence, so the same floats), or an empty table where ``binomial`` would not
+    use inversion (n == 0, p == 0, or min(p, 1-p) n > 30: BTPE). ``flip``: the draw is n - X."""
+    flip = p > 0.5
+    pp = 1.0 - p if flip else p
+    if n == 0 or p == 0.0 or pp * n > 30.0:
+        return np.empty(0), 0.0, flip
+    q = 1.0 - pp
+    qn = np.exp(n * np.log(q))
+    _np = n * pp
+    bound = min(n, _np + 10.0 * np.sqrt(_np * q + 1))
+    table = np.empty(int(bound) + 1)
+    table[0] = qn
+    for X in range(1, table.shape[0]):
+        table[X] = ((n - X + 1) * pp * table[X - 1]) / (X * q)
+    return table, bound, flip
+
+
+@njit(cache=True, inline="always")
+def _binomial_from_table(table, bound, n, flip, rng):
+    """One ``Generator.binomial(n, p)`` draw from :func:`_inversion_table` (same uniforms, same value)."""
+    X = 0
+    px = table[0]
+    U = rng.random()
+    while U > px:
+        X += 1
+        if X > bound:
+            X = 0
+            px = table[0]
+            U = rng.random()
+        else:
+            U -= px
+            px = table[X]
+    return n - X if flip else X
+
+
+@njit(cache=True)
 def rr_sum_counts(ones, nbits, p, rng, out):
     """Sum of R_p outputs over ``nbits`` bits per entry, ``ones[i]`` of which are 1.
 
     ones[n] float64 (integers in [0, nbits]); nbits int; out[n] float64 receives the raw
-    (biased) sums. Exactly ``Bin(c, 1-p/2) + Bin(nbits-c, p/2)`` per entry.
+    (biased) sums. Exactly ``Bin(c, 1-p/2) + Bin(nbits-c, p/2)`` per entry. Above
+    ``_PER_BIT_MAX`` bits the entries with no ones (most of them) draw ``Bin(nbits, p/2)`` from
+    a table set up once per call (:func:`_inversion_table`: the values and uniforms of
+    ``rng.binomial``, without its exp/log/divisions per draw).
     """
     q1 = 1.0 - 0.5 * p
     q0 = 0.5 * p
+    per_bit = nbits <= _PER_BIT_MAX
+    table, bound, flip = _inversion_table(nbits, q0) if not per_bit else (np.empty(0), 0.0, False)
     for i in range(ones.shape[0]):
         c = int(ones[i])
         if c < 0 or c > nbits or c != ones[i]:
             raise ValueError("rr_sum_counts: entry not an integer in [0, nbits]")
-        if nbits <= _PER_BIT_MAX:
+        if per_bit:
             s = 0
             for _ in range(c):
-                if rng.random() < q1:
-                    s += 1
+                s += rng.random() < q1
             for _ in range(nbits - c):
-                if rng.random() < q0:
-                    s += 1
+                s += rng.random() < q0
             out[i] = s
+        elif c == 0 and table.shape[0] > 0:
+            out[i] = _binomial_from_table(table, bound, nbits, flip, rng)
         else:
             out[i] = rng.binomial(c, q1) + rng.binomial(nbits - c, q0)
 

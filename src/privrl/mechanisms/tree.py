@@ -57,7 +57,7 @@ def tree_levels(T):
     return max(L, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lowest_set_bit(t):
     """Index ``i`` of the lowest set bit of ``t >= 1``."""
     i = 0

@@ -7,13 +7,16 @@ calling one *layer* function, and the layers share their per-action pieces:
 * :func:`plus_expected_next` -- ``q + sum_s' p[s, a, s'] V_{h+1}(s')``, accumulated onto q
   (the operation order every committed number depends on; docs/decisions/performance.md, "Determinism across machines");
 * :func:`clip_and_compare` -- clip at the value range, then the greedy comparison with ties
-  to the smaller count, then the lower index (docs/decisions/engine.md, "Tie-breaking").
+  to the smaller count, then the lower index (docs/decisions/engine.md, "Tie-breaking"), as
+  selects (UCBVI, RLSVI); :func:`clip_and_compare_branching`, the same with branches (OBI,
+  Bernstein, PrivQ: faster there; docs/decisions/performance.md, "Private agents").
 
 Optimistic layers (return the number of (s, a) whose Q is clipped; ``aux`` of the runner):
 
 * :func:`optimistic_layer` -- ``Q = min(cap, q_base + p . V_{h+1})`` (the dot product skipped
-  when q_base >= cap): UCBVI (:func:`optimistic_plan`), OBI's stationary model
-  (:func:`stationary_plan`, q_base of a layer computed first);
+  when q_base >= cap): UCBVI (:func:`optimistic_plan`);
+* :func:`stationary_layer` -- the same for OBI's stationary model (:func:`stationary_plan`),
+  q_base = ``r+ + cap beta^p`` computed in the layer;
 * :func:`bernstein_layer` -- variance-dependent bonus (:func:`bernstein_plan`);
 * :func:`privq_layer` -- PUCB's PrivQ on unnormalised private counters (:func:`privq_plan`).
 Exact layers: :func:`evaluation_layer` (V^pi; :func:`policy_start_value`), RLSVI's unclipped
@@ -64,6 +67,19 @@ def clip_and_compare(q, cap, n, a, best, best_a, nb):
 
 
 @njit(cache=True, fastmath=FAST, inline="always")
+def clip_and_compare_branching(q, cap, n, a, best, best_a, nb):
+    """:func:`clip_and_compare` written with branches (same results): faster in the planners
+    whose per-action work is heavier or whose comparisons are predictable (OBI's stationary
+    model, Bernstein, PrivQ), where the selects only lengthened the dependency chain."""
+    c = q >= cap
+    if c:
+        q = cap
+    if q > best or (q == best and n < nb):
+        return c, q, a, n
+    return c, best, best_a, nb
+
+
+@njit(cache=True, fastmath=FAST, inline="always")
 def optimistic_layer(p, hp, q_base, tie, hq, V, h, cap, floor, nb0, pi):
     """One optimistic backup of layer h: Q(s, a) = min(cap, q_base[hq, s, a] + p[hp, s, a] . V[h + 1]),
     the dot product skipped when q_base >= cap; pi[h, s] = argmax with ties to the smaller
@@ -109,6 +125,30 @@ def optimistic_plan(p_hat, q_base, n_sa, pi, V):
     return clipped / (H * S * A)
 
 
+@njit(cache=True, fastmath=FAST, inline="always")
+def stationary_layer(p1, r_plus, bp, n_tie, V, h, cap, pi):
+    """One backup of :func:`stationary_plan`: ``Q(s, a) = min(cap, r_plus + cap bp + p~ . V_{h+1})``
+    (the dot product skipped when ``r_plus + cap bp >= cap``), argmax with ties to the smaller
+    n_tie then the lower a, from (-inf, 0, +inf) as :func:`optimistic_layer` with q_base = that
+    layer's ``r_plus + cap bp`` (computed here: no per-plan buffer). p1 float64[1, S, A, S].
+    Returns the number of clipped (s, a)."""
+    S, A = r_plus.shape[0], r_plus.shape[1]
+    clipped = 0
+    for s in range(S):
+        best = -np.inf
+        best_a = 0
+        nb = np.inf
+        for a in range(A):
+            q = r_plus[s, a] + cap * bp[s, a]
+            if q < cap:
+                q = plus_expected_next(q, p1, 0, s, a, V, h + 1)
+            c, best, best_a, nb = clip_and_compare_branching(q, cap, n_tie[s, a], a, best, best_a, nb)
+            clipped += c
+        pi[h, s] = best_a
+        V[h, s] = best
+    return clipped
+
+
 @njit(cache=True, fastmath=FAST)
 def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
     """Garcelon et al. note Eq. 17 for a stationary model (OBI).
@@ -122,18 +162,12 @@ def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
     """
     H, S = pi.shape
     A = r_plus.shape[1]
-    q_layer = np.empty((1, S, A))
     p1 = p_t.reshape((1, S, A, S))
-    n1 = n_tie.reshape((1, S, A))
     clipped = 0
     for s in range(S):
         V[H, s] = 0.0
     for h in range(H - 1, -1, -1):
-        cap = float(H - h)
-        for s in range(S):
-            for a in range(A):
-                q_layer[0, s, a] = r_plus[s, a] + cap * bp[s, a]
-        clipped += optimistic_layer(p1, 0, q_layer, n1, 0, V, h, cap, -np.inf, np.inf, pi)
+        clipped += stationary_layer(p1, r_plus, bp, n_tie, V, h, float(H - h), pi)
     return clipped / (H * S * A)
 
 
@@ -165,7 +199,7 @@ def bernstein_layer(p, q_static, coef, tie, V, h, cap, pi):
                 if var < 0.0:
                     var = 0.0
                 q += coef[h, s, a] * math.sqrt(var) + m1
-            c, best, best_a, nb = clip_and_compare(q, cap, tie[h, s, a], a, best, best_a, nb)
+            c, best, best_a, nb = clip_and_compare_branching(q, cap, tie[h, s, a], a, best, best_a, nb)
             clipped += c
         pi[h, s] = best_a
         V[h, s] = best
@@ -221,7 +255,7 @@ def privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi):
                 phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
                 psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
                 q = acc / n + scale * (H + 1.0) * phi + psi
-            cl, best, best_a, nb = clip_and_compare(q, capH, n, a, best, best_a, nb)
+            cl, best, best_a, nb = clip_and_compare_branching(q, capH, n, a, best, best_a, nb)
             clipped += cl
         pi[h, s] = best_a
         V[h, s] = best
