@@ -75,9 +75,14 @@ def test_shuffle_over_central_ratio_bounded_only_in_regime(tmp_path):
     ratio = [c for c in claims if "shuffle_matches_central" in c.claim_id][0]
     assert ratio.kind == "ratio" and ratio.verdict == V.REPRODUCED  # crossover ~ 4e3 << window [2e5, 2e6]
     assert "central <= shuffle" in ratio.statement and "not scored" in ratio.statement
-    grow = [("sdp-pe-jdp", SDP, lambda k: 30 * np.sqrt(k), 0.5), ("sdp-pe", SDP, lambda k: 0.3 * k, 0.5)]
+    grow = [("sdp-pe-jdp", SDP, lambda k: 30 * np.sqrt(k), 0.5), ("sdp-pe", SDP, lambda k: k**0.75, 0.5)]
     _, claims = bai.trust_rows(_context(tmp_path, grow))
     assert [c for c in claims if "shuffle_matches_central" in c.claim_id][0].verdict == V.CONTRADICTED
+    # a shuffle run still linear at K after eliminating policies has lost pi*: never contradicted
+    lost = [("sdp-pe-jdp", SDP, lambda k: 30 * np.sqrt(k), 0.5), ("sdp-pe", SDP, lambda k: 0.3 * k, 0.5)]
+    _, claims = bai.trust_rows(_context(tmp_path, lost))
+    c = [c for c in claims if "shuffle_matches_central" in c.claim_id][0]
+    assert c.verdict == V.INCONCLUSIVE and "eliminated pi* on 6/6 seeds" in c.regime
     # the same growing ratio before the shuffle run's crossover (C = 1: crossover ~ 6e7) is "not reached"
     big = {**SDP, "C": 1.0, "C1": 6.0}
     grow = [("sdp-pe-jdp", big, lambda k: 30 * np.sqrt(k), 1.0), ("sdp-pe", big, lambda k: 0.3 * k, 1.0)]

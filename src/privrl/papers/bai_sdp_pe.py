@@ -34,6 +34,10 @@ eliminated, Alg. 1 line 9 threshold <= V* - V^worst):
 * "shuffle << local" (additive vs multiplicative 1/eps) --
   :func:`~privrl.results.verdicts.score_order` (strong) on R_local / R_shuffle, only when the
   shuffle run has eliminated at least one policy (else "not reached", K needed = its crossover).
+
+SDP-PE / PE cells also count the seeds that eliminated pi*
+(:func:`privrl.papers.bai_sdp_pe_theorems.lost_optimum_of`); a claim read on such a cell (or its
+``pe`` baseline) is "inconclusive" with a note naming it (:func:`privrl.results.elimination.guard`).
 """
 from __future__ import annotations
 
@@ -45,12 +49,13 @@ import pandas as pd
 
 from privrl.mechanisms.bitsum import bitsum_release, bitsum_tau
 from privrl.mechanisms.bounds import bitsum_variance
+from privrl.results import elimination as EL
 from privrl.results import verdicts as V
 from privrl.results.fits import fit_ratio_exponent
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.bai_sdp_pe_theorems import ANALYSES as THEOREM_ANALYSES
+from privrl.papers.bai_sdp_pe_theorems import ANALYSES as THEOREM_ANALYSES, MODEL as THEOREM_MODELS, lost_optimum_of
 from privrl.papers.claim_helpers import crossover_of, frame, regime_of, save_pdf
 from privrl.papers.common import (
     as_generator,
@@ -109,6 +114,14 @@ def _final_aux(ctx: AnalysisContext, env: str, cell: str) -> float:
     return float(((aux[:, -1] - aux[:, -2]) / (ep[-1] - ep[-2])).mean())
 
 
+def _lost(ctx: AnalysisContext, *infos) -> tuple[str, list[str]]:
+    """("n/N" seeds of the first cell that eliminated pi*, "-" if not SDP-PE / PE; the lost-pi*
+    notes of every SDP-PE / PE cell among ``infos``)."""
+    got = [lost_optimum_of(ctx, i) for i in infos if i is not None and i["agent"] in THEOREM_MODELS]
+    first = infos[0] is not None and infos[0]["agent"] in THEOREM_MODELS
+    return (got[0][0].fraction() if first else "-"), [n for _, n in got if n]
+
+
 def _fit_row(ctx: AnalysisContext, env: str, cell: str):
     return ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == cell)].iloc[0]
 
@@ -135,6 +148,8 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                 f = _fit_row(ctx, env, ref["cell"])
                 regimes = {e: regime_of(_fit_row(ctx, env, i["cell"]), crossover_of(i, m)) for e, i in by_eps.items()}
                 base = _baseline(ctx, agent, env, s)
+                lost_ref, ref_notes = _lost(ctx, ref)
+                _, all_notes = _lost(ctx, *by_eps.values(), base)
                 fit = {}
                 if base is not None:
                     ep0, R0 = curves(ctx, env, base["cell"])
@@ -148,17 +163,19 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                              "exponent_hi": f.exponent_hi, "aux_fit_window": f.saturated_fraction,
                              "crossover_K": regimes[e_ref].crossover_K, "b_claimed": b_claim,
                              "eps_grid": sorted(by_eps), "baseline": base["cell"] if base else "",
-                             "reconstruction": ref["reconstruction"],
+                             "reconstruction": ref["reconstruction"], "lost_optimum": lost_ref,
                              **{k: fit.get(k, float("nan")) for k in ("b", "b_lo", "b_hi", "c", "c_lo", "c_hi")}})
                 tag = f"{agent}_{_setting_label(s).split(' (')[0].replace(', ', '_').replace('=', '')}_{env}"
                 what = f"{agent} ({model}, {_setting_label(s)}) on {env}"
                 sc = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent,
                                         V.THRESHOLDS.log_allowance, regimes[e_ref])
+                sc = EL.guard(sc, ref_notes)
                 claims.append(_claim(ctx, "Table I", f"{tag}_sqrtK", f"{what}, eps={e_ref:g}: regret O~(sqrt K) "
                                      f"({btxt})", "rate", sc))
                 if not fit:
                     continue
                 sb, sg = V.score_eps_dependence(eps_cells(fit, regimes), b_claim, "power", g_range)
+                sb, sg = EL.guard(sb, all_notes), EL.guard(sg, all_notes)
                 claims.append(_claim(ctx, "Table I", f"{tag}_b", f"{what}: privacy cost D(K, eps) grows at most "
                                      f"as K^{b_claim:g} (vs {base['cell']})", "rate", sb))
                 claims.append(_claim(ctx, "Table I", f"{tag}_gamma", f"{what}: privacy cost D ~ (1/eps)^gamma, "
@@ -189,7 +206,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                 rows.append({"section": "trust_ordering", "env": env, "epsilon": e, "C": C, "C1": C1,
                              "privatizer": model, "agent": info["agent"], "cell": info["cell"], "regret": mu,
                              "regret_lo": lo, "regret_hi": hi, "active_fraction_at_K": act[model],
-                             "crossover_K": crossover_of(info, m)})
+                             "crossover_K": crossover_of(info, m), "lost_optimum": _lost(ctx, info)[0]})
             if "shuffle" not in found:
                 continue
             tag = f"eps{e:g}_C{C:g}_{env}"
@@ -200,6 +217,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                                         decades, ctx.n_boot)
                 f_sh = _fit_row(ctx, env, found["shuffle"]["cell"])
                 sc = V.score_ratio_bounded(V.RateFit.from_row(fr), regime_of(f_sh, cross_sh))
+                sc = EL.guard(sc, _lost(ctx, found["shuffle"], found["central"])[1])
                 claims.append(_claim(ctx, "Sec. I, V-B", f"shuffle_matches_central_{tag}",
                                      f"SDP-PE (eps={e:g}, {const}, {env}): R_shuffle / R_central stays bounded as K "
                                      "grows (shuffle matches central up to constants; 'central <= shuffle' alone is a "
@@ -212,6 +230,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                         f"crossover (first elimination possible) K = {cross_sh:.3g}, K run = {int(ep[-1])}")
                 sc = V.score_order(r, True, elim, note if elim else "no policy eliminated by the shuffle run: two "
                                    "explorers; " + note, cross_sh)
+                sc = EL.guard(sc, _lost(ctx, found["shuffle"], found["local"])[1])
                 claims.append(_claim(ctx, "Sec. V-B", f"shuffle_lt_local_{tag}", f"SDP-PE regret: shuffle << local "
                                      f"(eps={e:g}, {const}, {env}; additive vs multiplicative 1/eps)", "order", sc,
                                      "Bai et al. Sec. V-B"))
@@ -223,18 +242,21 @@ def _markdown(ctx, t1: pd.DataFrame, tr: pd.DataFrame) -> str:
          "Scale: Table I's O~ expressions evaluated with constant 1 and log factors dropped (constants and "
          "logs ~20 hidden: a scale, never scored as a bound). Regret: mean [95% seed-bootstrap CI] at K and eps_ref. (b, c): D(K, eps) ~ K^b eps^-c vs the "
          "non-private counterpart (pooled; the claims use the per-eps cells in regime only). aux: SDP-PE = fraction of policies active, DP-UCBVI = bonus saturation "
-         "(fit window). DP-UCBVI is a reconstruction.", "",
+         "(fit window). DP-UCBVI is a reconstruction. Seeds that eliminated pi* (SDP-PE / PE): regret per episode over "
+         "the last decade >= half the smallest policy gap; claims on such cells are inconclusive.", "",
          "| algorithm | privacy | constants | theoretical bound | value | eps_ref | regret at K | K-exponent | "
-         "b (claimed) | c | aux | crossover K |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+         "b (claimed) | c | aux | crossover K | seeds that eliminated pi* |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in t1.itertuples():
         L.append(f"| {r.algorithm} | {r.privacy_model} | {r.constants} | {r.theoretical_bound} | {r.scale_constant_1:.3g} | "
                  f"{r.eps_ref:g} | {fmt_ci(r.regret, r.regret_lo, r.regret_hi)} (K={r.K}) | "
                  f"{fmt_ci(r.exponent, r.exponent_lo, r.exponent_hi, 3)} | "
                  f"{fmt_ci(r.b, r.b_lo, r.b_hi, 2)} (<= {r.b_claimed:g}) | "
-                 f"{fmt_ci(r.c, r.c_lo, r.c_hi, 2)} | {r.aux_fit_window:.2f} | {r.crossover_K:.3g} |")
+                 f"{fmt_ci(r.c, r.c_lo, r.c_hi, 2)} | {r.aux_fit_window:.2f} | {r.crossover_K:.3g} | "
+                 f"{r.lost_optimum} |")
     L += ["", "## Trust-model ordering: SDP-PE under each Privatizer", "",
-          "| env | eps | constants | central (JDP) | shuffle (SDP) | local (LDP) | none (pe) | active at K (c/s/l) |",
-          "|---|---|---|---|---|---|---|---|"]
+          "| env | eps | constants | central (JDP) | shuffle (SDP) | local (LDP) | none (pe) | active at K (c/s/l) | "
+          "seeds that eliminated pi* (c/s/l/none) |", "|---|---|---|---|---|---|---|---|---|"]
     if len(tr):
         for (env, e, C, C1), d in tr.groupby(["env", "epsilon", "C", "C1"]):
             g = {r.privatizer: r for r in d.itertuples()}
@@ -242,6 +264,8 @@ def _markdown(ctx, t1: pd.DataFrame, tr: pd.DataFrame) -> str:
             L.append(f"| {env} | {e:g} | {_setting_label((C, C1))} | {cellv.get('central', '')} | "
                      f"{cellv.get('shuffle', '')} | {cellv.get('local', '')} | {cellv.get('none', '')} | "
                      + "/".join(f"{g[k].active_fraction_at_K:.3f}" if k in g else "-" for k in ('central', 'shuffle', 'local'))
+                     + " | " + ", ".join(g[k].lost_optimum if k in g else "-"
+                                         for k in ("central", "shuffle", "local", "none"))
                      + " |")
     L += ["", "Error levels at eps: central Lap(3H/eps) per count, shuffle Alg. 4 at eps/(3H) (tau = 96 log(2/beta) "
           "(3H/eps)^2), local Lap(6H/eps) per user and coordinate (see docs/decisions/agents.md)."]

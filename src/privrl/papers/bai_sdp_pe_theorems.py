@@ -18,7 +18,10 @@
   the bound's largest exponent in that variable (X^3, A^2, H^6 shuffle / H^5 none). A weak test
   (random garnets also differ in their gaps); only a violation would be informative.
 
-All scoring by :mod:`privrl.results.verdicts`; crossover K from ``AgentSpec.crossover``.
+All scoring by :mod:`privrl.results.verdicts`; crossover K from ``AgentSpec.crossover``. Every
+row counts the seeds that eliminated pi* (:mod:`privrl.results.elimination`: regret still linear
+at slope >= half the smallest policy gap over the last decade); a claim read on a cell or
+baseline with such seeds is "inconclusive" with a note naming them (:func:`elimination.guard`).
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ import pandas as pd
 
 from privrl.agents.pe_privacy import error_level
 from privrl.agents.sdp_pe import PRESETS, stage_schedule
+from privrl.results import elimination as EL
 from privrl.results import verdicts as V
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci
@@ -37,6 +41,7 @@ from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
 PAPER_ID = "bai_sdp_pe"
 MODEL = {"sdp-pe-jdp": "central (Laplace)", "sdp-pe": "shuffle (Alg. 4)", "sdp-pe-ldp": "local (Laplace)", "pe": "none"}
 AXES = {"X": "S", "A": "A", "H": "H"}
+HEADERS = {"lost_optimum": "seeds that eliminated pi*"}
 BOUND_EXPONENT = {"sdp-pe": {"X": 3.0, "A": 2.0, "H": 6.0}, "pe": {"X": 3.0, "A": 2.0, "H": 5.0}}  # Thm 11 / Thm 6
 
 
@@ -49,25 +54,54 @@ def run_error_level(info: dict, mdp, K: int) -> float:
                              p["delta"], n_rel))
 
 
+def lost_optimum_of(ctx: AnalysisContext, info: dict) -> tuple[EL.LostOptimum, str]:
+    """Seeds of an SDP-PE / PE cell that eliminated pi* (:func:`elimination.lost_optimum`) and the
+    note a claim on it carries ("" when none); the env is named when the experiment has several."""
+    env = info["env_key"]
+    ep, R = curves(ctx, env, info["cell"])
+    _, aux = curves(ctx, env, info["cell"], "cum_aux")
+    lo = EL.lost_optimum(ep, R, EL.smallest_policy_gap(env_mdp(ctx, env)), EL.active_at_end(ep, aux))
+    if not lo.any:
+        return lo, ""
+    at = f" on {env}" if len({i["env_key"] for i in ctx.infos}) > 1 else ""
+    agent, p = info["agent"], info["params"]
+    who = f"PE baseline{at}" if agent == "pe" else f"SDP-PE {MODEL[agent]} eps={p.get('epsilon', 1.0):g}{at}"
+    return lo, EL.lost_note(who, lo, p["C"], agent != "pe")
+
+
 def _rows(ctx: AnalysisContext, agents: tuple[str, ...]) -> pd.DataFrame:
+    """One row per cell; ``lost_optimum`` "n/N" seeds that eliminated pi*, ``_lost_note`` the note
+    a claim on that cell carries (empty when none)."""
     rows = []
     for info in ctx.infos:
         if info["agent"] not in agents:
             continue
         env, m = info["env_key"], env_mdp(ctx, info["env_key"])
         ep, R = curves(ctx, env, info["cell"])
+        lo, note = lost_optimum_of(ctx, info)
+        eps = info["params"].get("epsilon", np.nan)
         _, aux = curves(ctx, env, info["cell"], "cum_aux")
         act = float(((aux[:, -1] - aux[:, -2]) / (ep[-1] - ep[-2])).mean()) if ep.size > 1 else 1.0
-        mu, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"r/{env}/{info['cell']}"), ctx.n_boot)
+        mu, lo_, hi_ = mean_ci(R[:, -1], rng_for(ctx, f"r/{env}/{info['cell']}"), ctx.n_boot)
         rows.append({"env": env, "cell": info["cell"], "agent": info["agent"], "privatizer": MODEL[info["agent"]],
-                     "epsilon": info["params"].get("epsilon", np.nan), "C": info["params"]["C"],
+                     "epsilon": eps, "C": info["params"]["C"],
                      "X": m.S, "A": m.A, "H": m.H, "policies": m.A ** (m.S * m.H), "K": int(ep[-1]),
                      "E": run_error_level(info, m, ep[-1]), "crossover_K": crossover_of(info, m),
-                     "active_at_K": act, "regret": mu, "regret_lo": lo, "regret_hi": hi, "_seeds": R[:, -1]})
+                     "active_at_K": act, "regret": mu, "regret_lo": lo_, "regret_hi": hi_, "_seeds": R[:, -1],
+                     "min_policy_gap": lo.gap, "n_lost_optimum": lo.n_lost, "n_seeds": lo.n_seeds,
+                     "lost_optimum": lo.fraction(), "_lost_note": note})
     df = pd.DataFrame(rows)
     if len(df):
         df["in_regime"] = (df.K >= V.THRESHOLDS.regime_factor * df.crossover_K) & (df.active_at_K < 1 - 1e-12)
     return df
+
+
+def _lost(*parts) -> list[str]:
+    """The lost-pi* notes of the rows (DataFrames of ``_rows``) a claim is read on."""
+    out = []
+    for p in parts:
+        out += [n for n in p["_lost_note"] if n and n not in out]
+    return out
 
 
 def _claim(ctx, name, item, cid, statement, kind, score, source) -> V.Claim:
@@ -81,12 +115,16 @@ def _legend_out(ax):
 
 def _result(df: pd.DataFrame, claims: list, fig, title: str, intro: str, cols: list[str]) -> AnalysisResult:
     """The analysis result: table without the per-seed arrays, its Markdown, figure, claims."""
-    table = df.drop(columns="_seeds") if len(df) else df
+    table = df.drop(columns=["_seeds", "_lost_note"]) if len(df) else df
     return AnalysisResult(table=table, markdown=_md(title, intro, table, cols), figure=fig, claims=frame(claims))
 
 
 def _md(title: str, intro: str, df: pd.DataFrame, cols: list[str]) -> str:
-    L = [f"# {title}", "", intro, "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    intro += (" seeds that eliminated pi*: per cell, seeds whose regret per episode over the last decade of "
+              f"checkpoints is >= {V.THRESHOLDS.lost_optimum_fraction:g} x the smallest policy gap (regret still "
+              "linear: every optimal policy eliminated); claims on such cells are inconclusive.")
+    head = [HEADERS.get(c, c) for c in cols]
+    L = [f"# {title}", "", intro, "", "| " + " | ".join(head) + " |", "|" + "---|" * len(cols)]
     for r in df.to_dict("records"):
         cells = []
         for c in cols:
@@ -125,6 +163,7 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
         sc = V.Score(sc.verdict, sc.measured.replace("a = ", "slope of log D on log E = "),
                      f"{sc.regime}; cells used: {cells}; {len(live)} of {len(priv)} private cells past 10 x their "
                      "crossover with a policy eliminated", sc.k_needed)
+        sc = EL.guard(sc, _lost(base, use))
         claims.append(_claim(ctx, "bai_sdp_pe_error_level", "Thm 6", f"error_level_{env}",
                              f"SDP-PE on {env}: the privacy cost D = R - R_pe grows at most linearly in the "
                              "Privatizer's error level E (the X^3 A^2 H^5 E term), any Privatizer", "rate", sc,
@@ -137,7 +176,8 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
     return _result(df, claims, fig, f"Bai et al. Thm 6: regret vs the Privatizer's error level ({ctx.experiment})",
              "E: Assumption 4's error level of the last stage's batch, as the kernel computes it. in_regime: K >= 10 x "
              "crossover (first elimination possible) and at least one policy eliminated.",
-             ["env", "privatizer", "epsilon", "C", "E", "crossover_K", "active_at_K", "in_regime", "regret"])
+             ["env", "privatizer", "epsilon", "C", "E", "crossover_K", "active_at_K", "in_regime", "lost_optimum",
+              "regret"])
 
 
 # ---------------------------------------------------------------- Thm 11: eps < 1
@@ -165,6 +205,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
             regimes[e] = regime_of(f, crossover_of(info, m))
             sc = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance,
                                     regimes[e])
+            sc = EL.guard(sc, _lost(d[d.cell == info["cell"]]))
             claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"sqrtK_eps{e:g}_{env}",
                                  f"SDP-PE (shuffle, eps={e:g} < 1) on {env}: regret O~(sqrt K)", "rate", sc,
                                  "Bai et al. Thm 11"))
@@ -176,6 +217,8 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
                                    n_boot=ctx.n_boot)
             sb, sg = V.score_eps_dependence(eps_cells(fit, regimes), V.THRESHOLDS.additive_exponent, "power",
                                             (0.0, 1.0))
+            used = _lost(d[d.cell == base[0]["cell"]], d[d.cell.isin([i["cell"] for i in inside.values()])])
+            sb, sg = EL.guard(sb, used), EL.guard(sg, used)
             claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"additive_b_{env}",
                                  f"SDP-PE (shuffle, eps < 1) on {env}: the privacy cost is additive in K (b <= 0)",
                                  "rate", sb, "Bai et al. Thm 11, Sec. V-B"))
@@ -190,7 +233,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
     return _result(df, claims, fig, f"Bai et al. Thm 11 inside its range eps < 1 ({ctx.experiment})",
              "Thm 11 is stated for eps in (0, 1); eps >= 1 rows are outside the theorem (run, shown, not scored).",
              ["env", "agent", "epsilon", "inside_thm11", "E", "crossover_K", "active_at_K", "in_regime",
-                     "regret"])
+              "lost_optimum", "regret"])
 
 
 # ---------------------------------------------------------------- X, A, H scaling
@@ -229,6 +272,7 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
             sc = V.Score(sc.verdict, sc.measured.replace("a = ", f"slope of log R on log {axis} = "),
                          f"{sc.regime}; instances {', '.join(d.env)}; weak test (the bound's largest exponent; "
                          "garnets also differ in their gaps)", sc.k_needed)
+            sc = EL.guard(sc, _lost(d))
             claims.append(_claim(ctx, "bai_sdp_pe_scaling", "Thm 6 / Thm 11", f"scaling_{axis}_{agent}",
                                  f"{'SDP-PE (shuffle)' if agent == 'sdp-pe' else 'PE (no privacy)'}: regret at K "
                                  f"grows at most as {axis}^{claim_e:g} (other variables fixed)", "rate", sc,
@@ -244,7 +288,8 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
     return _result(df, claims, fig, f"Bai et al.: regret across X, A, H ({ctx.experiment})",
              "One variable varied at a time on garnets with <= 64 policies. Scored one-sided against the bound's "
              "largest exponent in that variable.",
-             ["env", "agent", "X", "A", "H", "policies", "crossover_K", "active_at_K", "in_regime", "regret"])
+             ["env", "agent", "X", "A", "H", "policies", "crossover_K", "active_at_K", "in_regime", "lost_optimum",
+              "regret"])
 
 
 ANALYSES = {"bai_sdp_pe_error_level": bai_sdp_pe_error_level, "bai_sdp_pe_thm11": bai_sdp_pe_thm11,

@@ -64,6 +64,7 @@ class Thresholds:
     k_max: float = 1e15            # largest K searched (= privrl.agents.crossover.K_MAX): beyond is "never"
     bound_grid: int = 200          # K grid points for "vacuous until K"
     tiny_se: float = 1e-12         # floor of a standard error read from a zero-width CI
+    lost_optimum_fraction: float = 0.5  # elimination agents: last-decade regret/episode >= this x min gap => lost pi*
 
 
 THRESHOLDS = Thresholds()
