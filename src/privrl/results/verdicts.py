@@ -5,17 +5,15 @@ A paper's statement is scored by the pure function of its *kind* (docs/decisions
 * ``rate``  -- an exponent of K: :func:`score_rate_upper` (an O~ upper bound: one-sided),
   :func:`score_rate_lower`; :func:`score_eps_dependence` for a privacy cost D(K, eps)
   against the paper's own function of eps, after a per-eps homogeneity check;
-* ``ratio`` -- :func:`score_ratio_bounded`: a ratio that must stay bounded as K grows
-  (slope of log ratio on log K);
+* ``ratio`` -- :func:`score_ratio_bounded`: a ratio bounded as K grows (slope of log ratio on log K);
 * ``order`` -- :func:`score_order`: A < B with a minimum effect and a regime condition;
 * ``bound`` -- :func:`score_bound`: a measurement against an explicit numeric bound
   (reports "vacuous until K = ..."); :func:`score_amplification` (Garcelon Prop. 5);
 * ``check`` -- :func:`score_check`: algebra / consistency; verdict "checked", never a reproduction.
 
-Regime rule: a rate is scored only on a fit window whose first K is at least
-``regime_factor`` x the agent's crossover (:mod:`privrl.agents.crossover`, pre-registered
-from its width formula); short of that the verdict is "not reached" with the K needed.
-A cell whose saturation exceeds the gate is never "contradicted".
+Regime rule: a rate is scored only on a fit window whose first K is >= ``regime_factor`` x the
+agent's crossover (:mod:`privrl.agents.crossover`, pre-registered from its width formula); short
+of that it is "not reached" with the K needed. A saturated cell is never "contradicted".
 """
 from __future__ import annotations
 
@@ -179,12 +177,9 @@ def _short_of_regime(regime: Regime, th: Thresholds, measured: str) -> Score:
 
 def score_rate_upper(fit: RateFit, claimed_exponent: float, allowance: float, regime: Regime,
                      th: Thresholds = THRESHOLDS) -> Score:
-    """An O~(K^claimed) upper bound, scored only in regime (the window starts at regime_factor x
-    the agent's crossover): CI upper end below claimed + allowance => reproduced; CI lower end above
-    it => contradicted unless saturated; else inconclusive. Before the regime the verdict is "not
-    reached" whatever the exponent (a flat or sqrt-like curve before the crossover the agent's own
-    width formula predicts is not the rate the theorem describes); the text says if the bound was
-    met on that window."""
+    """An O~(K^claimed) upper bound, in regime only: CI upper end below claimed + allowance =>
+    reproduced; lower end above => contradicted unless saturated; else inconclusive. Pre-regime:
+    "not reached" whatever the exponent (the text says if the bound held on that window)."""
     line = claimed_exponent + allowance
     measured = f"{fit.text()} vs <= {line:.3g}"
     if not (np.isfinite(fit.lo) and np.isfinite(fit.hi)):
