@@ -90,7 +90,7 @@ def test_estimate_prints_every_experiment_of_the_resolved_overlay(capsys, monkey
     for name in smoke["experiments"]:
         assert name in out
     assert "rates" not in out  # removed by the overlay
-    assert "CPU-hours" in out and "on 2 cores" in out and f"{len(experiments.all_cells(smoke))} run jobs" in out
+    assert "CPU-hours" in out and "on 2 cores" in out and f"{len(experiments.all_cells(smoke))} cells in" in out
 
 
 # --- cost arithmetic on synthetic tables ---------------------------------------------------------
@@ -171,3 +171,16 @@ def test_default_config_cell_estimate_matches_its_measured_cpu_time():
     row = df[(df.env == "riverswim") & (df.cell == "pucb__epsilon=1")]
     assert len(row) == 1
     assert 0.5 < row.est_cpu_s.item() / MEASURED_CELL_CPU_S < 2.0  # generous: another machine's table
+
+
+def test_estimate_counts_shards_as_jobs():
+    """seeds_per_job splits a cell into jobs: each pays the start-up once; the longest job is one shard."""
+    from privrl import cost
+
+    cfg = {"experiments": {"e": {"envs": {"riverswim": {"name": "riverswim", "params": {"S": 2, "H": 3}}},
+                                 "cells": [{"agent": "ucbvi"}], "episodes": 10000, "seeds": 25}}}
+    one = cost.estimate_cost({**cfg, "seeds_per_job": 100}).iloc[0]
+    many = cost.estimate_cost({**cfg, "seeds_per_job": 10}).iloc[0]
+    assert (one.jobs, many.jobs) == (1, 3)
+    assert many.est_cpu_s - one.est_cpu_s == pytest.approx(2 * cost.JOB_OVERHEAD_S)
+    assert many.job_cpu_s < one.job_cpu_s and len(cost.job_seconds(cost.estimate_cost(cfg))) == 3

@@ -188,15 +188,16 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     summary = cost.summarize(costs)
     cpus = ", ".join(sorted(set(table["cpu"].astype(str))))
     dates = ", ".join(sorted(set(table["date"].astype(str))))
-    print(f"design {args.configfile}: {len(costs)} run jobs; throughput measured on {cpus} ({dates}), {args.table}")
+    print(f"design {args.configfile}: {len(costs)} cells in {int(costs.jobs.sum())} run jobs; throughput measured on {cpus} ({dates}), {args.table}")
     print(f"{'experiment':18s} {'cells':>5s} {'episodes x seeds':>17s} {'eps*seeds/s used':>17s} {'CPU time':>10s}")
     for r in summary.itertuples():
         print(f"{r.experiment:18s} {r.cells:5d} {r.episodes_x_seeds:17,.0f} {r.episodes_per_s:17,.0f} "
               f"{_duration(r.est_cpu_s):>10s}")
     total = float(costs.est_cpu_s.sum())
-    wall = cost.wall_time(costs.est_cpu_s, args.cores)
+    jobs = cost.job_seconds(costs)
+    wall = cost.wall_time(jobs, args.cores)
     print(f"total: {total / 3600:.2f} CPU-hours ({total / 60:.0f} CPU-min); wall ~ {_duration(wall)} on "
-          f"{args.cores} cores (longest job {_duration(float(costs.est_cpu_s.max()))})")
+          f"{args.cores} cores (longest run job {_duration(float(jobs.max()))})")
     print(f"  includes {cost.JOB_OVERHEAD_S:g} s per run job (python start, imports); not the analysis jobs "
           f"or numba compilation on a cold cache (~30-90 s)")
     if args.per_cell:

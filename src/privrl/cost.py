@@ -1,10 +1,13 @@
 """Expected CPU time of a design, from the measured agent throughput (``throughput.csv``).
 
 The table (written by ``bench/agent_throughput.py --write``) holds, per agent and measured
-instance (env, S, A, H) and per K, the episodes x seeds / s on one core. One Snakemake run
-job is one cell over all its seeds, so the model of a cell is
+instance (env, S, A, H) and per K, the episodes x seeds / s on one core. A cell's seeds run as
+shards of ``seeds_per_job`` (config; default 10), one run job each (:func:`privrl.run.seed_shards`),
+so the model of a cell is
 
-    est_cpu_s = JOB_OVERHEAD_S + seeds * t(K) * scale
+    est_cpu_s = jobs * JOB_OVERHEAD_S + seeds * t(K) * scale,   jobs = ceil(seeds / seeds_per_job)
+
+and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * t(K) * scale``.
 
 * ``t(K) = a K + b``: one seed's CPU seconds at K episodes, the least-squares line through the
   agent's measured points ``t_i = K_i / episodes_per_s_i`` on the instance used. ``a`` is the
@@ -38,6 +41,8 @@ import numpy as np
 import pandas as pd
 
 from privrl import experiments
+
+DEFAULT_SEEDS_PER_JOB = 10  # = the workflow's default seeds_per_job (workflow/rules/common.smk)
 
 TABLE = Path(__file__).with_name("throughput.csv")
 JOB_OVERHEAD_S = 1.2
@@ -117,7 +122,8 @@ def shard_seconds(agent: str, env: tuple[str, Mapping[str, Any]], K: int, n_seed
 
 def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
                   overhead_s: float = JOB_OVERHEAD_S) -> pd.DataFrame:
-    """One row per cell (= one run job): COST_COLUMNS plus the instance and throughput used.
+    """One row per cell: COST_COLUMNS plus its run jobs (shards), the longest job's CPU s and the
+    instance and throughput used.
 
     ``config``: a resolved design (:func:`privrl.experiments.resolve_overlay` applied).
     ``episodes_per_s`` is the modelled rate of the cell itself (after scaling, at its K).
@@ -125,6 +131,7 @@ def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
     table = load_table() if table is None else table
     dims: dict[tuple[str, str], tuple[str, int, int, int]] = {}
     out = []
+    per_job = int(config.get("seeds_per_job", DEFAULT_SEEDS_PER_JOB))
     for cell in experiments.all_cells(config):
         exp = config["experiments"][cell.experiment]
         if (cell.experiment, cell.env) not in dims:
@@ -133,11 +140,19 @@ def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
         name, S, A, H = dims[cell.experiment, cell.env]
         K, seeds = int(exp["episodes"]), int(exp["seeds"])
         per_seed, m, scale = seed_seconds(table, cell.agent, name, S, A, H, K)
+        jobs = -(-seeds // per_job)
         out.append({"experiment": cell.experiment, "env": cell.env, "cell": cell.cell, "agent": cell.agent,
-                    "episodes": K, "seeds": seeds, "est_cpu_s": overhead_s + seeds * per_seed,
+                    "episodes": K, "seeds": seeds, "est_cpu_s": jobs * overhead_s + seeds * per_seed, "jobs": jobs,
+                    "job_cpu_s": overhead_s + min(seeds, per_job) * per_seed,
                     "measured_on": f"{m['env']} S={m['S']} A={m['A']} H={m['H']}", "scale": scale,
                     "episodes_per_s": K / per_seed})
     return pd.DataFrame(out)
+
+
+def job_seconds(costs: pd.DataFrame) -> np.ndarray:
+    """Every run job's expected CPU s (a cell's shards; the last may hold fewer seeds: counted as
+    full, an upper bound)."""
+    return np.repeat(costs.job_cpu_s.to_numpy(float), costs.jobs.to_numpy(int))
 
 
 def summarize(costs: pd.DataFrame) -> pd.DataFrame:
