@@ -151,12 +151,13 @@ def door_wrappers(real_new, real_release, real_release_sums) -> types.ModuleType
 
 
 def rebind(fn, **swaps):
-    """``fn`` (an njit dispatcher) re-compiled with some module globals replaced (no cache)."""
-    py = fn.py_func
+    """``fn`` (an njit dispatcher, or a plain Python function such as an agent's ``init_state``)
+    compiled with some module globals replaced (no cache)."""
+    py = getattr(fn, "py_func", fn)
     g = dict(py.__globals__)
     g.update(swaps)
     clone = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
-    opts = {k: v for k, v in fn.targetoptions.items() if k not in ("cache", "nopython", "boundscheck")}
+    opts = {k: v for k, v in getattr(fn, "targetoptions", {}).items() if k not in ("cache", "nopython", "boundscheck")}
     return njit(**opts)(clone)
 
 

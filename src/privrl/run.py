@@ -157,6 +157,10 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
     seeds = [int(s) for s in seeds]
     key = None if state_dir is None else run_key(agent, params, mdp, episodes, experiment, setting, n_checkpoints,
                                                  agent_digest(agent), alphas)
+    if state_dir is not None:
+        from privrl import io
+
+        io.remove_stale_temps(state_dir)  # of a state write killed with its process
     t0 = time.perf_counter()
     frames, resumed = [], {}
     for s in seeds:
@@ -258,6 +262,8 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
         raise ValueError(f"MDP content {mdp_digest(mdp)} differs from the run key's {key['mdp']}")
     seeds = [int(s) for s in seeds]
     env = engine.env_arrays(mdp)
+    if state_dir is not None:
+        io.remove_stale_temps(state_dir)  # of a state write killed with its job
     t0 = time.perf_counter()
     frames, reused, resumed = [], [], {}
     for s in seeds:

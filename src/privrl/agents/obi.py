@@ -119,7 +119,6 @@ def _lk(S, A, H, k1, delta):
     return math.log(4.0 * math.pi ** 2 * S * A * H * float(k1) ** 3 / (3.0 * delta))
 
 
-@njit(cache=True)
 def ldp_init_state(env, params, K):
     """LDP-OBI's state: (privatizer state, x, c, *planning buffers); x, c [S A (S + 2)] the user's
     count vector and the released sums [N^r | R | N^p]."""
@@ -182,7 +181,6 @@ def shuffled_tau(params, K):
     return int(params[S_TAU])
 
 
-@njit(cache=True)
 def shuffled_init_state(env, params, K):
     """Shuffled-OBI's state: (st_x, st_y, st_r, xx, xy, xr, nr, rs_ones, rs, nps, r1, o1, *planning
     buffers): the three R_p privatizers (visits [S A], transitions [S A S], unary rewards [S A]),

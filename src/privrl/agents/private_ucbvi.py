@@ -124,7 +124,6 @@ F_E, F_NOISE_VAR, F_AUX = 0, 1, 2
 I_NEXT_RELEASE, I_BATCH_USERS, I_REPLAN, I_CURSOR = 0, 1, 2, 3
 
 
-@njit(cache=True)
 def init_state(env, params, K, kind):
     """(privatizer state, x, c, nt_sas, nt_sa, p_hat, q, coef, pi, V, traj, evc, fvars[3], ivars[4]):
     the privatizer of ``kind`` (horizon T = K releases), the increments x and released counters c

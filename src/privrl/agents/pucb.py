@@ -61,7 +61,6 @@ def pucb_error_level(eps, H, S, A, T, beta):
     return 3.0 / eps * H * math.log((2.0 * S * A * H + S * S * A * H) / beta_p) * math.log(T) ** 2.5
 
 
-@njit(cache=True)
 def init_state(env, params, K):
     """(privatizer state, x, c, pi, V, traj, evc): the private counters' mechanism (horizon T = K
     releases), the episode's increments x and the released counters c [(S + 2) H S A] (layout in

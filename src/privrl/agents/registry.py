@@ -6,7 +6,9 @@ privacy model and paper reference:
 * ``init_state(env, params, K) -> state``: a tuple of arrays holding everything that persists
   across episodes (counters, the privatizer's state, policy, values, the runner's trajectory
   and evaluation cache, and any scalar the episode loop carries, as small arrays); sized for
-  the full horizon K (the mechanisms are built for T = K releases);
+  the full horizon K (the mechanisms are built for T = K releases). A plain Python function
+  (numpy allocations and njit constructors): compiling it would cost numba seconds per agent,
+  and it runs once per seed (the privacy probe compiles its own copy);
 * ``run_episodes(env, params, K, k0, k1, rng, rec, state)``: episodes k0..k1-1 of the fixed
   ``plan -> engine.step -> observe`` skeleton (see :mod:`privrl.rl.engine`), updating
   ``state`` and the recorder ``rec`` in place.

@@ -79,7 +79,6 @@ def rlsvi_plan(k1, r_hat, p_hat, n_sa, beta_scale, rng, z, w, pi, V, Q):
     return aux
 
 
-@njit(cache=True)
 def init_state(env, params, K):
     """(n_sa, n_sas, r_sum, r_hat, p_hat, z, w, Q, pi, V, traj, evc): counts, reward sums and the
     model [H, S, A(, S)], the noise block z and perturbation w [H, S, A], Q [H, S, A], policy

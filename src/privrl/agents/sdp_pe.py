@@ -109,7 +109,6 @@ P_B, P_PHASE, P_H, P_BLK, P_LEFT, P_K, P_ACTIVE = 0, 1, 2, 3, 4, 5, 6
 PH_STAGE, PH_CRUDE, PH_FINE = 0, 1, 2
 
 
-@njit(cache=True)
 def init_state(env, params, K):
     """Everything Alg. 1 carries across episodes: (pols int8[n_pol, H, X], active bool[n_pol],
     occ[n_pol, H, X+1], vals[n_pol], Pcru, Pref [H, X+1, A, X+1], rref[H, X+1, A], W bool[H, X, A, X],

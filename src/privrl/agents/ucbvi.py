@@ -25,7 +25,6 @@ def hoeffding_bonus(n, H, L, scale):
     return scale * 7.0 * H * L / np.sqrt(n)
 
 
-@njit(cache=True)
 def init_state(env, params, K):
     """(n_sa, n_sas, r_sum, p_hat, q_base, pi, V, traj, evc): counts and the model [H, S, A(, S)],
     q_base = r^ + bonus [H, S, A] (inf: unvisited), policy int64[H, S], values [H + 1, S]."""
