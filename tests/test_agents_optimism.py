@@ -249,18 +249,27 @@ def _spy(monkeypatch, module, kernel_py, mdp, params, K, table_seed, sums_name=N
     return np.array(pols), calls, trajs
 
 
+def _python_mode(init, episodes, *extra):
+    """A full run with the agent's ``run_episodes`` in Python mode (its globals looked up at call
+    time, so the spies apply); ``init_state`` compiled (it releases nothing)."""
+    def kernel(env, params, K, rng, rec):
+        state = init(env, params, K, *extra[:1])
+        episodes.py_func(env, params, K, 0, K, rng, rec, state, *extra)
+    return kernel
+
+
 SPY_CASES = {
-    "pucb": (pucb, lambda: pucb.kernel.py_func, None),
-    "ldp-obi": (obi, lambda: obi.ldp_kernel.py_func, None),
-    "shuffled-obi": (obi, lambda: obi.shuffled_kernel.py_func, None),
-    "private-ucbvi-jdp": (private_ucbvi, lambda: lambda e, p, K, r, c: private_ucbvi._run.py_func(
-        e, p, K, r, c, CENTRAL_TREE, False), None),
-    "private-ucbvi-ldp": (private_ucbvi, lambda: lambda e, p, K, r, c: private_ucbvi._run.py_func(
-        e, p, K, r, c, LOCAL_LAPLACE, False), None),
-    "dp-ucbvi-jdp": (private_ucbvi, lambda: lambda e, p, K, r, c: private_ucbvi._run.py_func(
-        e, p, K, r, c, CENTRAL_TREE, True), None),
-    "private-ucbvi-sdp": (private_ucbvi, lambda: lambda e, p, K, r, c: private_ucbvi._run.py_func(
-        e, p, K, r, c, SHUFFLE_BITSUM, False), "privatizer_release_sums"),
+    "pucb": (pucb, lambda: _python_mode(pucb.init_state, pucb.run_episodes), None),
+    "ldp-obi": (obi, lambda: _python_mode(obi.ldp_init_state, obi.ldp_run_episodes), None),
+    "shuffled-obi": (obi, lambda: _python_mode(obi.shuffled_init_state, obi.shuffled_run_episodes), None),
+    "private-ucbvi-jdp": (private_ucbvi, lambda: _python_mode(private_ucbvi.init_state, private_ucbvi.run_episodes,
+                                                              CENTRAL_TREE, False), None),
+    "private-ucbvi-ldp": (private_ucbvi, lambda: _python_mode(private_ucbvi.init_state, private_ucbvi.run_episodes,
+                                                              LOCAL_LAPLACE, False), None),
+    "dp-ucbvi-jdp": (private_ucbvi, lambda: _python_mode(private_ucbvi.init_state, private_ucbvi.run_episodes,
+                                                         CENTRAL_TREE, True), None),
+    "private-ucbvi-sdp": (private_ucbvi, lambda: _python_mode(private_ucbvi.init_state, private_ucbvi.run_episodes,
+                                                              SHUFFLE_BITSUM, False), "privatizer_release_sums"),
 }
 
 

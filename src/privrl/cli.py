@@ -109,6 +109,26 @@ def _positive_int(text: str) -> int:
     return n
 
 
+def _nonnegative_int(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {n}")
+    return n
+
+
+def _nonnegative_float(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (x >= 0 and math.isfinite(x)):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return x
+
+
 # --- commands ---------------------------------------------------------------------------------
 
 def _progress(done: int, total: int, elapsed: float) -> None:
@@ -130,10 +150,16 @@ def _cmd_run(args: argparse.Namespace) -> int:
         mdp = envs.make(args.env, **env_params)
     except ValueError as exc:
         raise UsageError(f"--env-param: {exc}") from None
+    if (args.chunk_episodes or args.chunk_minutes) and args.state_dir is None:
+        raise UsageError("--chunk-episodes/--chunk-minutes: give --state-dir DIR, where the chunks' state is saved")
     show = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
     t0, c0 = time.perf_counter(), time.process_time()
     df, info = run(args.agent, params, mdp, args.episodes, range(args.seeds), experiment="cli",
-                   setting=f"{args.env}/{args.agent}", on_seed=_progress if show else None)
+                   setting=f"{args.env}/{args.agent}", on_seed=_progress if show else None,
+                   chunk_episodes=args.chunk_episodes, chunk_seconds=60.0 * args.chunk_minutes,
+                   state_dir=args.state_dir)
+    for seed, k in info.get("resumed_from", {}).items():
+        print(f"resumed seed {seed} from episode {k} (state in {args.state_dir})")
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     if args.out is not None:
         io.write_run(args.out, args.out.with_suffix(".json"), df, info)  # the JSON records the content hash
@@ -245,6 +271,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the per-seed results here and the run info to FILE.json (atomically)")
     r.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
                    help="per-seed progress on stderr; auto = when stderr is a terminal")
+    r.add_argument("--state-dir", type=Path, default=None, metavar="DIR",
+                   help="resumable run: save each seed's state here after every chunk and resume from it "
+                        "(a killed run rerun with the same arguments continues where it was)")
+    r.add_argument("--chunk-episodes", type=_nonnegative_int, default=0, metavar="N",
+                   help="with --state-dir: save the state every N episodes (0 = off; results are identical)")
+    r.add_argument("--chunk-minutes", type=_nonnegative_float, default=0.0, metavar="M",
+                   help="with --state-dir: save the state about every M minutes (0 = off)")
     r.set_defaults(fn=_cmd_run)
     e = sub.add_parser("estimate", help="expected CPU and wall time of a design, from the measured throughput",
                        description="Expected CPU time per experiment of a design (overlays resolved), from the "

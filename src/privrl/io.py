@@ -12,6 +12,10 @@ sha256 in its JSON metadata (``results_sha256``) and the run-code digest (``code
 :func:`verify_run` checks a run file against its metadata and against what the config expects
 before any downstream job uses it, and :func:`corrupt_run_files` finds run files whose content
 no longer matches their recorded hash (truncated, edited).
+
+A resumable run's saved state (:func:`write_state`, :func:`read_state`; privrl.run) is one
+``.npz`` of arrays plus a JSON ``meta`` entry, written atomically and fsynced before the rename,
+so a killed writer leaves the previous state intact.
 """
 from __future__ import annotations
 
@@ -225,6 +229,32 @@ def corrupt_run_files(root: str | os.PathLike) -> list[tuple[Path, str]]:
             if HASH_FIELD in info_path.read_text(errors="replace") or "unreadable metadata" in str(e):
                 out.append((parquet, str(e)))
     return out
+
+
+def write_state(path: str | os.PathLike, meta: Mapping[str, Any], arrays: list) -> None:
+    """Save a run's state: ``arrays`` (as a0, a1, ...) and ``meta`` (JSON) in one uncompressed .npz,
+    atomically and durably (fsync before the rename: the file is the old state or the new one)."""
+    import numpy as np
+
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, meta=np.array(json.dumps(meta, sort_keys=True, default=_json_default)),
+                 **{f"a{i}": a for i, a in enumerate(arrays)})
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_state(path: str | os.PathLike) -> tuple[dict, list] | None:
+    """(meta, arrays) of a state saved by :func:`write_state`; None if there is no readable one."""
+    import zipfile
+
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            return meta, [z[f"a{i}"] for i in range(int(meta["n_arrays"]))]
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
+        return None
 
 
 def save_figure(fig, path: str | os.PathLike, **kwargs) -> None:

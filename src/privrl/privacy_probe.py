@@ -15,8 +15,11 @@ without touching the agent modules: it re-compiles the agent's kernel -- the sam
   *same* door functions the agent calls, after which they append the released vector to a
   log; ``new`` passes ``epsilon / noise_multiplier`` (1 = the agent exactly; 0.5 halves
   every Laplace / tree scale and the bit-sum noise s.d., and doubles R_p's per-bit epsilon);
-* nested kernels that call either of those (SDP-PE's ``_visit_blocks``, ``private_batch``,
+* nested kernels that call either of those (SDP-PE's ``_advance``, ``private_batch``,
   ``release_counts``) are re-compiled the same way.
+
+A probe's root runs the agent's ``init_state`` and then all K episodes of its ``run_episodes``
+(the resumable form of every kernel, :mod:`privrl.agents.registry`).
 
 Everything else (planning, counting, batching, post-processing, the privatizer kinds) is
 the agent's compiled code. Clones are compiled without numba's cache (they share the
@@ -148,12 +151,13 @@ def door_wrappers(real_new, real_release, real_release_sums) -> types.ModuleType
 
 
 def rebind(fn, **swaps):
-    """``fn`` (an njit dispatcher) re-compiled with some module globals replaced (no cache)."""
-    py = fn.py_func
+    """``fn`` (an njit dispatcher, or a plain Python function such as an agent's ``init_state``)
+    compiled with some module globals replaced (no cache)."""
+    py = getattr(fn, "py_func", fn)
     g = dict(py.__globals__)
     g.update(swaps)
     clone = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
-    opts = {k: v for k, v in fn.targetoptions.items() if k not in ("cache", "nopython", "boundscheck")}
+    opts = {k: v for k, v in getattr(fn, "targetoptions", {}).items() if k not in ("cache", "nopython", "boundscheck")}
     return njit(**opts)(clone)
 
 
@@ -162,17 +166,38 @@ def _door_globals(door_module) -> dict:
     return {"privatizer_new": w.new, "privatizer_release": w.release, "privatizer_release_sums": w.release_sums}
 
 
+def _root(init, episodes, n_extra_init: int, swaps_init: dict, swaps_episodes: dict):
+    """njit ``root(env, params, K, rng, rec, *extra)``: the agent's ``init_state`` then all K episodes
+    of its ``run_episodes``, both re-compiled with their globals swapped. ``init_state`` takes the
+    first ``n_extra_init`` extra arguments (the privatizer kind), ``run_episodes`` all of them."""
+    init = rebind(init, **swaps_init)
+    episodes = rebind(episodes, **swaps_episodes)
+    zero = np.int64(0)
+    if n_extra_init == 0:
+        @njit
+        def root(env, params, K, rng, rec, *extra):
+            episodes(env, params, K, zero, K, rng, rec, init(env, params, K), *extra)
+    else:
+        @njit
+        def root(env, params, K, rng, rec, *extra):
+            episodes(env, params, K, zero, K, rng, rec, init(env, params, K, extra[0]), *extra)
+    return root
+
+
 def _pucb_root():
-    return rebind(pucb.kernel, engine=SCRIPTED_ENGINE, **_door_globals(pucb._DOOR))
+    g = _door_globals(pucb._DOOR)
+    return _root(pucb.init_state, pucb.run_episodes, 0, g, dict(engine=SCRIPTED_ENGINE, **g))
 
 
 def _private_ucbvi_root():
-    return rebind(private_ucbvi._run, engine=SCRIPTED_ENGINE, **_door_globals(private_ucbvi._DOOR))
+    g = _door_globals(private_ucbvi._DOOR)
+    return _root(private_ucbvi.init_state, private_ucbvi.run_episodes, 1, g, dict(engine=SCRIPTED_ENGINE, **g))
 
 
-def _obi_root(kernel):
+def _obi_root(init, episodes):
     def build():
-        return rebind(kernel, engine=SCRIPTED_ENGINE, **_door_globals(privatizer._ALL))
+        g = _door_globals(privatizer._ALL)
+        return _root(init, episodes, 0, g, dict(engine=SCRIPTED_ENGINE, **g))
     return build
 
 
@@ -181,8 +206,8 @@ def _sdp_pe_root():
                             _DOOR=door_wrappers(pe_privacy._DOOR.new, pe_privacy._DOOR.release,
                                                 pe_privacy._DOOR.release_sums))
     private_batch = rebind(pe_privacy.private_batch, release_counts=release_counts)
-    visit_blocks = rebind(sdp_pe._visit_blocks, engine=SCRIPTED_ENGINE)
-    return rebind(sdp_pe.run_sdp_pe, engine=SCRIPTED_ENGINE, _visit_blocks=visit_blocks, private_batch=private_batch)
+    advance = rebind(sdp_pe._advance, private_batch=private_batch)
+    return _root(sdp_pe.init_state, sdp_pe.run_episodes, 0, {}, dict(engine=SCRIPTED_ENGINE, _advance=advance))
 
 
 def _sdp_params(name, code):
@@ -217,8 +242,10 @@ PROBES = {
     "sdp-pe-jdp": ("sdp-pe", _sdp_params("sdp-pe-jdp", privatizer.CENTRAL_TREE)),
     "sdp-pe-ldp": ("sdp-pe", _sdp_params("sdp-pe-ldp", privatizer.LOCAL_LAPLACE)),
 }
-_ROOT_BUILDERS = {"pucb": _pucb_root, "private-ucbvi": _private_ucbvi_root, "ldp-obi": _obi_root(obi.ldp_kernel),
-                  "shuffled-obi": _obi_root(obi.shuffled_kernel), "sdp-pe": _sdp_pe_root}
+_ROOT_BUILDERS = {"pucb": _pucb_root, "private-ucbvi": _private_ucbvi_root,
+                  "ldp-obi": _obi_root(obi.ldp_init_state, obi.ldp_run_episodes),
+                  "shuffled-obi": _obi_root(obi.shuffled_init_state, obi.shuffled_run_episodes),
+                  "sdp-pe": _sdp_pe_root}
 _DRIVERS: dict = {}
 
 

@@ -5,12 +5,21 @@ regret sum_k (V*_1 - V^{pi_k}_1) (exact, by policy evaluation — Vietri et al. 
 the cumulative agent diagnostic ``aux`` (fraction of (h, s, a) whose optimistic value is
 clipped, i.e. whose bonus saturates) and, for each alpha in a grid, the number of
 episodes with gap > alpha (PAC mistakes, Vietri et al. Def. 1 / Thm 3).
+
+Resumable chunks: a seed's K episodes can run as a chain of chunks (``chunk_episodes``, or
+``chunk_seconds`` of run time each). Each chunk continues the agent's state (``init_state``:
+counters, mechanism state, policy, values, carried scalars), the recorder and the RNG, and
+after it the runner saves all three with the episodes done to ``state_path`` (atomically); a
+run that finds a saved state of the same run there resumes from it, never from episode 0. The
+result is bit-identical to the unchunked run, so the chunking is not part of the run key.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
+from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
@@ -25,16 +34,57 @@ KEY_FIELDS = ("agent", "params", "mdp", "episodes", "experiment", "setting", "n_
 RESULT_COLUMNS = ("seed", "episode", "cum_regret", "cum_aux")
 
 
+log = logging.getLogger(__name__)
+STATE_FORMAT = 1  # layout of a saved state (meta + flattened arrays); bump on any change
+FIRST_TIMED_CHUNK = 1000  # episodes of the first chunk when chunking by time (measures the speed)
+
+
 def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seed: int,
              experiment: str = "adhoc", setting: str = "default", alphas: Iterable[float] = DEFAULT_ALPHAS,
-             n_checkpoints: int = 120, env: tuple | None = None) -> pd.DataFrame:
-    """One seed of one cell: a long DataFrame with one row per checkpoint."""
+             n_checkpoints: int = 120, env: tuple | None = None, chunk_episodes: int = 0,
+             chunk_seconds: float = 0.0, state_path: str | Path | None = None, run_id: str = "") -> pd.DataFrame:
+    """One seed of one cell: a long DataFrame with one row per checkpoint.
+
+    ``chunk_episodes`` / ``chunk_seconds`` (0 = off): run the K episodes in chunks of at most that
+    many episodes / about that much time; with ``state_path``, save the state there after every
+    chunk but the last, and resume from a state saved there for ``run_id`` (whatever the chunking).
+    """
+    return run_seed_resumable(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
+                              chunk_episodes, chunk_seconds, state_path, run_id)[0]
+
+
+def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seed: int,
+                       experiment: str = "adhoc", setting: str = "default",
+                       alphas: Iterable[float] = DEFAULT_ALPHAS, n_checkpoints: int = 120, env: tuple | None = None,
+                       chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_path: str | Path | None = None,
+                       run_id: str = "") -> tuple[pd.DataFrame, int]:
+    """:func:`run_seed` and the episode it resumed from (0: a fresh run)."""
+    if not (isinstance(chunk_episodes, (int, np.integer)) and chunk_episodes >= 0):
+        raise ValueError(f"chunk_episodes must be an integer >= 0; got {chunk_episodes!r}")
+    if not chunk_seconds >= 0:
+        raise ValueError(f"chunk_seconds must be >= 0; got {chunk_seconds!r}")
     spec = get_agent(agent)
     pv = spec.param_vector(params)
     env = env if env is not None else engine.env_arrays(mdp)
+    K = np.int64(episodes)
     rec = engine.new_recorder(int(episodes), np.asarray(tuple(alphas)), n_checkpoints)
     rng = seeding.generator(experiment, setting, seed)
-    spec.kernel(env, pv, int(episodes), rng, rec)
+    state = spec.init_state(env, pv, K)
+    k = resume_state(state_path, run_id, agent, K, state, rec, rng) if state_path is not None else 0
+    resumed_from, rate = k, 0.0
+    while k < K:
+        n, save = K - k, chunk_episodes > 0
+        if chunk_episodes > 0:
+            n = min(n, chunk_episodes)
+        if chunk_seconds > 0:  # the first timed chunk only measures the speed (not worth a save)
+            n = min(n, max(1, int(chunk_seconds * rate)) if rate > 0 else FIRST_TIMED_CHUNK)
+            save = save or rate > 0
+        t0 = time.perf_counter()
+        spec.run_episodes(env, pv, K, np.int64(k), np.int64(k + n), rng, rec, state)
+        rate = n / max(time.perf_counter() - t0, 1e-9)
+        k += n
+        if state_path is not None and save and k < K:
+            save_state(state_path, run_id, agent, k, K, state, rec, rng)
     ckpts, alph, cum, aux, mist, _, cursor = rec
     if cursor[0] != ckpts.size:
         raise RuntimeError(f"agent {agent!r} recorded {cursor[0]} of {ckpts.size} checkpoints")
@@ -42,28 +92,99 @@ def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, epis
                        "cum_aux": aux})
     for j, a in enumerate(alph):
         df[f"mistakes_{a:g}"] = mist[:, j]
-    return df
+    return df, int(resumed_from)
+
+
+def _leaves(tree: Any) -> list[np.ndarray]:
+    """The arrays of a nested tuple of arrays (an agent state), depth first."""
+    if isinstance(tree, tuple):
+        return [a for t in tree for a in _leaves(t)]
+    return [tree]
+
+
+def save_state(path: str | Path, run_id: str, agent: str, k: int, K: int, state: tuple, rec: tuple,
+               rng: np.random.Generator) -> None:
+    """File a run's state after k episodes: the agent state's arrays, the recorder's and the RNG's
+    state (numba's Generator shares the bit generator with Python), atomically."""
+    from privrl import io
+
+    arrays = _leaves(state) + list(rec)
+    meta = {"format": STATE_FORMAT, "run_id": run_id, "agent": agent, "k": int(k), "K": int(K),
+            "n_arrays": len(arrays), "n_state": len(arrays) - len(rec), "rng": rng.bit_generator.state}
+    io.write_state(path, meta, arrays)
+
+
+def resume_state(path: str | Path, run_id: str, agent: str, K: int, state: tuple, rec: tuple,
+                 rng: np.random.Generator) -> int:
+    """Load a state saved by :func:`save_state` for the same run into ``state``, ``rec`` and ``rng``
+    (in place); returns the episodes it had done, or 0 (nothing changed) if there is no readable
+    state of this run at ``path`` (a mismatch is logged and the file ignored)."""
+    from privrl import io
+
+    saved = io.read_state(path)
+    if saved is None:
+        if Path(path).exists():
+            log.warning("%s: unreadable saved state ignored; the seed starts from episode 0", path)
+        return 0
+    meta, arrays = saved
+    targets = _leaves(state) + list(rec)
+    want = {"format": STATE_FORMAT, "run_id": run_id, "agent": agent, "K": int(K), "n_arrays": len(targets)}
+    bad = [f for f in want if meta.get(f) != want[f]]
+    bad += [f"array {i}" for i, (a, b) in enumerate(zip(arrays, targets)) if a.shape != b.shape or a.dtype != b.dtype]
+    if bad or not 0 < meta.get("k", 0) <= K:
+        log.warning("%s: saved state of another run (%s) ignored; the seed starts from episode 0", path,
+                    ", ".join(bad) or "episode count")
+        return 0
+    for a, b in zip(arrays, targets):
+        np.copyto(b, a)
+    rng.bit_generator.state = meta["rng"]
+    return int(meta["k"])
 
 
 def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seeds: Iterable[int],
         experiment: str = "adhoc", setting: str = "default", alphas: Iterable[float] = DEFAULT_ALPHAS,
-        n_checkpoints: int = 120, on_seed: Callable[[int, int, float], None] | None = None
+        n_checkpoints: int = 120, on_seed: Callable[[int, int, float], None] | None = None,
+        chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_dir: str | Path | None = None
         ) -> tuple[pd.DataFrame, dict]:
     """All seeds of one cell (sequentially, one process). Returns (results, run info).
 
     ``on_seed(done, total, elapsed_s)``, if given, is called after each seed (progress display).
+    ``chunk_episodes``, ``chunk_seconds``: as :func:`run_seed`; with ``state_dir``, each seed's state
+    is saved there (``<key_digest(run key, [seed])>.npz``) after every chunk, resumed from when
+    found, and deleted once the seed is done; the run info then lists ``resumed_from`` {seed: episode}.
     """
     env = engine.env_arrays(mdp)
     seeds = [int(s) for s in seeds]
+    key = None if state_dir is None else run_key(agent, params, mdp, episodes, experiment, setting, n_checkpoints,
+                                                 agent_digest(agent), alphas)
+    if state_dir is not None:
+        from privrl import io
+
+        io.remove_stale_temps(state_dir)  # of a state write killed with its process
     t0 = time.perf_counter()
-    frames = []
+    frames, resumed = [], {}
     for s in seeds:
-        frames.append(run_seed(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints, env))
+        path = None if key is None else state_file(state_dir, key, s)
+        df, k0 = run_seed_resumable(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints,
+                                    env, chunk_episodes, chunk_seconds, path, "" if path is None else path.stem)
+        frames.append(df)
+        if path is not None:
+            path.unlink(missing_ok=True)
+        if k0:
+            resumed[str(s)] = k0
         if on_seed is not None:
             on_seed(len(frames), len(seeds), time.perf_counter() - t0)
     info = run_info(agent, params, mdp, episodes, seeds, experiment, setting)
     info["seconds"] = time.perf_counter() - t0
+    if key is not None:
+        info["resumed_from"] = resumed
     return pd.concat(frames, ignore_index=True), info
+
+
+def state_file(state_dir: str | Path, key: Mapping[str, Any], seed: int) -> Path:
+    """Where one seed's resumable state lives: ``<state_dir>/<key_digest(key, [seed])>.npz`` (the
+    name of the seed's result in the seed store, so the state names exactly one run)."""
+    return Path(state_dir, f"{key_digest(key, [seed])}.npz")
 
 
 def run_info(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seeds: list[int],
@@ -124,37 +245,49 @@ def seed_shards(seeds: Iterable[int], per_job: int) -> list[list[int]]:
 
 
 def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], seed_store: str | None = None,
-              on_seed: Callable[[int, int, float], None] | None = None) -> tuple[pd.DataFrame, dict]:
+              on_seed: Callable[[int, int, float], None] | None = None, state_dir: str | Path | None = None,
+              chunk_episodes: int = 0, chunk_seconds: float = 0.0) -> tuple[pd.DataFrame, dict]:
     """The seeds of one shard of a run key: the same rows, in seed order, as :func:`run` over them.
 
     ``seed_store``: a directory of per-seed results filed by ``key_digest(key, [seed])``; a seed
     found there is read, not rerun, and a seed run is filed there (atomically), so a shard that
     grows by a seed reruns only the new seed.
+    ``state_dir``, ``chunk_episodes``, ``chunk_seconds``: resumable chunks (:func:`run_seed`); a
+    seed's state (:func:`state_file`) is deleted once its result is filed in ``seed_store`` (or,
+    without one, once the seed is done). The run info lists ``resumed_from`` {seed: episode}.
     """
-    from pathlib import Path
-
     from privrl import io
 
     if mdp_digest(mdp) != key["mdp"]:
         raise ValueError(f"MDP content {mdp_digest(mdp)} differs from the run key's {key['mdp']}")
     seeds = [int(s) for s in seeds]
     env = engine.env_arrays(mdp)
+    if state_dir is not None:
+        io.remove_stale_temps(state_dir)  # of a state write killed with its job
     t0 = time.perf_counter()
-    frames, reused = [], []
+    frames, reused, resumed = [], [], {}
     for s in seeds:
         memo = Path(seed_store, f"{key_digest(key, [s])}.parquet") if seed_store else None
         if memo is not None and memo.exists():
             frames.append(pd.read_parquet(memo))
             reused.append(s)
         else:
-            frames.append(run_seed(key["agent"], key["params"], mdp, key["episodes"], s, key["experiment"],
-                                   key["setting"], key["alphas"], key["n_checkpoints"], env))
+            path = None if state_dir is None else state_file(state_dir, key, s)
+            df, k0 = run_seed_resumable(key["agent"], key["params"], mdp, key["episodes"], s, key["experiment"],
+                                        key["setting"], key["alphas"], key["n_checkpoints"], env, chunk_episodes,
+                                        chunk_seconds, path, "" if path is None else path.stem)
+            frames.append(df)
+            if k0:
+                resumed[str(s)] = k0
             if memo is not None:
                 io.write_parquet(memo, frames[-1])
+            if path is not None:
+                path.unlink(missing_ok=True)
         if on_seed is not None:
             on_seed(len(frames), len(seeds), time.perf_counter() - t0)
     info = run_info(key["agent"], key["params"], mdp, key["episodes"], seeds, key["experiment"], key["setting"])
-    info.update(seconds=time.perf_counter() - t0, reused_seeds=reused, key=dict(key), digest=key_digest(key, seeds))
+    info.update(seconds=time.perf_counter() - t0, reused_seeds=reused, resumed_from=resumed, key=dict(key),
+                digest=key_digest(key, seeds))
     return pd.concat(frames, ignore_index=True), info
 
 
@@ -162,8 +295,6 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
     """One cell's files from its shards (in seed order): the results, bit-identical to running all
     seeds in one job (each seed's rows depend on that seed only), and the run info of the cell
     (agent, params, K, seeds, guarantees, label, tags; seconds summed over the shards)."""
-    from pathlib import Path
-
     from privrl import io
     from privrl.rl import mdp as mdp_io
 
@@ -173,7 +304,7 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
         infos.append(json.loads(Path(p).with_suffix(".json").read_text()))
     if infos and mdp_digest(mdp_io.load(mdp_path)) != infos[0]["key"]["mdp"]:
         raise ValueError(f"{mdp_path}: MDP content differs from the one the shards ran on")
-    info = {k: v for k, v in infos[0].items() if k not in ("reused_seeds", "digest", "key")}
+    info = {k: v for k, v in infos[0].items() if k not in ("reused_seeds", "resumed_from", "digest", "key")}
     info.update(seeds=[s for i in infos for s in i["seeds"]], seconds=sum(i["seconds"] for i in infos),
                 shards=[i["digest"] for i in infos], cell=cell.cell, label=cell.label, tags=dict(cell.tags))
     df = pd.concat(frames, ignore_index=True)
@@ -184,4 +315,4 @@ def agent_digest(agent: str) -> str:
     """What one agent's runs depend on: its module, the runner and the environments, closed."""
     from privrl.digests import RUN_MODULES, digest
 
-    return digest([get_agent(agent).kernel.__module__, *RUN_MODULES])
+    return digest([get_agent(agent).run_episodes.__module__, *RUN_MODULES])

@@ -52,6 +52,29 @@ PARAM_DOMAINS: dict[str, tuple[str, Callable[[Any], bool]]] = {
 }
 
 
+# run option (top-level config key) -> (domain as printed, membership test): resumable chunks,
+# which change how a run is executed, never its result (privrl.run.run_seed)
+RUN_OPTION_DOMAINS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "chunk_episodes": _domain("an integer >= 0", lambda x: _integer(x) and x >= 0),
+    "chunk_minutes": _domain("a finite number >= 0", lambda x: _real(x) and x >= 0),
+}
+
+
+def run_option_errors(config: Mapping[str, Any]) -> list[str]:
+    """One line per run option (:data:`RUN_OPTION_DOMAINS`) of ``config`` outside its domain."""
+    errs = []
+    for name, (text, ok) in RUN_OPTION_DOMAINS.items():
+        if name in config and not ok(config[name]):
+            errs.append(f"{name}: {config[name]!r} is not {text}")
+    return errs
+
+
+def chunking_of(config: Mapping[str, Any]) -> dict[str, float]:
+    """``run_shard``'s chunking keywords from a (validated) config: chunk_episodes, chunk_seconds."""
+    return {"chunk_episodes": int(config.get("chunk_episodes", 0) or 0),
+            "chunk_seconds": 60.0 * float(config.get("chunk_minutes", 0) or 0)}
+
+
 def check_param(name: str, value: Any) -> str | None:
     """None if ``value`` is in the parameter's domain, else the reason (one phrase)."""
     if name not in PARAM_DOMAINS:
@@ -209,7 +232,7 @@ def config_errors(config: Mapping[str, Any]) -> list[str]:
     """Every semantic problem of a (schema-valid) config, one line each; [] when it is sound."""
     from privrl import experiments
 
-    errs = []
+    errs = run_option_errors(config)
     for name in config.get("experiments", {}):
         errs += experiment_errors(config, name)
     if errs:

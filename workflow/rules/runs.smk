@@ -4,6 +4,10 @@
 # second config, results_dir or workflow asking for the same run finds it done (no job), and a
 # changed key (code, K, params, MDP, seeds) is a new path. No benchmark: directive, so the rule
 # also qualifies for Snakemake's between-workflow cache.
+# Resumable chunks (config chunk_episodes / chunk_minutes, privrl.run): a seed's state is saved in
+# {STORE}/state after every chunk, so a killed job's rerun resumes there. The chunking is read by
+# the script from the config, deliberately not a param: it never changes a result, so changing it
+# must not rerun finished shards (the params trigger would).
 
 
 rule run_shard:
@@ -18,6 +22,7 @@ rule run_shard:
         seeds=lambda w: SHARDS[w.digest]["seeds"],
         env=lambda w: SHARDS[w.digest]["env"],
         seed_store=f"{STORE}/seeds",
+        state_dir=f"{STORE}/state",
     resources:
         runtime=shard_minutes,
         mem_mb=lambda w, attempt: 1000 * attempt,

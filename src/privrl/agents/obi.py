@@ -119,24 +119,33 @@ def _lk(S, A, H, k1, delta):
     return math.log(4.0 * math.pi ** 2 * S * A * H * float(k1) ** 3 / (3.0 * delta))
 
 
+def ldp_init_state(env, params, K):
+    """LDP-OBI's state: (privatizer state, x, c, *planning buffers); x, c [S A (S + 2)] the user's
+    count vector and the released sums [N^r | R | N^p]."""
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    n_cnt = S * A * (S + 2)  # [N^r (SA) | R (SA) | N^p (SAS)]
+    noise = params[L_NOISE] > 0.5
+    code = LOCAL_LAPLACE if noise else NONE
+    state = privatizer_new(code, n_cnt, K, params[L_EPS] if noise else 1.0, 6.0 * H - 2.0, 0.0, np.int64(1))
+    return (state, np.zeros(n_cnt), np.zeros(n_cnt)) + _planning_buffers(H, S, A)
+
+
 @njit(cache=True)
-def ldp_kernel(env, params, K, rng, rec):
-    """LDP-OBI with the Laplace mechanism (reconstruction; see module docstring)."""
+def ldp_run_episodes(env, params, K, k0, k1, rng, rec, st):
+    """LDP-OBI with the Laplace mechanism (reconstruction; see module docstring), episodes k0..k1-1."""
+    state, x, c, p_t, r_plus, bp, pi, V, traj, evc = st
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     SA = S * A
-    n_cnt = SA * (S + 2)  # [N^r (SA) | R (SA) | N^p (SAS)]
+    n_cnt = SA * (S + 2)
     eps, scale, delta, alpha = params[L_EPS], params[L_SCALE], params[L_DELTA], params[L_ALPHA]
     noise = params[L_NOISE] > 0.5
     z = params[L_Z]
     split = z > 0.0
     b = (6.0 * H - 2.0) / eps if noise else 0.0
     code = LOCAL_LAPLACE if noise else NONE
-    state = privatizer_new(code, n_cnt, K, eps if noise else 1.0, 6.0 * H - 2.0, 0.0, np.int64(1))
-    x = np.zeros(n_cnt)
-    c = np.zeros(n_cnt)
-    p_t, r_plus, bp, pi, V, traj, evc = _planning_buffers(H, S, A)
-    for k in range(K):
+    for k in range(k0, k1):
         dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
         if split:  # matched coverage: z sd of the Laplace sums
             c12 = z * laplace_sum_sd(k, b)
@@ -172,13 +181,34 @@ def shuffled_tau(params, K):
     return int(params[S_TAU])
 
 
-@njit(cache=True)
-def shuffled_kernel(env, params, K, rng, rec):
-    """Shuffled-OBI (Garcelon note Alg. 4 with M_sh of Alg. 3; see module docstring)."""
+def shuffled_init_state(env, params, K):
+    """Shuffled-OBI's state: (st_x, st_y, st_r, xx, xy, xr, nr, rs_ones, rs, nps, r1, o1, *planning
+    buffers): the three R_p privatizers (visits [S A], transitions [S A S], unary rewards [S A]),
+    the user's messages, the released N~^r [S, A], unary-reward sums [S A], R~ [S, A], N~^p
+    [S, A, S], and one-element work arrays of the unary coding."""
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     if H < 2:
         raise ValueError("shuffled-obi needs H >= 2 (the y encoding has H - 1 steps)")
+    SA = S * A
+    m = int(params[S_M])
+    noise = params[S_NOISE] > 0.5
+    eps_bit = params[S_EPS] / ((4.0 + 2.0 * m) * H)  # Lemma 4
+    code = SHUFFLE_RR if noise else NONE
+    e_arg = eps_bit if noise else 1.0
+    st_x = privatizer_new(code, SA, K, e_arg, 1.0, 0.0, H)
+    st_y = privatizer_new(code, SA * S, K, e_arg, 1.0, 0.0, H - 1)
+    st_r = privatizer_new(code, SA, K, e_arg, 1.0, 0.0, m * H)
+    return (st_x, st_y, st_r, np.zeros(SA), np.zeros(SA * S), np.zeros(SA), np.zeros((S, A)), np.zeros(SA),
+            np.zeros((S, A)), np.zeros((S, A, S)), np.zeros(1), np.zeros(1)) + _planning_buffers(H, S, A)
+
+
+@njit(cache=True)
+def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
+    """Shuffled-OBI (Garcelon note Alg. 4 with M_sh of Alg. 3; see module docstring), episodes k0..k1-1."""
+    st_x, st_y, st_r, xx, xy, xr, nr, rs_ones, rs, nps, r1, o1, p_t, r_plus, bp, pi, V, traj, evc = st
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
     SA = S * A
     eps0, scale, delta, alpha = params[S_EPS], params[S_SCALE], params[S_DELTA], params[S_ALPHA]
     m = int(params[S_M])
@@ -189,21 +219,7 @@ def shuffled_kernel(env, params, K, rng, rec):
     eps_bit = eps0 / ((4.0 + 2.0 * m) * H)  # Lemma 4
     p = rr_p_from_epsilon(eps_bit) if noise else 0.0
     code = SHUFFLE_RR if noise else NONE
-    e_arg = eps_bit if noise else 1.0
-    st_x = privatizer_new(code, SA, K, e_arg, 1.0, 0.0, H)
-    st_y = privatizer_new(code, SA * S, K, e_arg, 1.0, 0.0, H - 1)
-    st_r = privatizer_new(code, SA, K, e_arg, 1.0, 0.0, m * H)
-    xx = np.zeros(SA)
-    xy = np.zeros(SA * S)
-    xr = np.zeros(SA)
-    nr = np.zeros((S, A))
-    rs_ones = np.zeros(SA)
-    rs = np.zeros((S, A))
-    nps = np.zeros((S, A, S))
-    r1 = np.zeros(1)
-    o1 = np.zeros(1)
-    p_t, r_plus, bp, pi, V, traj, evc = _planning_buffers(H, S, A)
-    for k in range(K):
+    for k in range(k0, k1):
         if k < tau:
             for h in range(H):
                 for s in range(S):
@@ -297,7 +313,7 @@ def _delta_k(p, K):
 
 
 def ldp_step_width(p, mdp, K):
-    """LDP-OBI's per-step bonus at K (the c's of ``ldp_kernel``)."""
+    """LDP-OBI's per-step bonus at K (the c's of ``ldp_run_episodes``)."""
     SA, S = mdp.S * mdp.A, mdp.S
     b = (6.0 * mdp.H - 2.0) / p["epsilon"] if p["noise"] > 0.5 else 0.0
     z = p.get("z", 0.0)
@@ -311,7 +327,7 @@ def ldp_step_width(p, mdp, K):
 
 
 def shuffled_step_width(p, mdp, K):
-    """Shuffled-OBI's per-step bonus at K (Eq. 7-8 c's of ``shuffled_kernel``); inf during the burn-in."""
+    """Shuffled-OBI's per-step bonus at K (Eq. 7-8 c's of ``shuffled_run_episodes``); inf during the burn-in."""
     H, SA, S, m = mdp.H, mdp.S * mdp.A, mdp.S, int(p["m"])
     if K <= shuffled_tau_py(p, int(K)):
         return math.inf
@@ -350,7 +366,8 @@ OBI_FORMULA = "s (beta^r + (H+1)/2 beta^p), Prop. 7 widths"
 
 LDP_SPEC = register(AgentSpec(
     name="ldp-obi",
-    kernel=ldp_kernel,
+    init_state=ldp_init_state,
+    run_episodes=ldp_run_episodes,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "noise": 1.0, "z": 0.0},
     privacy_model="LDP",
     reference="Garcelon et al. 2021 (LDP-OBI, Laplace mechanism) as summarised in App. B of the "
@@ -365,7 +382,8 @@ LDP_SPEC = register(AgentSpec(
 
 SHUFFLED_SPEC = register(AgentSpec(
     name="shuffled-obi",
-    kernel=shuffled_kernel,
+    init_state=shuffled_init_state,
+    run_episodes=shuffled_run_episodes,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "m": 1.0, "tau": 0.0,
               "tau_power": 0.0, "delta0": 1e-3, "noise": 1.0, "z": 0.0},
     privacy_model="SDP",

@@ -118,11 +118,52 @@ def _refresh(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_ha
         q[h, s, a] += pscale * 2.0 * (S * H + 1.0) * E / n
 
 
-# The five kernels below are plain Python entry points into the one njit ``_run`` (compiled
-# once for all presets): an njit wrapper per preset would cost ~3 s of numba compile each,
-# as numba re-optimises the whole linked ``_run`` inside every caller.
+# Indices of the loop's carried scalars: fvars = [E, summed bit-sum noise variance, aux],
+# ivars = [next SDP release (1-based episode), users in the open batch, replan flag, round-robin cursor].
+F_E, F_NOISE_VAR, F_AUX = 0, 1, 2
+I_NEXT_RELEASE, I_BATCH_USERS, I_REPLAN, I_CURSOR = 0, 1, 2, 3
+
+
+def init_state(env, params, K, kind):
+    """(privatizer state, x, c, nt_sas, nt_sa, p_hat, q, coef, pi, V, traj, evc, fvars[3], ivars[4]):
+    the privatizer of ``kind`` (horizon T = K releases), the increments x and released counters c
+    [(S + 2) H S A] (layout above), the post-processed counts [H, S, A(, S)], model p_hat
+    [H, S, A, S], q = r~ + bonus and the Bernstein coefficient [H, S, A], policy int64[H, S],
+    values [H + 1, S], and the loop's carried scalars (F_*, I_* above)."""
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    HSA = H * S * A
+    n_cnt = HSA * (S + 2)
+    eps, delta = params[EPSILON], params[DELTA]
+    noise = params[NOISE] > 0.5
+    d_one = delta / (n_cnt * K)  # per counter and release
+    ep = eps / (3.0 * H)  # central-tree: per-counter eps
+    fvars = np.zeros(3)
+    fvars[F_AUX] = 1.0
+    if not noise:
+        state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
+    elif kind == CENTRAL_TREE:
+        state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, ep, 1.0, 0.0, I64(1))
+        fvars[F_E] = 4.0 * tree_error_bound(K, ep, 1.0, d_one)
+    elif kind == LOCAL_LAPLACE:
+        state = privatizer_new(I64(LOCAL_LAPLACE), n_cnt, K, eps, 6.0 * H, 0.0, I64(1))
+    else:
+        state = privatizer_new(I64(SHUFFLE_BITSUM), n_cnt, K, eps / (3.0 * H), 1.0, params[BETA], I64(1))
+    ivars = np.zeros(4, np.int64)
+    ivars[I_NEXT_RELEASE] = 1  # SDP: release after episodes 1, 2, 4, 8, ... (1-based)
+    ivars[I_REPLAN] = 1
+    return (state, np.zeros(n_cnt), np.zeros(n_cnt), np.zeros((H, S, A, S)), np.zeros((H, S, A)),
+            np.zeros((H, S, A, S)), np.full((H, S, A), np.inf), np.zeros((H, S, A)), np.zeros((H, S), np.int64),
+            np.zeros((H + 1, S)), engine.new_trajectory(H), engine.new_eval_cache(H, S), fvars, ivars)
+
+
+# The five presets below are plain Python entry points into the one njit ``run_episodes``
+# (compiled once for all presets): an njit wrapper per preset would cost ~3 s of numba compile
+# each, as numba re-optimises the whole linked ``run_episodes`` inside every caller.
 @njit(cache=True)
-def _run(env, params, K, rng, rec, kind, bern):
+def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
+    """Episodes k0..k1-1 of the preset (kind, bern) on the state of :func:`init_state`."""
+    state, x, c, nt_sas, nt_sa, p_hat, q, coef, pi, V, traj, evc, fvars, ivars = st
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     HSA = H * S * A
@@ -136,38 +177,15 @@ def _run(env, params, K, rng, rec, kind, bern):
     L = math.log(5.0 * S * A * K * H / delta)
     d_one = delta / (n_cnt * K)  # per counter and release
     code = kind if noise else NONE
-    E = 0.0
     ep = eps / (3.0 * H)  # central-tree: per-counter eps
-    if not noise:
-        state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
-    elif kind == CENTRAL_TREE:
-        state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, ep, 1.0, 0.0, I64(1))
-        E = 4.0 * tree_error_bound(K, ep, 1.0, d_one)
-    elif kind == LOCAL_LAPLACE:
-        state = privatizer_new(I64(LOCAL_LAPLACE), n_cnt, K, eps, 6.0 * H, 0.0, I64(1))
-    else:
-        state = privatizer_new(I64(SHUFFLE_BITSUM), n_cnt, K, eps / (3.0 * H), 1.0, params[BETA], I64(1))
     tau = state[2][F_TAU]
     n_batches = 2.0 + math.log2(K)
-    noise_var = 0.0
-    x = np.zeros(n_cnt)
-    c = np.zeros(n_cnt)
-    nt_sas = np.zeros((H, S, A, S))
-    nt_sa = np.zeros((H, S, A))
-    p_hat = np.zeros((H, S, A, S))
-    q = np.full((H, S, A), np.inf)
-    coef = np.zeros((H, S, A))
-    pi = np.zeros((H, S), np.int64)
-    V = np.zeros((H + 1, S))
-    traj = engine.new_trajectory(H)
-    evc = engine.new_eval_cache(H, S)
-    aux = 1.0
-    next_release = 1  # SDP: release after episodes 1, 2, 4, 8, ... (1-based)
-    batch_users = 0
-    replan = True
+    E, noise_var, aux = fvars[F_E], fvars[F_NOISE_VAR], fvars[F_AUX]
+    next_release, batch_users = ivars[I_NEXT_RELEASE], ivars[I_BATCH_USERS]
+    replan = ivars[I_REPLAN] != 0
     n_refresh = (H + 1) // 2  # rows post-processed per episode (round robin), data-independent
-    cursor = 0
-    for k in range(K):
+    cursor = ivars[I_CURSOR]
+    for k in range(k0, k1):
         if replan:
             if bern:
                 aux = bernstein_plan(p_hat, q, coef, nt_sa, pi, V)
@@ -223,30 +241,21 @@ def _run(env, params, K, rng, rec, kind, bern):
         batch_users = 0
         next_release *= 2
 
-
-def kernel_private_jdp(env, params, K, rng, rec):
-    """private-ucbvi-jdp: Hoeffding bonus, central-tree privatizer."""
-    _run(env, params, K, rng, rec, CENTRAL_TREE, False)
-
-
-def kernel_private_ldp(env, params, K, rng, rec):
-    """private-ucbvi-ldp: Hoeffding bonus, local-laplace privatizer."""
-    _run(env, params, K, rng, rec, LOCAL_LAPLACE, False)
+    fvars[F_E], fvars[F_NOISE_VAR], fvars[F_AUX] = E, noise_var, aux
+    ivars[I_NEXT_RELEASE], ivars[I_BATCH_USERS], ivars[I_REPLAN], ivars[I_CURSOR] = \
+        next_release, batch_users, 1 if replan else 0, cursor
 
 
-def kernel_private_sdp(env, params, K, rng, rec):
-    """private-ucbvi-sdp: Hoeffding bonus, shuffle-bitsum privatizer, doubling batches."""
-    _run(env, params, K, rng, rec, SHUFFLE_BITSUM, False)
+def _preset(kind, bern):
+    """(init_state, run_episodes) of one preset with the generic signatures of the registry."""
+    kind = np.int64(kind)
 
+    def preset_init_state(env, params, K):
+        return init_state(env, params, K, kind)
 
-def kernel_dp_jdp(env, params, K, rng, rec):
-    """dp-ucbvi-jdp: Bernstein bonus, central-tree privatizer."""
-    _run(env, params, K, rng, rec, CENTRAL_TREE, True)
-
-
-def kernel_dp_ldp(env, params, K, rng, rec):
-    """dp-ucbvi-ldp: Bernstein bonus, local-laplace privatizer."""
-    _run(env, params, K, rng, rec, LOCAL_LAPLACE, True)
+    def preset_run_episodes(env, params, K, k0, k1, rng, rec, state):
+        run_episodes(env, params, K, k0, k1, rng, rec, state, kind, bern)
+    return preset_init_state, preset_run_episodes
 
 
 def _guarantees_for(model):
@@ -318,25 +327,25 @@ def width_for(kind, bern):
 
 _COMMON = {"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "noise": 1.0, "z": 0.0}
 _PRESETS = [
-    ("private-ucbvi-jdp", kernel_private_jdp, "JDP", "central-tree", "hoeffding",
+    ("private-ucbvi-jdp", _preset(CENTRAL_TREE, False), "JDP", "central-tree", "hoeffding",
      "Chowdhury & Zhou 2022 (Private-UCB-VI) style; Bai et al. Assumption 4, Sec. V-A Eq. 4-5"),
-    ("private-ucbvi-ldp", kernel_private_ldp, "LDP", "local-laplace", "hoeffding",
+    ("private-ucbvi-ldp", _preset(LOCAL_LAPLACE, False), "LDP", "local-laplace", "hoeffding",
      "Chowdhury & Zhou 2022 (Private-UCB-VI) style; Bai et al. Assumption 4, Sec. V-A Eq. 4-5"),
-    ("private-ucbvi-sdp", kernel_private_sdp, "SDP", "shuffle-bitsum", "hoeffding",
+    ("private-ucbvi-sdp", _preset(SHUFFLE_BITSUM, False), "SDP", "shuffle-bitsum", "hoeffding",
      "Bai et al. Sec. V (shuffle Privatizer, App. Alg. 4) + Assumption 4 under UCBVI-Hoeffding"),
-    ("dp-ucbvi-jdp", kernel_dp_jdp, "JDP", "central-tree", "bernstein",
+    ("dp-ucbvi-jdp", _preset(CENTRAL_TREE, True), "JDP", "central-tree", "bernstein",
      "DP-UCBVI (Qiao & Wang 2023) row of Bai et al. Table I; Assumption 4, Eq. 4-5"),
-    ("dp-ucbvi-ldp", kernel_dp_ldp, "LDP", "local-laplace", "bernstein",
+    ("dp-ucbvi-ldp", _preset(LOCAL_LAPLACE, True), "LDP", "local-laplace", "bernstein",
      "DP-UCBVI (Qiao & Wang 2023) row of Bai et al. Table I; Assumption 4, Eq. 4-5"),
 ]
 _KIND = {"central-tree": CENTRAL_TREE, "local-laplace": LOCAL_LAPLACE, "shuffle-bitsum": SHUFFLE_BITSUM}
 SPECS = {}
-for _name, _kern, _model, _priv, _bonus, _ref in _PRESETS:
+for _name, (_init, _episodes), _model, _priv, _bonus, _ref in _PRESETS:
     _defaults = dict(_COMMON)
     if _priv == "shuffle-bitsum":
         _defaults["beta"] = 0.05
     SPECS[_name] = register(AgentSpec(
-        name=_name, kernel=_kern, defaults=_defaults, privacy_model=_model, reference=_ref,
+        name=_name, init_state=_init, run_episodes=_episodes, defaults=_defaults, privacy_model=_model, reference=_ref,
         description=f"RECONSTRUCTION. UCBVI-{_bonus} on post-processed {_priv} counts "
                     f"(+ privacy term 2(SH+1)E/N); noise=0 gives the exact-count counterpart; "
                     f"z > 0: E = 4 z sd of the release noise (matched coverage)",

@@ -61,34 +61,41 @@ def pucb_error_level(eps, H, S, A, T, beta):
     return 3.0 / eps * H * math.log((2.0 * S * A * H + S * S * A * H) / beta_p) * math.log(T) ** 2.5
 
 
+def init_state(env, params, K):
+    """(privatizer state, x, c, pi, V, traj, evc): the private counters' mechanism (horizon T = K
+    releases), the episode's increments x and the released counters c [(S + 2) H S A] (layout in
+    the module docstring), policy int64[H, S], values [H + 1, S]."""
+    P = env[0]
+    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    n_cnt = H * S * A * (S + 2)
+    if params[NOISE] > 0.5:
+        state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, params[EPSILON] / (3.0 * H), 1.0, 0.0, I64(1))
+    else:
+        state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
+    return (state, np.zeros(n_cnt), np.zeros(n_cnt), np.zeros((H, S), np.int64), np.zeros((H + 1, S)),
+            engine.new_trajectory(H), engine.new_eval_cache(H, S))
+
+
 @njit(cache=True)
-def kernel(env, params, K, rng, rec):
-    """PUCB (Alg. 2) for K episodes: PrivQ -> engine.step -> feed the private counters."""
+def run_episodes(env, params, K, k0, k1, rng, rec, st):
+    """PUCB (Alg. 2), episodes k0..k1-1: PrivQ -> engine.step -> feed the private counters."""
+    state, x, c, pi, V, traj, evc = st
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     HSA = H * S * A
-    n_cnt = HSA * (S + 2)
     noise = params[NOISE] > 0.5
     eps = params[EPSILON]
     scale = params[BONUS_SCALE]
     beta = params[BETA]
     z = params[Z]
     if noise:
-        state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, eps / (3.0 * H), 1.0, 0.0, I64(1))
         code = CENTRAL_TREE
         E = pucb_error_level(eps, H, S, A, K, beta)
     else:
-        state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
         code = NONE
         E = 0.0
     ln_tb = math.log(K / (beta / K))
-    x = np.zeros(n_cnt)
-    c = np.zeros(n_cnt)
-    pi = np.zeros((H, S), np.int64)
-    V = np.zeros((H + 1, S))
-    traj = engine.new_trajectory(H)
-    evc = engine.new_eval_cache(H, S)
-    for k in range(K):
+    for k in range(k0, k1):
         if z > 0.0 and noise:  # matched coverage: z sd of the release the planner reads (k releases so far)
             Ek = z * tree_release_sd(k, K, eps / (3.0 * H), 1.0)
         else:
@@ -142,7 +149,8 @@ def count_deviation(p, mdp, K):
 
 SPEC = register(AgentSpec(
     name="pucb",
-    kernel=kernel,
+    init_state=init_state,
+    run_episodes=run_episodes,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "beta": 0.05, "noise": 1.0, "z": 0.0},
     privacy_model="JDP",
     reference="Vietri et al. 2020, Alg. 2 (PUCB) + Alg. 3 (PrivQ); binary mechanism App. A Alg. 5",

@@ -1,9 +1,22 @@
 """The agent registry: one :class:`AgentSpec` per named agent.
 
-An agent is a numba kernel ``kernel(env, params, K, rng, rec)`` that runs the fixed
-``plan -> engine.step -> observe`` skeleton for one seed (see :mod:`privrl.rl.engine`), plus
-this small declaration of its parameters, defaults, privacy model and paper reference.
-Parameters travel to the kernel as a float64 vector in the order of ``defaults``.
+An agent is a pair of numba kernels plus this small declaration of its parameters, defaults,
+privacy model and paper reference:
+
+* ``init_state(env, params, K) -> state``: a tuple of arrays holding everything that persists
+  across episodes (counters, the privatizer's state, policy, values, the runner's trajectory
+  and evaluation cache, and any scalar the episode loop carries, as small arrays); sized for
+  the full horizon K (the mechanisms are built for T = K releases). A plain Python function
+  (numpy allocations and njit constructors): compiling it would cost numba seconds per agent,
+  and it runs once per seed (the privacy probe compiles its own copy);
+* ``run_episodes(env, params, K, k0, k1, rng, rec, state)``: episodes k0..k1-1 of the fixed
+  ``plan -> engine.step -> observe`` skeleton (see :mod:`privrl.rl.engine`), updating
+  ``state`` and the recorder ``rec`` in place.
+
+A run is ``init_state`` then ``run_episodes`` over 0..K in one call (:meth:`AgentSpec.kernel`)
+or in chunks, saving and restoring ``state``, ``rec`` and the RNG between them
+(:mod:`privrl.resume`); the result is bit-identical either way.
+Parameters travel to the kernels as a float64 vector in the order of ``defaults``.
 """
 from __future__ import annotations
 
@@ -18,7 +31,8 @@ PRIVACY_MODELS = ("none", "JDP", "LDP", "SDP")
 @dataclass(frozen=True)
 class AgentSpec:
     name: str
-    kernel: Callable[..., None]
+    init_state: Callable[..., tuple]
+    run_episodes: Callable[..., None]
     defaults: Mapping[str, float]
     privacy_model: str
     reference: str
@@ -32,6 +46,11 @@ class AgentSpec:
     def __post_init__(self) -> None:
         if self.privacy_model not in PRIVACY_MODELS:
             raise ValueError(f"{self.name}: privacy_model must be one of {PRIVACY_MODELS}")
+
+    def kernel(self, env: tuple, params: np.ndarray, K: int, rng: np.random.Generator, rec: tuple) -> None:
+        """All K episodes of one seed in one call: ``run_episodes(0, K)`` on a fresh state."""
+        K = np.int64(K)
+        self.run_episodes(env, params, K, np.int64(0), K, rng, rec, self.init_state(env, params, K))
 
     def resolve(self, params: Mapping[str, Any] | None) -> dict[str, float]:
         """Defaults overridden by ``params``; unknown names are an error naming the agent."""

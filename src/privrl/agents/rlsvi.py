@@ -79,23 +79,22 @@ def rlsvi_plan(k1, r_hat, p_hat, n_sa, beta_scale, rng, z, w, pi, V, Q):
     return aux
 
 
-@njit(cache=True)
-def kernel(env, params, K, rng, rec):
+def init_state(env, params, K):
+    """(n_sa, n_sas, r_sum, r_hat, p_hat, z, w, Q, pi, V, traj, evc): counts, reward sums and the
+    model [H, S, A(, S)], the noise block z and perturbation w [H, S, A], Q [H, S, A], policy
+    int64[H, S], values [H + 1, S]."""
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
-    n_sa = np.zeros((H, S, A))
-    n_sas = np.zeros((H, S, A, S))
-    r_sum = np.zeros((H, S, A))
-    r_hat = np.zeros((H, S, A))
-    p_hat = np.zeros((H, S, A, S))
-    z = np.zeros((H, S, A))
-    w = np.zeros((H, S, A))
-    Q = np.zeros((H, S, A))
-    pi = np.zeros((H, S), np.int64)
-    V = np.zeros((H + 1, S))
-    traj = engine.new_trajectory(H)
-    evc = engine.new_eval_cache(H, S)
-    for k in range(K):
+    return (np.zeros((H, S, A)), np.zeros((H, S, A, S)), np.zeros((H, S, A)), np.zeros((H, S, A)),
+            np.zeros((H, S, A, S)), np.zeros((H, S, A)), np.zeros((H, S, A)), np.zeros((H, S, A)),
+            np.zeros((H, S), np.int64), np.zeros((H + 1, S)), engine.new_trajectory(H), engine.new_eval_cache(H, S))
+
+
+@njit(cache=True)
+def run_episodes(env, params, K, k0, k1, rng, rec, state):
+    n_sa, n_sas, r_sum, r_hat, p_hat, z, w, Q, pi, V, traj, evc = state
+    H = n_sa.shape[0]
+    for k in range(k0, k1):
         aux = rlsvi_plan(k + 1, r_hat, p_hat, n_sa, params[BETA_SCALE], rng, z, w, pi, V, Q)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
         states, actions, rewards = traj
@@ -186,7 +185,8 @@ def step_width(p, mdp, K):
 
 SPEC = register(AgentSpec(
     name="rlsvi",
-    kernel=kernel,
+    init_state=init_state,
+    run_episodes=run_episodes,
     defaults={"beta_scale": 1.0, "delta": 1e-5},
     privacy_model="JDP",
     reference="Lu, Gajane, Bai & Talebi (2026), Alg. 1; privacy Lemma 11-12, Thm 13, Cor. 14",

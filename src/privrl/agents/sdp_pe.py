@@ -81,12 +81,11 @@ def stage_schedule(K):
 
 
 @njit(cache=True)
-def block_sizes(n, nblk):
-    """n episodes over nblk blocks: n // nblk each, the first n % nblk blocks one more."""
-    out = np.full(nblk, n // nblk, np.int64)
-    for j in range(n % nblk):
-        out[j] += 1
-    return out
+def block_sizes(n, out):
+    """n episodes over the nblk blocks of out[nblk]: n // nblk each, the first n % nblk blocks one more."""
+    nblk = out.shape[0]
+    for j in range(nblk):
+        out[j] = n // nblk + (1 if j < n % nblk else 0)
 
 
 @njit(cache=True)
@@ -103,151 +102,195 @@ def _set_policy(pols, i, pi):
             pi[h, x] = pols[i, h, x]
 
 
-@njit(cache=True)
-def _visit_blocks(env, pols, idx, sizes, h, pi, k, aux, rng, traj, evc, rec, layer, c_sas, c_sa, c_r):
-    """Play the users of step h (Alg. 2 crude / Alg. 3 fine exploration) and count their data.
-
-    For every (x, a), sizes[h XA + x A + a] episodes of the best visitor idx[x, a] of (h, x, a).
-    layer >= 0 (crude): count only the transition at that layer, into row x A + a of
-    c_sas[XA, X], c_sa[XA]. layer < 0 (fine): count every layer h2 into row h2 XA + x A + a of
-    c_sas[H XA, X], c_sa[H XA], with rewards into c_r[H XA]. Returns the next episode index.
-    """
-    X, A = idx.shape
-    XA = X * A
-    H = pi.shape[0]
-    states, actions, rewards = traj
-    for x in range(X):
-        for a in range(A):
-            m = sizes[h * XA + x * A + a]
-            if m == 0:
-                continue
-            _set_policy(pols, idx[x, a], pi)
-            for _ in range(m):
-                engine.step(env, pi, k, aux, rng, traj, evc, rec)
-                k += 1
-                if layer >= 0:
-                    row = states[layer] * A + actions[layer]
-                    c_sas[row, states[layer + 1]] += 1.0
-                    c_sa[row] += 1.0
-                else:
-                    for h2 in range(H):
-                        row = h2 * XA + states[h2] * A + actions[h2]
-                        c_sas[row, states[h2 + 1]] += 1.0
-                        c_sa[row] += 1.0
-                        c_r[row] += rewards[h2]
-    return k
+# Where the run stands, pos int64[8]: stage b, phase (PH_STAGE: stage b not started; PH_CRUDE /
+# PH_FINE: playing layer h of crude / fine exploration), layer h, block (x A + a) of the layer,
+# episodes left in the block, episodes played, policies still active. fv float64[1]: aux.
+P_B, P_PHASE, P_H, P_BLK, P_LEFT, P_K, P_ACTIVE = 0, 1, 2, 3, 4, 5, 6
+PH_STAGE, PH_CRUDE, PH_FINE = 0, 1, 2
 
 
-@njit(cache=True)
-def run_sdp_pe(env, params, K, rng, rec, code):
-    """The whole of Alg. 1 for K episodes; returns (active bool[n_pol], stage log float64[B, 6]).
-
-    Stage log columns: L_b, E (fine batch), threshold, policies active after elimination,
-    crude-W fraction, max estimated value.
-    """
+def init_state(env, params, K):
+    """Everything Alg. 1 carries across episodes: (pols int8[n_pol, H, X], active bool[n_pol],
+    occ[n_pol, H, X+1], vals[n_pol], Pcru, Pref [H, X+1, A, X+1], rref[H, X+1, A], W bool[H, X, A, X],
+    d1, d1_ref [X+1], idx int64[X, A] (best visitors), pi int64[H, X], traj, evc,
+    crude counts c_sas[XA, X], c_sa[XA], no_r[0], their releases oc_sas, oc_sa, fine counts f_sas
+    [H XA, X], f_sa, f_r [H XA], their releases of_sas, of_sa, of_r, sched int64[B, 2], log[B, 6],
+    sizes int64[H XA] (episodes per block of the current phase), pos int64[8], fv[1])."""
     P = env[0]
     H, X, A = P.shape[0], P.shape[1], P.shape[2]
-    eps, beta, delta, C, C1 = params[EPS], params[BETA], params[DELTA], params[C_], params[C1_]
     pols = enumerate_policies(H, X, A)
     npol = pols.shape[0]
-    active = np.ones(npol, np.bool_)
-    n_active = npol
-    iota = math.log(2.0 * H * A * K / delta)
     sched = stage_schedule(K)
+    Xe, XA = X + 1, X * A
+    pos = np.zeros(8, np.int64)
+    pos[P_PHASE] = PH_STAGE
+    pos[P_ACTIVE] = npol
+    return (pols, np.ones(npol, np.bool_), np.zeros((npol, H, Xe)), np.zeros(npol), np.zeros((H, Xe, A, Xe)),
+            np.zeros((H, Xe, A, Xe)), np.zeros((H, Xe, A)), np.zeros((H, X, A, X), np.bool_), np.zeros(Xe),
+            np.zeros(Xe), np.zeros((X, A), np.int64), np.zeros((H, X), np.int64), engine.new_trajectory(H),
+            engine.new_eval_cache(H, X), np.zeros((XA, X)), np.zeros(XA), np.zeros(0), np.zeros((XA, X)),
+            np.zeros(XA), np.zeros((H * XA, X)), np.zeros(H * XA), np.zeros(H * XA), np.zeros((H * XA, X)),
+            np.zeros(H * XA), np.zeros(H * XA), sched, np.zeros((sched.shape[0], 6)), np.zeros(H * XA, np.int64),
+            pos, np.zeros(1))
+
+
+@njit(cache=True)
+def _advance(params, K, rng, st, code):
+    """Move to the next block of episodes, doing the work between blocks (Alg. 1-3 in order):
+    a stage's start, a crude layer's release and model update (Alg. 2 lines 7-10) and the next
+    layer's best visitors, the fine batch's release, the estimates and the elimination
+    (Alg. 3, Alg. 1 lines 7-13). Sets the block's policy and episodes (possibly 0)."""
+    (pols, active, occ, vals, Pcru, Pref, rref, W, d1, d1_ref, idx, pi, traj, evc, c_sas, c_sa, no_r, oc_sas,
+     oc_sa, f_sas, f_sa, f_r, of_sas, of_sa, of_r, sched, log, sizes, pos, fv) = st
+    npol, H, X = pols.shape
+    A = idx.shape[1]
+    XA = X * A
+    eps, beta, delta, C, C1 = params[EPS], params[BETA], params[DELTA], params[C_], params[C1_]
+    iota = math.log(2.0 * H * A * K / delta)
     B = sched.shape[0]
-    log = np.zeros((B, 6))
     eps_c = eps / (3.0 * H)
     n_rel = 2.0 * B * H * X * A * X
-    Xe, XA = X + 1, X * A
-    occ = np.zeros((npol, H, Xe))
-    vals = np.zeros(npol)
-    Pcru = np.zeros((H, Xe, A, Xe))
-    Pref = np.zeros((H, Xe, A, Xe))
-    rref = np.zeros((H, Xe, A))
-    W = np.zeros((H, X, A, X), np.bool_)
-    d1 = np.zeros(Xe)
-    d1_ref = np.zeros(Xe)
-    idx = np.zeros((X, A), np.int64)
-    pi = np.zeros((H, X), np.int64)
-    traj = engine.new_trajectory(H)
-    evc = engine.new_eval_cache(H, X)
-    c_sas, c_sa, no_r = np.zeros((XA, X)), np.zeros(XA), np.zeros(0)
-    oc_sas, oc_sa = np.zeros((XA, X)), np.zeros(XA)
-    f_sas, f_sa, f_r = np.zeros((H * XA, X)), np.zeros(H * XA), np.zeros(H * XA)
-    of_sas, of_sa, of_r = np.zeros((H * XA, X)), np.zeros(H * XA), np.zeros(H * XA)
-    k = np.int64(0)  # not a literal 0: that would make numba compile extra specialisations
-    for b in range(B):
-        Lc, Lf = sched[b, 0], sched[b, 1]
-        Lb = 0.5 * (Lc + Lf)
-        aux = n_active / npol
-        # ---- crude exploration (Alg. 2)
+    b, h = pos[P_B], pos[P_H]
+    if pos[P_PHASE] == PH_STAGE:  # ---- a stage starts with crude exploration (Alg. 2) of layer 0
+        if b >= B:
+            raise RuntimeError("SDP-PE: stage schedule did not cover K episodes")
+        fv[0] = pos[P_ACTIVE] / npol
         Pcru[:, :, :, :] = 0.0
         Pcru[:, :, :, X] = 1.0
         W[:, :, :, :] = False
         for x in range(X):
             d1[x] = 1.0 / X
         d1[X] = 0.0
-        sizes = block_sizes(Lc, H * XA)
-        for h in range(H):
-            occupancy(pols, active, Pcru, d1, occ)
-            best_visitors(pols, active, occ, h, A, idx)
-            c_sas[:, :] = 0.0
-            c_sa[:] = 0.0
-            k0 = k
-            k = _visit_blocks(env, pols, idx, sizes, h, pi, k, aux, rng, traj, evc, rec, h, c_sas, c_sa, no_r)
-            n_users = np.int64(k - k0)
-            E = private_batch(code, eps_c, beta, delta, n_rel, c_sas, c_sa, no_r, np.int64(n_users), rng, oc_sas, oc_sa,
-                              no_r)
-            mark_infrequent(oc_sas, C1 * E * H * H * iota, W[h])
-            estimate_layer(oc_sas, oc_sa, W[h], Pcru[h])
-            if h == 0:
-                initial_distribution(oc_sa, d1)
+        block_sizes(sched[b, 0], sizes)
+        _crude_layer_start(pols, active, Pcru, d1, occ, np.int64(0), idx, c_sas, c_sa, pos)
+        return
+    blk = pos[P_BLK] + 1
+    pos[P_BLK] = blk
+    if blk < XA:  # the next block of this layer: the best visitor of (h, x, a)
+        m = sizes[h * XA + blk]
+        if m > 0:
+            _set_policy(pols, idx[blk // A, blk % A], pi)
+            pos[P_LEFT] = m
+        return
+    if pos[P_PHASE] == PH_CRUDE:  # the crude layer's batch D^h is complete
+        n_users = np.int64(0)
+        for j in range(XA):
+            n_users += sizes[h * XA + j]
+        E = private_batch(code, eps_c, beta, delta, n_rel, c_sas, c_sa, no_r, n_users, rng, oc_sas, oc_sa, no_r)
+        mark_infrequent(oc_sas, C1 * E * H * H * iota, W[h])
+        estimate_layer(oc_sas, oc_sa, W[h], Pcru[h])
+        if h == 0:
+            initial_distribution(oc_sa, d1)
+        if h + 1 < H:
+            _crude_layer_start(pols, active, Pcru, d1, occ, h + 1, idx, c_sas, c_sa, pos)
+            return
         # ---- fine exploration (Alg. 3)
         occupancy(pols, active, Pcru, d1, occ)
-        sizes = block_sizes(Lf, H * XA)
+        block_sizes(sched[b, 1], sizes)
         f_sas[:, :] = 0.0
         f_sa[:] = 0.0
         f_r[:] = 0.0
-        for h in range(H):
-            best_visitors(pols, active, occ, h, A, idx)
-            k = _visit_blocks(env, pols, idx, sizes, h, pi, k, aux, rng, traj, evc, rec, np.int64(-1), f_sas, f_sa, f_r)
-        E = private_batch(code, eps_c, beta, delta, n_rel, f_sas, f_sa, f_r, np.int64(Lf), rng, of_sas, of_sa, of_r)
-        for h in range(H):
-            lo, hi = h * XA, (h + 1) * XA
-            estimate_layer(of_sas[lo:hi], of_sa[lo:hi], W[h], Pref[h])
-            estimate_rewards(of_r[lo:hi], of_sa[lo:hi], rref[h])
-        initial_distribution(of_sa[:XA], d1_ref)
-        # ---- elimination (Alg. 1 lines 7-13)
-        policy_values(pols, active, Pref, rref, d1_ref, vals)
-        vmax = -np.inf
-        for i in range(npol):
-            if active[i] and vals[i] > vmax:
-                vmax = vals[i]
-        thr = elimination_threshold(C, H, X, A, iota, Lb, E)
-        for i in range(npol):
-            if active[i] and vmax - vals[i] >= thr:
-                active[i] = False
-                n_active -= 1
-        log[b, 0] = Lb
-        log[b, 1] = E
-        log[b, 2] = thr
-        log[b, 3] = n_active
-        log[b, 4] = W.sum() / W.size
-        log[b, 5] = vmax
-    if k != K:
-        raise RuntimeError("SDP-PE: stage schedule did not cover K episodes")
-    return active, log
+        _fine_layer_start(pols, active, occ, np.int64(0), idx, pos)
+        return
+    if h + 1 < H:
+        _fine_layer_start(pols, active, occ, h + 1, idx, pos)
+        return
+    E = private_batch(code, eps_c, beta, delta, n_rel, f_sas, f_sa, f_r, sched[b, 1], rng, of_sas, of_sa, of_r)
+    for h2 in range(H):
+        lo, hi = h2 * XA, (h2 + 1) * XA
+        estimate_layer(of_sas[lo:hi], of_sa[lo:hi], W[h2], Pref[h2])
+        estimate_rewards(of_r[lo:hi], of_sa[lo:hi], rref[h2])
+    initial_distribution(of_sa[:XA], d1_ref)
+    # ---- elimination (Alg. 1 lines 7-13)
+    policy_values(pols, active, Pref, rref, d1_ref, vals)
+    vmax = -np.inf
+    for i in range(npol):
+        if active[i] and vals[i] > vmax:
+            vmax = vals[i]
+    Lb = 0.5 * (sched[b, 0] + sched[b, 1])
+    thr = elimination_threshold(C, H, X, A, iota, Lb, E)
+    n_active = pos[P_ACTIVE]
+    for i in range(npol):
+        if active[i] and vmax - vals[i] >= thr:
+            active[i] = False
+            n_active -= 1
+    pos[P_ACTIVE] = n_active
+    log[b, 0] = Lb
+    log[b, 1] = E
+    log[b, 2] = thr
+    log[b, 3] = n_active
+    log[b, 4] = W.sum() / W.size
+    log[b, 5] = vmax
+    pos[P_B] = b + 1
+    pos[P_PHASE] = PH_STAGE
 
 
-def kernel(env, params, K, rng, rec):
-    """The kernel shared by every preset: params = (epsilon, beta, delta, C, C1, max_policies, code).
+@njit(cache=True)
+def _crude_layer_start(pols, active, Pcru, d1, occ, h, idx, c_sas, c_sa, pos):
+    """Alg. 2 lines 3-4 for layer h: occupancies under P~cru, best visitors, empty batch D^h."""
+    occupancy(pols, active, Pcru, d1, occ)
+    best_visitors(pols, active, occ, h, idx.shape[1], idx)
+    c_sas[:, :] = 0.0
+    c_sa[:] = 0.0
+    pos[P_PHASE], pos[P_H], pos[P_BLK] = PH_CRUDE, h, -1
 
-    The privatizer code travels as a run-time int64 (not as a constant argument) so that numba
-    compiles one specialisation of :func:`run_sdp_pe` for all presets. A plain Python entry
-    point: an njit wrapper would cost ~3 s of numba compile (numba re-optimises the whole
-    linked ``run_sdp_pe`` inside every caller).
+
+@njit(cache=True)
+def _fine_layer_start(pols, active, occ, h, idx, pos):
+    """Alg. 3 line 2 for layer h: best visitors under the final P~cru."""
+    best_visitors(pols, active, occ, h, idx.shape[1], idx)
+    pos[P_PHASE], pos[P_H], pos[P_BLK] = PH_FINE, h, -1
+
+
+@njit(cache=True)
+def run_episodes(env, params, K, k0, k1, rng, rec, st, code):
+    """Episodes k0..k1-1 of Alg. 1 (stages of crude and fine exploration and elimination).
+
+    Each episode plays the current block's best visitor and counts its data: crude exploration
+    counts only the transition at layer h into row x A + a of c_sas[XA, X], c_sa[XA]; fine
+    exploration counts every layer h2 into row h2 XA + x A + a of f_sas[H XA, X], f_sa, with
+    rewards into f_r. The work between blocks is :func:`_advance`; the last call (k1 = K) also
+    finishes the last stage (its fine release and elimination).
     """
-    run_sdp_pe(env, params, K, rng, rec, np.int64(params[CODE]))
+    (pols, active, occ, vals, Pcru, Pref, rref, W, d1, d1_ref, idx, pi, traj, evc, c_sas, c_sa, no_r, oc_sas,
+     oc_sa, f_sas, f_sa, f_r, of_sas, of_sa, of_r, sched, log, sizes, pos, fv) = st
+    if pos[P_K] != k0:
+        raise ValueError("SDP-PE: the state is not at episode k0")
+    H, X = pi.shape
+    XA = c_sa.shape[0]
+    A = XA // X
+    states, actions, rewards = traj
+    for k in range(k0, k1):
+        while pos[P_LEFT] == 0:
+            _advance(params, K, rng, st, code)
+        engine.step(env, pi, k, fv[0], rng, traj, evc, rec)
+        pos[P_LEFT] -= 1
+        if pos[P_PHASE] == PH_CRUDE:
+            layer = pos[P_H]
+            row = states[layer] * A + actions[layer]
+            c_sas[row, states[layer + 1]] += 1.0
+            c_sa[row] += 1.0
+        else:
+            for h2 in range(H):
+                row = h2 * XA + states[h2] * A + actions[h2]
+                f_sas[row, states[h2 + 1]] += 1.0
+                f_sa[row] += 1.0
+                f_r[row] += rewards[h2]
+    pos[P_K] = k1
+    if k1 == K:
+        while pos[P_B] < sched.shape[0]:
+            _advance(params, K, rng, st, code)
+
+
+def run_sdp_pe(env, params, K, rng, rec, code):
+    """The whole of Alg. 1 for K episodes; returns (active bool[n_pol], stage log float64[B, 6]).
+
+    Stage log columns: L_b, E (fine batch), threshold, policies active after elimination,
+    crude-W fraction, max estimated value.
+    """
+    st = init_state(env, params, np.int64(K))
+    run_episodes(env, params, np.int64(K), np.int64(0), np.int64(K), rng, rec, st, np.int64(code))
+    return st[1], st[26]  # active, log
 
 
 def threshold_at(code):
@@ -277,19 +320,28 @@ PLACEHOLDERS = {"epsilon": 1.0, "beta": 0.5}  # unused by the presets that lack 
 
 
 def _checked(code: int, keys: tuple):
-    """Python front door of a preset: refuse too-large instances up front, then run :func:`kernel`.
+    """Python front doors of a preset, (init_state, run_episodes): refuse too-large instances up
+    front, then call the njit kernels with FULL_ORDER plus the privatizer code.
 
-    ``keys`` is the preset's parameter order; the kernel gets FULL_ORDER plus the code.
+    ``keys`` is the preset's parameter order. The code travels as a run-time int64 (not as a
+    constant argument) so that numba compiles one specialisation of :func:`run_episodes` for all
+    presets; plain Python entry points, as an njit wrapper would cost ~3 s of numba compile
+    (numba re-optimises the whole linked kernel inside every caller).
     """
     pos = [keys.index(n) if n in keys else -1 for n in FULL_ORDER]
 
-    def preset_kernel(env, params, K, rng, rec):
+    def full(params):
+        return np.array([params[j] if j >= 0 else PLACEHOLDERS[n] for j, n in zip(pos, FULL_ORDER)] + [float(code)])
+
+    def preset_init_state(env, params, K):
         H, S, A = env[0].shape[:3]
-        full = np.array([params[j] if j >= 0 else PLACEHOLDERS[n] for j, n in zip(pos, FULL_ORDER)] + [float(code)])
-        check_enumerable(H, S, A, full[MAXPOL])
-        kernel(env, full, K, rng, rec)
-    preset_kernel.__doc__ = kernel.__doc__
-    return preset_kernel
+        p = full(params)
+        check_enumerable(H, S, A, p[MAXPOL])
+        return init_state(env, p, K)
+
+    def preset_run_episodes(env, params, K, k0, k1, rng, rec, state):
+        run_episodes(env, full(params), K, k0, k1, rng, rec, state, np.int64(code))
+    return preset_init_state, preset_run_episodes
 
 
 PRESETS = {  # name: (privatizer, privacy model, privatizer code)
@@ -323,9 +375,11 @@ def _guarantees_for(privatizer: str, model: str):
 for _name, (_priv, _model, _code) in PRESETS.items():
     _drop = {"none": ("epsilon", "beta"), "SDP": ()}.get(_model, ("beta",))
     _defaults = {k: v for k, v in PRIVATE_DEFAULTS.items() if k not in _drop}
+    _init, _episodes = _checked(_code, tuple(_defaults))
     register(AgentSpec(
         name=_name,
-        kernel=_checked(_code, tuple(_defaults)),
+        init_state=_init,
+        run_episodes=_episodes,
         defaults=_defaults,
         privacy_model=_model,
         reference="Bai, Talebi, Zhao, Cheng & Chen, SDP-PE (Alg. 1-3, Def. 5, Sec. V)"

@@ -25,21 +25,22 @@ def hoeffding_bonus(n, H, L, scale):
     return scale * 7.0 * H * L / np.sqrt(n)
 
 
-@njit(cache=True)
-def kernel(env, params, K, rng, rec):
+def init_state(env, params, K):
+    """(n_sa, n_sas, r_sum, p_hat, q_base, pi, V, traj, evc): counts and the model [H, S, A(, S)],
+    q_base = r^ + bonus [H, S, A] (inf: unvisited), policy int64[H, S], values [H + 1, S]."""
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    return (np.zeros((H, S, A)), np.zeros((H, S, A, S)), np.zeros((H, S, A)), np.zeros((H, S, A, S)),
+            np.full((H, S, A), np.inf), np.zeros((H, S), np.int64), np.zeros((H + 1, S)),
+            engine.new_trajectory(H), engine.new_eval_cache(H, S))
+
+
+@njit(cache=True)
+def run_episodes(env, params, K, k0, k1, rng, rec, state):
+    n_sa, n_sas, r_sum, p_hat, q_base, pi, V, traj, evc = state
+    H, S, A = n_sa.shape
     L = np.log(5.0 * S * A * K * H / params[DELTA])
-    n_sa = np.zeros((H, S, A))
-    n_sas = np.zeros((H, S, A, S))
-    r_sum = np.zeros((H, S, A))
-    p_hat = np.zeros((H, S, A, S))
-    q_base = np.full((H, S, A), np.inf)
-    pi = np.zeros((H, S), np.int64)
-    V = np.zeros((H + 1, S))
-    traj = engine.new_trajectory(H)
-    evc = engine.new_eval_cache(H, S)
-    for k in range(K):
+    for k in range(k0, k1):
         aux = optimistic_plan(p_hat, q_base, n_sa, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
         observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, params[BONUS_SCALE])
@@ -64,7 +65,8 @@ def step_width(p, mdp, K):
 
 SPEC = register(AgentSpec(
     name="ucbvi",
-    kernel=kernel,
+    init_state=init_state,
+    run_episodes=run_episodes,
     defaults={"bonus_scale": 1.0, "delta": 0.05},
     privacy_model="none",
     reference="Azar, Osband & Munos (2017), Alg. 1 with bonus_1 (Hoeffding)",
