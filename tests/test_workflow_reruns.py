@@ -188,5 +188,5 @@ def test_design_without_claims_or_mechanisms_runs(tmp_path):
     assert out.returncode == 0, out.stderr[-4000:]
     fits = pd.read_csv(wd / "results/first/fits/chain.csv")
     assert len(fits) == 2
-    assert (wd / "results/figures/CLAIMS.md").exists() and (wd / "results/figures/first/chain_regret_vs_K.png").exists()
+    assert (wd / "results/figures/CLAIMS.md").exists() and (wd / "results/figures/cross_paper/first/chain_regret_vs_K.png").exists()
     assert (wd / "results/figures/CLAIMS.md").stat().st_mode & 0o044  # readable by group and others (umask)

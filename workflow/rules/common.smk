@@ -28,6 +28,22 @@ ANALYSIS_TARGETS = papers.analysis_targets(config)  # (experiment, analysis) pai
 THEOREM_CHECKS = list(papers.theorem_checks())  # every registered theorem check
 CHECK_SIZES = papers.check_sizes(config)  # check -> sizes (config mechanisms.checks, validated)
 MECHANISMS = config.get("mechanisms") or {}
+# Final figures and tables are filed by paper: {F}/{paper}/{experiment}/... and the theorem checks
+# under {F}/{paper}/mechanisms/ (paper = a registry key; cross-paper experiments and the audits of
+# every mechanism and agent: {F}/cross_paper/).
+PAPER_OF = {e: papers.experiment_paper(e, spec) for e, spec in config["experiments"].items()}
+PAPER_FOLDERS = sorted(set(papers.papers()) | {papers.CROSS_PAPER})
+CROSS = papers.CROSS_PAPER
+
+
+def paper_dir(experiment):
+    """{F}/{paper}: the figures_dir an experiment's analyses write into (and their claims cite)."""
+    return f"{F}/{PAPER_OF[experiment]}"
+
+
+def check_path(check, ext):
+    """A theorem check's table or figure, in its paper's mechanisms/ folder."""
+    return f"{F}/{papers.check_paper(check)}/mechanisms/{check}.{ext}"
 CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
 # Digests of the library code, passed as params: Snakemake's params rerun trigger then reruns
 # the runs when agent/mechanism/engine code changes and everything downstream on any edit.
@@ -223,11 +239,11 @@ def analysis_inputs(w):
 
 
 def per_experiment_env(pattern):
-    return [pattern.format(experiment=e, env=v) for e, v in EXP_ENVS]
+    return [pattern.format(paper=PAPER_OF[e], experiment=e, env=v) for e, v in EXP_ENVS]
 
 
 def per_analysis(pattern):
-    return [pattern.format(experiment=e, analysis=a) for e, a in ANALYSIS_TARGETS]
+    return [pattern.format(paper=PAPER_OF[e], experiment=e, analysis=a) for e, a in ANALYSIS_TARGETS]
 
 
 def all_targets():
