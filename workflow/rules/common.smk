@@ -50,8 +50,6 @@ CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
 # the repository root (the Snakefile's directory; read as plain Python, e.g. by tests: privrl's)
 WORKFLOW_ROOT = Path(workflow.basedir) if "workflow" in globals() else Path(privrl.__file__).resolve().parents[2]
 # A script's own digest joins its rule's, so editing a script reruns its jobs and touching it does not.
-RUN_LIBRARY_CODE = privrl.code_version("run")
-ALL_CODE = privrl.code_version("all")  # the end-to-end agent audit recompiles every agent: all code
 
 
 def script_digest(*names):
@@ -78,8 +76,16 @@ def agent_code(agent):
 
 def code_of(script):
     """Code digest param of a downstream rule: its script and the library code it imports
-    (privrl.digests.closure), so a new module that nothing imports reruns nothing."""
-    return digests.digest([Path(WORKFLOW_ROOT, "workflow/scripts", script)])
+    (privrl.digests.closure), so a new module that nothing imports reruns nothing. Hashed in an
+    order that does not depend on where the package and the workflow live (digests.digest sorts
+    by absolute path, which puts the script before or after the package files depending on the
+    two directories: a library installed elsewhere would rerun every downstream job)."""
+    h = hashlib.sha256()
+    for f in sorted(digests.closure([Path(WORKFLOW_ROOT, "workflow/scripts", script)]),
+                    key=lambda f: (0, f.relative_to(digests.ROOT).parts) if f.is_relative_to(digests.ROOT) else (1, (f.name,))):
+        h.update((f.relative_to(digests.ROOT).as_posix() if f.is_relative_to(digests.ROOT) else f.name).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def stable(x):

@@ -58,7 +58,7 @@ rule agent_audit:
     benchmark:
         f"{R}/benchmarks/mechanisms/agent_audit.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("mechanism_audit.py"),  # its closure holds every probed agent (privrl.privacy_probe)
         sizes=MECHANISMS.get("agent_audit", {}) or {},
         seed=MECHANISMS.get("seed", 0),
     conda:
