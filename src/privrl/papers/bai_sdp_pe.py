@@ -55,6 +55,7 @@ from privrl.papers.claim_helpers import crossover_of, frame, regime_of, save_pdf
 from privrl.papers.common import (
     as_generator,
     check_axes,
+    check_legend,
     curves,
     env_mdp,
     fmt_ci,
@@ -338,7 +339,7 @@ def figure_bitsum(df: pd.DataFrame, path) -> None:
     a2.plot(claim["epsilon"], claim["claimed_epsilon"], "k--", label="claimed (Lemma 42)")
     a1.set(xlabel="eps", ylabel="Var(Z - sum y)", title="Bai et al. Lemma 42: variance")
     a2.set(xlabel="eps", ylabel=f"eps at delta=beta={df['beta'].iloc[0]}", title="exact vs claimed")
-    a1.legend(fontsize=8), a2.legend(fontsize=8)
+    check_legend(a1), check_legend(a2)
     save_check_figure(fig, path)
 
 

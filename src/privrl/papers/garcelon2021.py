@@ -45,7 +45,7 @@ from privrl.mechanisms.rr import (
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.regimes import frame
 from privrl.papers.garcelon2021_thm6 import garcelon2021_thm6
-from privrl.papers.common import as_generator, check_axes, save_check_figure
+from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
 
 ROWS = [  # tag, algorithm, theoretical regret (Table 1)
@@ -238,7 +238,7 @@ def figure_garcelon_coverage(df: pd.DataFrame, path) -> None:
                     g["coverage_ci_high"] - g["coverage"]], marker="o", capsize=3, label=name)
     ax.axhline(1 - df["delta"].iloc[0], color="k", ls="--", label=r"$1-\delta$")
     ax.set(xscale="log", xlabel="k (users)", ylabel="coverage", title="Garcelon et al. Eq. 7-8")
-    ax.legend(fontsize=8)
+    check_legend(ax, ncol=2)
     save_check_figure(fig, path)
 
 
@@ -272,7 +272,7 @@ def figure_prop5(df: pd.DataFrame, path) -> None:
         ax.loglog(g["k"], g["eps_ck"].replace(np.inf, np.nan), "o--", color=c, label=f"Prop. 5, eps0={eps0}")
         ax.loglog(g["k"], g["exact_epsilon"], "s-", color=c, label=f"exact, eps0={eps0}")
     ax.set(xlabel="k (users)", ylabel=r"$\varepsilon$ at $\delta_0$", title="Garcelon et al. Prop. 5")
-    ax.legend(fontsize=8, ncol=2)
+    check_legend(ax, ncol=2)
     save_check_figure(fig, path)
 
 

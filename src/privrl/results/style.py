@@ -45,6 +45,7 @@ FULL_WIDTH = 6.9  # inches: the page width of a two-column paper
 PANEL_HEIGHT = 2.0  # inches per row of panels
 MAX_LINES = 8  # curves per panel
 MIN_FONT = 8.0  # points
+READABLE_FONT = 6.0  # points: the smallest text once a figure is scaled to COLUMN_WIDTH (docs/decisions/figures.md)
 PNG_DPI = 300
 EPS_CMAP = "viridis"  # sequential: small eps (more noise) dark, large eps light
 # lines that are not an eps scale: tab10 without its blue and green (too close to viridis)
@@ -300,10 +301,15 @@ def figure_paths(path_stem) -> tuple[Path, Path]:
 
 
 def save_figure(fig, path_stem, close: bool = True) -> tuple[Path, Path]:
-    """Write ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi), each atomically."""
+    """Write ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi), each atomically; the PNG
+    carries the figure's :func:`readability` record (text chunk ``privrl:figure``, JSON), which
+    :mod:`privrl.results.figure_check` checks."""
+    import json
+
     pdf, png = figure_paths(path_stem)
+    record = json.dumps(readability(fig), sort_keys=True)
     io.save_figure(fig, pdf)
-    io.save_figure(fig, png, dpi=PNG_DPI)
+    io.save_figure(fig, png, dpi=PNG_DPI, metadata={"privrl:figure": record})
     if close:
         plt.close(fig)
     return pdf, png
@@ -319,3 +325,19 @@ def min_font_size(fig) -> float:
 def lines_per_panel(fig) -> int:
     """The most labelled lines (legend entries, not fits or guides) in any one panel."""
     return max((sum(1 for ln in ax.get_lines() if not ln.get_label().startswith("_")) for ax in fig.axes), default=0)
+
+
+def readability(fig) -> dict:
+    """What a reader sees when the figure is printed at :data:`COLUMN_WIDTH` (a wider figure is
+    scaled down): ``width_in``, ``min_font_pt``, ``column_font_pt`` (the smallest text at column
+    width), ``lines_per_panel`` and ``legends_over_axes`` (legends whose box overlaps a panel)."""
+    width = float(fig.get_figwidth())
+    font = float(min_font_size(fig))  # draws the figure (layout done)
+    renderer = fig.canvas.get_renderer()
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    boxes = [ax.get_window_extent(renderer) for ax in fig.axes if ax.get_visible() and ax.axison]
+    over = sum(1 for lg in legends if lg.get_visible()
+               for b in boxes if b.overlaps(lg.get_window_extent(renderer)))
+    return {"width_in": round(width, 3), "min_font_pt": font,
+            "column_font_pt": round(font * min(1.0, COLUMN_WIDTH / width), 2),
+            "lines_per_panel": int(lines_per_panel(fig)), "legends_over_axes": int(over)}
