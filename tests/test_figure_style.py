@@ -123,3 +123,15 @@ def test_figure_check_flags_a_wide_figure_and_a_legend_over_data(tmp_path):
     problems = figure_check.figure_problems(tmp_path)
     assert len(problems) == 3 and "prints at 2.64 pt" in problems[0]
     assert "9 lines" in problems[1] and "legend overlaps" in problems[2]
+
+
+def test_a_closed_figure_still_saves_with_its_readability_record(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from privrl.results import figure_check
+
+    fig, (ax,) = style.panels(1, width="column")
+    ax.plot([1, 2], [1, 2])
+    plt.close(fig)
+    style.save_figure(fig, tmp_path / "closed")
+    assert figure_check.record(tmp_path / "closed.png")["width_in"] == style.COLUMN_WIDTH

@@ -331,6 +331,10 @@ def readability(fig) -> dict:
     """What a reader sees when the figure is printed at :data:`COLUMN_WIDTH` (a wider figure is
     scaled down): ``width_in``, ``min_font_pt``, ``column_font_pt`` (the smallest text at column
     width), ``lines_per_panel`` and ``legends_over_axes`` (legends whose box overlaps a panel)."""
+    if not hasattr(fig.canvas, "get_renderer"):  # a closed figure (plt.close) still saves: give it a canvas
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
     width = float(fig.get_figwidth())
     font = float(min_font_size(fig))  # draws the figure (layout done)
     renderer = fig.canvas.get_renderer()
