@@ -2,8 +2,8 @@
 
 For the authors of figure code (``results/figures.py``, ``papers/*``), the whole contract:
 
-- ``fig, axes = panels(n, width="full")``: a constrained-layout grid of ``n`` panels under
-  :data:`STYLE` (8 pt text at a 3.3 in column / 6.9 in page width); ``axes`` is a flat list.
+- ``fig, axes = panels(n)``: a constrained-layout grid of ``n`` panels under :data:`STYLE`,
+  stacked in one 3.3 in column (8 pt text; docs/decisions/figures.md); ``axes`` is a flat list.
   Or wrap your own code in ``with paper_style(): ...``.
 - ``grid_by(curves, by=[...], max_lines=8)``: split a table of curves (one row per line) into
   panels of at most 8 lines; each :class:`Panel` has a human ``title`` and its rows.
@@ -107,12 +107,14 @@ def paper_style() -> Iterator[None]:
         yield
 
 
-def panels(n: int, width: str | float = "full", ncols: int | None = None, height: float = PANEL_HEIGHT,
+def panels(n: int, width: str | float = "column", ncols: int | None = None, height: float = PANEL_HEIGHT,
            sharex: bool = True, sharey: bool = True):
     """(figure, axes list of length n): a grid of ``n`` panels in the paper style.
 
-    width: "column" (3.3 in), "full" (6.9 in) or inches; ncols defaults to 1 at column width
-    and up to 3 at full width. Unused grid cells are removed.
+    width: "column" (3.3 in, the default: 8 pt text prints at 8 pt in a column), "full" (6.9 in:
+    only for a figure* spanning both columns; its 8 pt text prints at 3.8 pt if shrunk to one
+    column, which privrl.results.figure_check flags) or inches; ncols defaults to 1 at column
+    width and up to 3 at full width. Unused grid cells are removed.
     """
     w = {"column": COLUMN_WIDTH, "full": FULL_WIDTH}.get(width, width) if isinstance(width, str) else float(width)
     ncols = ncols or max(1, min(n, 1 if w <= COLUMN_WIDTH else 3))
