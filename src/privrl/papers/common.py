@@ -94,6 +94,13 @@ def check_axes(n: int = 1, height: float = 2.3):
     return fig, list(axes[:, 0])
 
 
+def column_axes(n: int, lines: int = 4):
+    """(figure, axes[n]) of an analysis figure: ``n`` panels stacked in one 3.3 in column, each
+    tall enough for a legend of ``lines`` entries below it (:func:`check_legend`)."""
+    fig, axes = check_axes(n, height=2.2 + 0.17 * min(lines, 8))
+    return fig, axes
+
+
 def check_legend(ax, ncol: int = 1):
     """The panel's legend below its axes and its x-axis labels (never over the data)."""
     from matplotlib.transforms import offset_copy

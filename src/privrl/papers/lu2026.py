@@ -49,6 +49,7 @@ from privrl.papers.common import (
     at_episode,
     check_axes,
     check_legend,
+    column_axes,
     curves,
     env_mdp,
     fmt_ci,
@@ -250,14 +251,14 @@ def _markdown(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: p
 
 
 def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
-    import matplotlib.pyplot as plt
+    from privrl.results.style import panel_title  # matplotlib: imported only to draw
 
     from privrl.results.figures import grouped_errorbars  # seaborn: imported only to draw
 
     envs_ = sorted(set(eps.env)) if len(eps) else []
     ncol = max(len(envs_), 1) + (1 if len(mat) else 0)
-    fig, axes = plt.subplots(1, ncol, figsize=(6.0 * ncol, 3.4), squeeze=False)
-    for ax, env in zip(axes[0], envs_):
+    fig, axes = column_axes(ncol, 4)  # panels stacked in one 3.3 in column
+    for ax, env in zip(axes, envs_):
         d = eps[(eps.env == env) & (eps.beta_scale == eps[eps.env == env].beta_scale.max())].sort_values("K")
         ax.plot(d.K, d.eps_cor14, lw=1.6, label="Cor. 14")
         ax.plot(d.K, d.eps_thm13_min, "o", ms=3, mfc="none", label="Thm 13, numeric min")
@@ -267,9 +268,10 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
             ax.axvline(K, color="0.6", lw=0.8)
         ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel=f"eps (delta={d.delta.iloc[0]:g})",
                title=f"{env} (H={d.H.iloc[0]}, S={d.S.iloc[0]}, A={d.A.iloc[0]}): rewards only")
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        panel_title(ax, ax.get_title(), ncols=2)
+        check_legend(ax, ncol=2)
     if len(mat):
-        ax = axes[0, -1]
+        ax = axes[-1]
         d = mat.drop_duplicates(["K_i", "agent"])
         agents = list(dict.fromkeys(d.agent))
         Ks = sorted(set(d.K_i))
@@ -277,8 +279,8 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
         ticks = [f"K={k:g}\neps={mat[mat.K_i == k].epsilon.iloc[0]:.3g}" for k in Ks]
         grouped_errorbars(ax, series, len(Ks), ticks, 0.8 / len(agents))
         ax.set(yscale="log", ylabel="regret at K_i", title="matched privacy (eps of RLSVI at K_i)")
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
+        panel_title(ax, ax.get_title(), ncols=2)
+        check_legend(ax, ncol=2)
     return fig
 
 
@@ -334,7 +336,7 @@ def lu_grid_from_experiments(config: Mapping, agent_prefix: str = "rlsvi") -> li
 def figure_lu_cor14(df: pd.DataFrame, path) -> None:
     """Cor. 14 eps(delta) vs the RDP-library and exact Gaussian conversions, per configuration
     (horizontal bars: one group per (K, H, S, A, delta), labels readable in a 3.3 in column)."""
-    fig, (ax,) = check_axes(height=0.9 + 0.32 * len(df))
+    fig, (ax,) = check_axes(height=1.3 + 0.32 * len(df))
     labels = [f"K={r.K:.0e} H={r.H} S={r.S} A={r.A}\nδ={r.delta:.0e}".replace("e+0", "e") for r in df.itertuples()]
     y = np.arange(len(df))
     for off, col, lab in ((-0.27, "eps_cor14", "Cor. 14"), (0.0, "eps_rdp_library", "dp_accounting RDP"),
@@ -343,7 +345,7 @@ def figure_lu_cor14(df: pd.DataFrame, path) -> None:
     ax.set_yticks(y, labels)
     ax.invert_yaxis()
     ax.set(xscale="log", xlabel=r"$\varepsilon(\delta)$", title="Lu et al. Cor. 14")
-    check_legend(ax, ncol=2)
+    check_legend(ax)
     save_check_figure(fig, path)
 
 

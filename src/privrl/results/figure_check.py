@@ -3,7 +3,8 @@
 Each PNG written by :func:`privrl.results.style.save_figure` carries its readability record
 (text chunk ``privrl:figure``); a figure passes when it has a PDF twin, its smallest text is at
 least :data:`~privrl.results.style.READABLE_FONT` pt once scaled to a 3.3 in column, it has at
-most :data:`~privrl.results.style.MAX_LINES` labelled lines per panel and no legend over a panel.
+most :data:`~privrl.results.style.MAX_LINES` labelled lines per panel, no legend over a panel
+and no text cut off at the figure's edge.
 
     python -m privrl.results.figure_check paper_figures    # one line per problem; exit 1 if any
 """
@@ -42,6 +43,8 @@ def figure_problems(root: str | Path) -> list[str]:
             out.append(f"{png}: {r['lines_per_panel']} lines in a panel (> {style.MAX_LINES})")
         if r["legends_over_axes"]:
             out.append(f"{png}: a legend overlaps a panel")
+        if r.get("texts_cut_off", 0):
+            out.append(f"{png}: {r['texts_cut_off']} text(s) cut off at the figure's edge")
     return out
 
 

@@ -332,7 +332,8 @@ def lines_per_panel(fig) -> int:
 def readability(fig) -> dict:
     """What a reader sees when the figure is printed at :data:`COLUMN_WIDTH` (a wider figure is
     scaled down): ``width_in``, ``min_font_pt``, ``column_font_pt`` (the smallest text at column
-    width), ``lines_per_panel`` and ``legends_over_axes`` (legends whose box overlaps a panel)."""
+    width), ``lines_per_panel``, ``legends_over_axes`` (legends whose box overlaps a panel) and
+    ``texts_cut_off`` (texts reaching past the figure's edge)."""
     if not hasattr(fig.canvas, "get_renderer"):  # a closed figure (plt.close) still saves: give it a canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -344,6 +345,19 @@ def readability(fig) -> dict:
     boxes = [ax.get_window_extent(renderer) for ax in fig.axes if ax.get_visible() and ax.axison]
     over = sum(1 for lg in legends if lg.get_visible()
                for b in boxes if b.overlaps(lg.get_window_extent(renderer)))
+    page = fig.bbox.padded(1.0)  # display units; 1 px of slack
+    texts = [fig._suptitle, fig._supxlabel, fig._supylabel, *fig.texts]  # tick labels excluded (undrawn ones keep stale positions)
+    for ax in fig.axes:
+        texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+    for lg in legends:
+        texts += [*lg.get_texts(), lg.get_title()]
+    clipped = sum(1 for t in texts if t is not None and t.get_visible() and t.get_text().strip()
+                  and not _inside(t.get_window_extent(renderer), page))
     return {"width_in": round(width, 3), "min_font_pt": font,
             "column_font_pt": round(font * min(1.0, COLUMN_WIDTH / width), 2),
-            "lines_per_panel": int(lines_per_panel(fig)), "legends_over_axes": int(over)}
+            "lines_per_panel": int(lines_per_panel(fig)), "legends_over_axes": int(over),
+            "texts_cut_off": int(clipped)}
+
+
+def _inside(box, page) -> bool:
+    return box.x0 >= page.x0 and box.x1 <= page.x1 and box.y0 >= page.y0 and box.y1 <= page.y1
