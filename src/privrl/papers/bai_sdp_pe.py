@@ -56,6 +56,7 @@ from privrl.papers.common import (
     as_generator,
     check_axes,
     check_legend,
+    column_axes,
     curves,
     env_mdp,
     fmt_ci,
@@ -250,11 +251,9 @@ def _markdown(ctx, t1: pd.DataFrame, tr: pd.DataFrame) -> str:
 
 
 def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
-    import matplotlib.pyplot as plt
-
     from privrl.results.figures import grouped_errorbars  # seaborn: imported only to draw
 
-    fig, axes = plt.subplots(1, 2, figsize=(14, 4))
+    fig, axes = column_axes(2, 8)  # panels stacked in one 3.3 in column
     ax = axes[0]
     ag = ctx.aggregates
     for r in t1.itertuples():
@@ -267,7 +266,7 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
         ax.plot(d.episode, np.maximum(d["mean"], 1e-3), lw=1.2, label=f"{r.agent}, {r.constants}, eps={r.eps_ref:g}")
         ax.fill_between(d.episode, np.maximum(d.ci_low, 1e-3), np.maximum(d.ci_high, 1e-3), alpha=0.2)
     ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret", title="Table I rows")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    check_legend(ax)
     ax = axes[1]
     if len(tr):
         groups = list(tr.groupby(["epsilon", "C", "C1"]).groups)
@@ -275,8 +274,7 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
         series = {mo: tr[tr.privatizer == mo].set_index(["epsilon", "C", "C1"]).reindex(groups) for mo in models}
         grouped_errorbars(ax, series, len(groups), [f"eps={g[0]:g}\nC={g[1]:g}" for g in groups], 0.2)
         ax.set(yscale="log", ylabel="regret at K", title="SDP-PE under each Privatizer")
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
+        check_legend(ax, ncol=2)
     return fig
 
 
