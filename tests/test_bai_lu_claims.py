@@ -102,6 +102,10 @@ def test_error_level_slope_one_sided_and_in_regime(tmp_path):
             E = thm.run_error_level(info, mdp, EP[-1])
             cells.append((agent, {**SDP, "epsilon": eps}, (lambda E: lambda k: 10 * np.log(k) + 2.0 * E)(E), 0.5))
     out = thm.bai_sdp_pe_error_level(_context(tmp_path, cells))
+    from privrl.results import figure_check, style
+
+    style.save_figure(out.figure, tmp_path / "figs/error_level")
+    assert figure_check.figure_problems(tmp_path / "figs") == []  # readable in a 3.3 in column
     row = out.claims.iloc[0]
     assert row.kind == "rate" and row.verdict == V.REPRODUCED, row.measured  # D proportional to E
     quad = [cells[0]] + [(a, p, (lambda E: lambda k: 10 * np.log(k) + 0.01 * E**2)(
@@ -120,6 +124,10 @@ def test_thm11_scores_only_eps_below_one(tmp_path):
     for eps in (0.5, 0.9, 2.0):
         cells.append(("sdp-pe", {**SDP, "epsilon": eps}, (lambda e: lambda k: 10 * np.log(k) + 500 / e)(eps), 0.5))
     out = thm.bai_sdp_pe_thm11(_context(tmp_path, cells))
+    from privrl.results import figure_check, style
+
+    style.save_figure(out.figure, tmp_path / "figs/thm11")
+    assert figure_check.figure_problems(tmp_path / "figs") == []  # readable in a 3.3 in column
     ids = list(out.claims.claim_id)
     assert not any("eps2" in i for i in ids)  # outside Thm 11: shown, not scored
     v = dict(zip([i.split("exp_")[1] for i in ids], out.claims.verdict))

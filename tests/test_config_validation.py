@@ -10,6 +10,8 @@ from privrl import experiments, validate
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
 SMOKE = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
+# the default design (every experiment; the smoke overlay keeps two): what the mutations edit
+DESIGN = yaml.safe_load((ROOT / "config/config.yaml").read_text())
 
 
 def _errors(cfg):
@@ -72,13 +74,14 @@ BAD = [
      "envs.riverswim.name"),
     ("experiment name with a slash", lambda c: c["experiments"].update({"ucbvi/baseline": c["experiments"].pop("ucbvi_baseline")}),
      "experiments.ucbvi/baseline"),
+    ("unknown paper", lambda c: c["experiments"]["regret_vs_K"].update(paper="vietri2021"), "regret_vs_K.paper"),
     ("unknown analysis", lambda c: c["experiments"]["regret_vs_K"].update(analyses=["privacy_costs"]), "analyses[0]"),
-    ("claim on a missing env", lambda c: c["experiments"]["ucbvi_baseline"]["claims"][0]["check"].update(env="garnet"),
+    ("claim on a missing env", lambda c: c["experiments"]["ucbvi_baseline"]["claims"][0]["check"].update(env="chain"),
      "claims[0].check.env"),
     ("claim selector matches nothing", lambda c: c["experiments"]["ucbvi_baseline"]["claims"][0]["check"].update(
         select={"bonus_scale": 0.5}), "ucbvi_sublinear_riverswim"),
     ("claim selector ambiguous", lambda c: c["experiments"]["ucbvi_baseline"]["claims"][0]["check"].update(select={}),
-     "matches 2 cells"),
+     "matches 4 cells"),
     ("duplicate claim ids", lambda c: c["experiments"]["ucbvi_baseline"]["claims"][1].update(
         id="ucbvi_sublinear_riverswim"), "ucbvi_sublinear_riverswim"),
     ("claim template unknown agent", lambda c: c["experiments"]["regret_vs_K"]["claims"][0]["agents"].append("pucbb"),
@@ -100,7 +103,7 @@ BAD = [
 
 @pytest.mark.parametrize("name,mutate,needle", BAD, ids=[b[0] for b in BAD])
 def test_bad_config_rejected_naming_the_key(name, mutate, needle):
-    cfg = copy.deepcopy(SMOKE)
+    cfg = copy.deepcopy(DESIGN)
     mutate(cfg)
     errs = _errors(cfg)
     assert errs, f"{name}: accepted"

@@ -89,3 +89,49 @@ def test_human_labels():
 def test_eps_colours_are_one_log_scale():
     c = style.eps_colors([0.1, 1, 10, 1.0])
     assert len(c) == 3 and c[0.1] != c[10.0]
+
+
+def test_theorem_check_figures_are_readable_in_a_column(tmp_path):
+    """Every theorem check's figure (tiny sizes): 3.3 in wide, >= 6 pt once printed in a column,
+    <= 8 lines a panel, legends off the panels, PDF + PNG (privrl.results.figure_check)."""
+    from privrl.papers import registry
+    from privrl.results import figure_check
+
+    tiny = {"binary_mechanism": {"T_grid": [64, 256], "n_trials": 20},
+            "garcelon_prop5": {"k_grid": [100, 1000], "eps0_grid": [1.0, 2.0]},
+            "bitsum_lemma42": {"eps_grid": [0.2, 0.9], "n_trials": 200},
+            "lu_cor14": {"grid": [{"K": 1000, "H": 5, "S": 5, "A": 2}], "deltas": [1e-3, 1e-6], "from_experiments": False}}
+    checks = registry.theorem_checks()
+    for name, sizes in tiny.items():
+        c = checks[name]
+        c.figure(c.run(np.random.default_rng(0), **c.arguments(sizes, {"experiments": {}})), tmp_path / f"{name}.png")
+    assert len(list(tmp_path.glob("*.png"))) == len(tiny)
+    assert figure_check.figure_problems(tmp_path) == []
+
+
+def test_figure_check_flags_a_wide_figure_and_a_legend_over_data(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from privrl.results import figure_check
+
+    style.use_paper_style()
+    fig, ax = plt.subplots(figsize=(10, 3))
+    for i in range(9):
+        ax.plot([1, 2], [i, i + 1], label=f"line {i}")
+    ax.legend(loc="center")
+    style.save_figure(fig, tmp_path / "wide")
+    problems = figure_check.figure_problems(tmp_path)
+    assert len(problems) == 3 and "prints at 2.64 pt" in problems[0]
+    assert "9 lines" in problems[1] and "legend overlaps" in problems[2]
+
+
+def test_a_closed_figure_still_saves_with_its_readability_record(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from privrl.results import figure_check
+
+    fig, (ax,) = style.panels(1, width="column")
+    ax.plot([1, 2], [1, 2])
+    plt.close(fig)
+    style.save_figure(fig, tmp_path / "closed")
+    assert figure_check.record(tmp_path / "closed.png")["width_in"] == style.COLUMN_WIDTH

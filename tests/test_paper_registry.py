@@ -104,3 +104,18 @@ def test_config_names_and_sizes_are_validated():
     with pytest.raises(ValueError, match="unknown analysis"):
         registry.analysis_targets(bad_analysis)
     assert registry.theorem_check_claims({}, {}) == []
+
+
+def test_experiment_figures_are_filed_by_paper():
+    """{figures_dir}/{paper}/{experiment}/: the experiment's paper key, else its analyses' paper,
+    else cross_paper; a theorem check under its paper's mechanisms/ folder."""
+    assert registry.experiment_paper("e", {"analyses": ["garcelon_table1"]}) == "garcelon2021"
+    assert registry.experiment_paper("e", {"analyses": ["garcelon_table1", "bai_table1"]}) == registry.CROSS_PAPER
+    assert registry.experiment_paper("e", {}) == registry.CROSS_PAPER
+    assert registry.experiment_paper("e", {"paper": "lu2026", "analyses": ["bai_table1"]}) == "lu2026"
+    with pytest.raises(ValueError, match="experiments.e.paper: unknown paper 'lu2062'"):
+        registry.experiment_paper("e", {"paper": "lu2062"})
+    assert registry.check_paper("binary_mechanism") == "vietri2020"
+    default = yaml.safe_load((ROOT / "config/config.yaml").read_text())
+    for name, spec in default["experiments"].items():  # every shipped experiment names its paper
+        assert spec["paper"] in set(registry.papers()) | {registry.CROSS_PAPER}, name

@@ -106,6 +106,10 @@ def test_privacy_cost_analysis_end_to_end(tmp_path, monkeypatch):
     assert set(res.claims.paper) == {"vietri2020"} and "claim_id" in res.claims.columns
     assert "| riverswim | pucb |" in res.markdown and res.figure is not None
     assert "b=nan" not in " ".join(t.get_text() for ax in res.figure.axes for t in ax.texts + [ax.title])
+    from privrl.results import figure_check, style
+
+    style.save_figure(res.figure, tmp_path / "figs/privacy_cost")
+    assert figure_check.figure_problems(tmp_path / "figs") == []  # readable in a 3.3 in column
 
 
 def test_privacy_cost_pools_only_eps_cells_in_their_own_regime(tmp_path, monkeypatch):

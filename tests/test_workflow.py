@@ -39,6 +39,14 @@ def test_smoke_dag_runs_then_nothing_to_do(smoke_run):
     for png in figs.rglob("*_regret_*.png"):
         assert png.with_suffix(".pdf").exists(), png
     assert list(figs.rglob("*_regret_vs_K.png")) and list(figs.rglob("*_regret_rate.png"))
+    from privrl.results import figure_check
+
+    assert figure_check.figure_problems(figs) == []  # readable in a 3.3 in column, <= 8 lines, legends outside
+    # filed by paper: {figures_dir}/{paper}/{experiment}/ and {paper}/mechanisms/
+    assert (figs / "vietri2020/vietri2020_lower_bound/vietri2020_lower_bound.png").exists()
+    assert (figs / "vietri2020/mechanisms/binary_mechanism.png").exists()
+    assert (figs / "cross_paper/mechanisms/agent_audit.md").exists()
+    assert "vietri2020/vietri2020_lower_bound/" in (figs / "claims.csv").read_text()
     second = _snakemake(workdir, "--cores", "2", "--configfile", str(cfg_path))
     assert second.returncode == 0 and "Nothing to be done" in second.stdout + second.stderr
 

@@ -50,15 +50,15 @@ def _config(dest: Path, cfg: dict) -> Path:
     return p
 
 
-def _snakemake(wd: Path, *args, cores="2"):
+def _snakemake(wd: Path, *args, cores="2", env=None):
     cmd = [sys.executable, "-m", "snakemake", "-s", str(wd / "Snakefile"), "--directory", str(wd), "--cores", cores,
            "--configfile", str(wd / "design.yaml"), *args]
-    return subprocess.run(cmd, capture_output=True, text=True)
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
 
 
-def _planned(wd: Path) -> dict:
+def _planned(wd: Path, env=None) -> dict:
     """rule -> job count of a dry run (empty when nothing is to be done)."""
-    out = _snakemake(wd, "-n")
+    out = _snakemake(wd, "-n", env=env)
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout + out.stderr
     m = re.search(r"^job\s+count\s*$(.*?)^total\s", text, re.M | re.S)
@@ -125,6 +125,30 @@ def test_editing_a_script_reruns_its_jobs(done):
     assert _planned(done) == {"fit_table": 2, "all": 1}
 
 
+NEW_AGENT = '''"""A user's new agent: UCBVI's kernel under another name (registered like any agent module)."""
+from dataclasses import replace
+
+from privrl.agents import ucbvi
+from privrl.agents.registry import register
+
+SPEC = register(replace(ucbvi.SPEC, name="ucbvi-user-copy", description="a new agent"))
+'''
+
+
+def test_new_agent_module_reruns_no_existing_job(done):
+    """A user adds src/privrl/agents/<new>.py (the package loads every module of agents/): the
+    finished design plans zero jobs, as every job's code digest covers only the code it imports."""
+    src = done / "src"
+    shutil.copytree(ROOT / "src/privrl", src / "privrl", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    assert _planned(done, env) == {}  # the copied library is the same code
+    (src / "privrl/agents/user_agent.py").write_text(NEW_AGENT)
+    listed = subprocess.run([sys.executable, "-c", "import privrl, privrl.agents as a; print(privrl.__file__, sorted(a.REGISTRY))"],
+                            capture_output=True, text=True, env=env)
+    assert str(src) in listed.stdout and "ucbvi-user-copy" in listed.stdout, listed.stderr[-2000:]
+    assert _planned(done, env) == {}
+
+
 def test_truncated_run_file_is_regenerated(done):
     p = done / "results/tiny/runs/chain/ucbvi__bonus_scale=0.01.parquet"
     original, st = p.read_bytes(), p.stat()
@@ -188,5 +212,5 @@ def test_design_without_claims_or_mechanisms_runs(tmp_path):
     assert out.returncode == 0, out.stderr[-4000:]
     fits = pd.read_csv(wd / "results/first/fits/chain.csv")
     assert len(fits) == 2
-    assert (wd / "results/figures/CLAIMS.md").exists() and (wd / "results/figures/first/chain_regret_vs_K.png").exists()
+    assert (wd / "results/figures/CLAIMS.md").exists() and (wd / "results/figures/cross_paper/first/chain_regret_vs_K.png").exists()
     assert (wd / "results/figures/CLAIMS.md").stat().st_mode & 0o044  # readable by group and others (umask)

@@ -208,6 +208,8 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
     for i, a in enumerate(exp.get("analyses", []) or []):
         if a not in known:
             errs.append(f"{where}.analyses[{i}]: unknown analysis {a!r}; choose one of {sorted(known)}")
+    if exp.get("paper") is not None and exp["paper"] not in registry.papers():
+        errs.append(f"{where}.paper: unknown paper {exp['paper']!r}; choose one of {sorted(registry.papers())}")
     try:
         experiments.expand_cells(config, name)
     except ValueError as e:

@@ -28,14 +28,28 @@ ANALYSIS_TARGETS = papers.analysis_targets(config)  # (experiment, analysis) pai
 THEOREM_CHECKS = list(papers.theorem_checks())  # every registered theorem check
 CHECK_SIZES = papers.check_sizes(config)  # check -> sizes (config mechanisms.checks, validated)
 MECHANISMS = config.get("mechanisms") or {}
+# Final figures and tables are filed by paper: {F}/{paper}/{experiment}/... and the theorem checks
+# under {F}/{paper}/mechanisms/ (paper = a registry key; cross-paper experiments and the audits of
+# every mechanism and agent: {F}/cross_paper/).
+PAPER_OF = {e: papers.experiment_paper(e, spec) for e, spec in config["experiments"].items()}
+PAPER_FOLDERS = sorted(set(papers.papers()) | {papers.CROSS_PAPER})
+CROSS = papers.CROSS_PAPER
+
+
+def paper_dir(experiment):
+    """{F}/{paper}: the figures_dir an experiment's analyses write into (and their claims cite)."""
+    return f"{F}/{PAPER_OF[experiment]}"
+
+
+def check_path(check, ext):
+    """A theorem check's table or figure, in its paper's mechanisms/ folder."""
+    return f"{F}/{papers.check_paper(check)}/mechanisms/{check}.{ext}"
 CONDA_ENV = "../../envs/privrl.yaml"  # relative to workflow/rules/
 # Digests of the library code, passed as params: Snakemake's params rerun trigger then reruns
 # the runs when agent/mechanism/engine code changes and everything downstream on any edit.
 # the repository root (the Snakefile's directory; read as plain Python, e.g. by tests: privrl's)
 WORKFLOW_ROOT = Path(workflow.basedir) if "workflow" in globals() else Path(privrl.__file__).resolve().parents[2]
 # A script's own digest joins its rule's, so editing a script reruns its jobs and touching it does not.
-RUN_LIBRARY_CODE = privrl.code_version("run")
-ALL_CODE = privrl.code_version("all")  # the end-to-end agent audit recompiles every agent: all code
 
 
 def script_digest(*names):
@@ -62,8 +76,16 @@ def agent_code(agent):
 
 def code_of(script):
     """Code digest param of a downstream rule: its script and the library code it imports
-    (privrl.digests.closure), so a new module that nothing imports reruns nothing."""
-    return digests.digest([Path(WORKFLOW_ROOT, "workflow/scripts", script)])
+    (privrl.digests.closure), so a new module that nothing imports reruns nothing. Hashed in an
+    order that does not depend on where the package and the workflow live (digests.digest sorts
+    by absolute path, which puts the script before or after the package files depending on the
+    two directories: a library installed elsewhere would rerun every downstream job)."""
+    h = hashlib.sha256()
+    for f in sorted(digests.closure([Path(WORKFLOW_ROOT, "workflow/scripts", script)]),
+                    key=lambda f: (0, f.relative_to(digests.ROOT).parts) if f.is_relative_to(digests.ROOT) else (1, (f.name,))):
+        h.update((f.relative_to(digests.ROOT).as_posix() if f.is_relative_to(digests.ROOT) else f.name).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def stable(x):
@@ -223,11 +245,11 @@ def analysis_inputs(w):
 
 
 def per_experiment_env(pattern):
-    return [pattern.format(experiment=e, env=v) for e, v in EXP_ENVS]
+    return [pattern.format(paper=PAPER_OF[e], experiment=e, env=v) for e, v in EXP_ENVS]
 
 
 def per_analysis(pattern):
-    return [pattern.format(experiment=e, analysis=a) for e, a in ANALYSIS_TARGETS]
+    return [pattern.format(paper=PAPER_OF[e], experiment=e, analysis=a) for e, a in ANALYSIS_TARGETS]
 
 
 def all_targets():

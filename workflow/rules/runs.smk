@@ -43,9 +43,10 @@ rule run_cell:
     log:
         f"{R}/logs/runs/{{experiment}}/{{env}}/{{cell}}.log",
     params:
+        code=code_of("merge_shards.py"),  # rerun when the merge code or its script changes
         cell=lambda w: X.find_cell(config, w.experiment, w.env, w.cell),
     localrule: True
-    run:
-        from privrl.run import merge_shards
-
-        merge_shards(input.shards, input.mdp, params.cell, output.results, output.info)
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/merge_shards.py"

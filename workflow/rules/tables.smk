@@ -1,16 +1,18 @@
 rule fit_table:
     """Per-(experiment, env) table of fits: exponent, CI, regret at K, bonus saturation."""
+    wildcard_constraints:
+        paper="|".join(PAPER_FOLDERS),
     input:
         rules.fit.output[0],
     output:
-        csv=report(f"{F}/{{experiment}}/{{env}}_fits.csv", caption="../report/fit_table.rst",
+        csv=report(f"{F}/{{paper}}/{{experiment}}/{{env}}_fits.csv", caption="../report/fit_table.rst",
                    category=experiment_category, subcategory="{experiment}",
                    labels={"experiment": "{experiment}", "env": "{env}", "figure": "fitted K-exponents"}),
-        md=f"{F}/{{experiment}}/{{env}}_fits.md",
+        md=f"{F}/{{paper}}/{{experiment}}/{{env}}_fits.md",
     log:
-        f"{R}/logs/tables/{{experiment}}/{{env}}.log",
+        f"{R}/logs/tables/{{paper}}/{{experiment}}/{{env}}.log",
     benchmark:
-        f"{R}/benchmarks/tables/{{experiment}}/{{env}}.tsv"
+        f"{R}/benchmarks/tables/{{paper}}/{{experiment}}/{{env}}.tsv"
     params:
         code=code_of("fit_table.py"),  # rerun when the library code or its script changes
     conda:
@@ -34,7 +36,7 @@ rule claims:
         f"{R}/benchmarks/claims.tsv"
     params:
         code=code_of("claims.py"),  # rerun when the library code or its script changes
-        figures_dir=F,
+        artifacts=[f"{paper_dir(e)}/{e}/{v}_regret_vs_K.png" for e, v in EXP_ENVS],  # aligned with input.fits
         claim_specs=[claim_specs(e, v) for e, v in EXP_ENVS],  # aligned with input.fits
         env_specs=[list(X.env_spec(config, e, v)) for e, v in EXP_ENVS],  # the crossover K needs the MDP
         designs=X.design_episodes(WORKFLOW_ROOT),  # the shipped design that reaches a "not reached" row

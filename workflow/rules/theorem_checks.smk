@@ -8,12 +8,12 @@
 rule theorem_checks:
     """Every registered theorem check: one table and one figure per check."""
     output:
-        **{f"{c}_csv": f"{F}/mechanisms/{c}.csv" for c in THEOREM_CHECKS},
-        **{f"{c}_png": report(f"{F}/mechanisms/{c}.png", caption="../report/theorem_check.rst",
+        **{f"{c}_csv": check_path(c, "csv") for c in THEOREM_CHECKS},
+        **{f"{c}_png": report(check_path(c, "png"), caption="../report/theorem_check.rst",
                               category=PAPER_NAMES[CHECK_PAPER[c]], subcategory="theorem checks",
                               labels={"check": c})
            for c in THEOREM_CHECKS},
-        **{f"{c}_pdf": f"{F}/mechanisms/{c}.pdf" for c in THEOREM_CHECKS},
+        **{f"{c}_pdf": check_path(c, "pdf") for c in THEOREM_CHECKS},
     log:
         f"{R}/logs/mechanisms/checks.log",
     benchmark:
@@ -31,9 +31,9 @@ rule theorem_checks:
 rule privacy_audit:
     """Empirical epsilon lower bounds, distribution tests and exact epsilons of every mechanism."""
     output:
-        csv=report(f"{F}/mechanisms/privacy_audit.csv", caption="../report/privacy_audit.rst",
+        csv=report(f"{F}/{CROSS}/mechanisms/privacy_audit.csv", caption="../report/privacy_audit.rst",
                    category="Mechanisms (all papers)", labels={"table": "privacy audit"}),
-        md=f"{F}/mechanisms/privacy_audit.md",
+        md=f"{F}/{CROSS}/mechanisms/privacy_audit.md",
     log:
         f"{R}/logs/mechanisms/privacy_audit.log",
     benchmark:
@@ -51,14 +51,14 @@ rule privacy_audit:
 rule agent_audit:
     """End-to-end privacy audit of every private agent's kernel on a tiny MDP (privrl.privacy_audit)."""
     output:
-        csv=f"{F}/mechanisms/agent_audit.csv",
-        md=f"{F}/mechanisms/agent_audit.md",
+        csv=f"{F}/{CROSS}/mechanisms/agent_audit.csv",
+        md=f"{F}/{CROSS}/mechanisms/agent_audit.md",
     log:
         f"{R}/logs/mechanisms/agent_audit.log",
     benchmark:
         f"{R}/benchmarks/mechanisms/agent_audit.tsv"
     params:
-        code=ALL_CODE,  # rerun when the library code it runs changes
+        code=code_of("mechanism_audit.py"),  # its closure holds every probed agent (privrl.privacy_probe)
         sizes=MECHANISMS.get("agent_audit", {}) or {},
         seed=MECHANISMS.get("seed", 0),
     conda:
@@ -82,6 +82,9 @@ rule theorem_claims:
     params:
         code=code_of("theorem_claims.py"),  # rerun when the library code or its script changes
         checks=THEOREM_CHECKS,
+        artifacts={**{c: check_path(c, "png") for c in THEOREM_CHECKS},  # what each claim row cites
+                   "privacy_audit": f"{F}/{CROSS}/mechanisms/privacy_audit.md",
+                   "agent_audit": f"{F}/{CROSS}/mechanisms/agent_audit.md"},
     conda:
         CONDA_ENV
     script:

@@ -10,11 +10,11 @@ with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821
     rows = []
     # one resolved claim-spec list and one env spec per fits file (params aligned with input.fits)
-    for path, specs, (name, params) in zip(sm.input.fits, sm.params.claim_specs, sm.params.env_specs):
+    for path, specs, (name, params), artifact in zip(sm.input.fits, sm.params.claim_specs, sm.params.env_specs,
+                                                     sm.params.artifacts):
         exp = Path(path).parent.parent.name
         fits = pd.read_csv(path)
         env = fits.env.iloc[0]
-        artifact = f"{sm.params.figures_dir}/{exp}/{env}_regret_vs_K.png"
         mdps = {env: envs.make(name, **params)}  # the crossover K needs the MDP
         rows += claims.claims_from_frame(claims.score_claims(exp, specs, fits, artifact, mdps))
     for p in sm.input.analyses:  # legacy-column or claims.csv-column tables, each read on its own

@@ -3,7 +3,7 @@
 An experiment lists ``analyses: [name, ...]`` in the config; the ``analysis`` rule calls the
 analysis registered under that name (:mod:`privrl.papers.registry`) with an
 :class:`AnalysisContext` and writes the returned :class:`AnalysisResult` as
-``{figures}/{experiment}/{name}.csv|.md|.png`` plus claim rows that the ``claims`` rule merges
+``{figures}/{paper}/{experiment}/{name}.csv|.md|.png`` (``figures_dir`` is ``{figures}/{paper}``) plus claim rows that the ``claims`` rule merges
 into CLAIMS.md. Analyses are pure functions of data.
 """
 from __future__ import annotations

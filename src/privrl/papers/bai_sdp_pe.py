@@ -60,6 +60,8 @@ from privrl.papers.claim_helpers import crossover_of, frame, regime_of, save_pdf
 from privrl.papers.common import (
     as_generator,
     check_axes,
+    check_legend,
+    column_axes,
     curves,
     env_mdp,
     fmt_ci,
@@ -273,11 +275,9 @@ def _markdown(ctx, t1: pd.DataFrame, tr: pd.DataFrame) -> str:
 
 
 def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
-    import matplotlib.pyplot as plt
-
     from privrl.results.figures import grouped_errorbars  # seaborn: imported only to draw
 
-    fig, axes = plt.subplots(1, 2, figsize=(14, 4))
+    fig, axes = column_axes(2, 8)  # panels stacked in one 3.3 in column
     ax = axes[0]
     ag = ctx.aggregates
     for r in t1.itertuples():
@@ -290,7 +290,7 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
         ax.plot(d.episode, np.maximum(d["mean"], 1e-3), lw=1.2, label=f"{r.agent}, {r.constants}, eps={r.eps_ref:g}")
         ax.fill_between(d.episode, np.maximum(d.ci_low, 1e-3), np.maximum(d.ci_high, 1e-3), alpha=0.2)
     ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret", title="Table I rows")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    check_legend(ax)
     ax = axes[1]
     if len(tr):
         groups = list(tr.groupby(["epsilon", "C", "C1"]).groups)
@@ -298,8 +298,7 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
         series = {mo: tr[tr.privatizer == mo].set_index(["epsilon", "C", "C1"]).reindex(groups) for mo in models}
         grouped_errorbars(ax, series, len(groups), [f"eps={g[0]:g}\nC={g[1]:g}" for g in groups], 0.2)
         ax.set(yscale="log", ylabel="regret at K", title="SDP-PE under each Privatizer")
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
+        check_legend(ax, ncol=2)
     return fig
 
 
@@ -362,7 +361,7 @@ def figure_bitsum(df: pd.DataFrame, path) -> None:
     a2.plot(claim["epsilon"], claim["claimed_epsilon"], "k--", label="claimed (Lemma 42)")
     a1.set(xlabel="eps", ylabel="Var(Z - sum y)", title="Bai et al. Lemma 42: variance")
     a2.set(xlabel="eps", ylabel=f"eps at delta=beta={df['beta'].iloc[0]}", title="exact vs claimed")
-    a1.legend(fontsize=8), a2.legend(fontsize=8)
+    check_legend(a1), check_legend(a2)
     save_check_figure(fig, path)
 
 

@@ -36,7 +36,7 @@ from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.claim_helpers import crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
-from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
+from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
 PAPER_ID = "bai_sdp_pe"
 MODEL = {"sdp-pe-jdp": "central (Laplace)", "sdp-pe": "shuffle (Alg. 4)", "sdp-pe-ldp": "local (Laplace)", "pe": "none"}
@@ -110,7 +110,11 @@ def _claim(ctx, name, item, cid, statement, kind, score, source) -> V.Claim:
 
 
 def _legend_out(ax):
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    """The panel's title wrapped to the 3.3 in column and its legend below it, off the data."""
+    from privrl.results.style import panel_title
+
+    panel_title(ax, ax.get_title(), ncols=2)
+    check_legend(ax)
 
 
 def _result(df: pd.DataFrame, claims: list, fig, title: str, intro: str, cols: list[str]) -> AnalysisResult:
@@ -137,11 +141,9 @@ def _md(title: str, intro: str, df: pd.DataFrame, cols: list[str]) -> str:
 
 # ---------------------------------------------------------------- Thm 6: error level E
 def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
-    import matplotlib.pyplot as plt
-
     df = _rows(ctx, tuple(MODEL))
     claims = []
-    fig, ax = plt.subplots(figsize=(7.5, 4))
+    fig, (ax,) = column_axes(1, 8)  # one 3.3 in column
     for env, d in df.groupby("env"):
         base = d[d.agent == "pe"]
         priv = d[d.agent != "pe"].sort_values("E")
@@ -171,7 +173,6 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
     ax.set(xscale="log", yscale="log", xlabel="error level E of the Privatizer (Assumption 4)",
            ylabel="regret at K", title="SDP-PE: regret vs the Privatizer's error level")
     _legend_out(ax)
-    fig.tight_layout()
     save_pdf(fig, ctx, "bai_sdp_pe_error_level")
     return _result(df, claims, fig, f"Bai et al. Thm 6: regret vs the Privatizer's error level ({ctx.experiment})",
              "E: Assumption 4's error level of the last stage's batch, as the kernel computes it. in_regime: K >= 10 x "
@@ -182,11 +183,9 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
 
 # ---------------------------------------------------------------- Thm 11: eps < 1
 def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
-    import matplotlib.pyplot as plt
-
     df = _rows(ctx, ("sdp-pe", "pe"))
     claims = []
-    fig, ax = plt.subplots(figsize=(7.5, 4))
+    fig, (ax,) = column_axes(1, 8)  # one 3.3 in column
     ag = ctx.aggregates
     if len(df):
         df["inside_thm11"] = df.epsilon < 1.0
@@ -228,7 +227,6 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
     ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
            title="SDP-PE (shuffle) across eps; Thm 11 covers eps < 1")
     _legend_out(ax)
-    fig.tight_layout()
     save_pdf(fig, ctx, "bai_sdp_pe_thm11")
     return _result(df, claims, fig, f"Bai et al. Thm 11 inside its range eps < 1 ({ctx.experiment})",
              "Thm 11 is stated for eps in (0, 1); eps >= 1 rows are outside the theorem (run, shown, not scored).",
@@ -251,12 +249,10 @@ def _axis_sets(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
 
 
 def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
-    import matplotlib.pyplot as plt
-
     df = _rows(ctx, ("sdp-pe", "pe"))
     claims = []
     sets = _axis_sets(df) if len(df) else {}
-    fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
+    fig, axes = column_axes(max(len(sets), 1), 2)  # panels stacked in one 3.3 in column
     for k, (axis, envs) in enumerate(sets.items()):
         pa = axes[k]
         for agent, d in df[df.env.isin(envs.env)].groupby("agent"):
@@ -283,7 +279,6 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
         pa.axis("off")
     if sets:
         _legend_out(axes[len(sets) - 1])
-    fig.tight_layout()
     save_pdf(fig, ctx, "bai_sdp_pe_scaling")
     return _result(df, claims, fig, f"Bai et al.: regret across X, A, H ({ctx.experiment})",
              "One variable varied at a time on garnets with <= 64 policies. Scored one-sided against the bound's "

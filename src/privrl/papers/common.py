@@ -79,23 +79,47 @@ def as_generator(rng) -> np.random.Generator:
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
 
 
-def check_axes(ncols: int = 1, width: float = 5.0):
-    """(figure, axes[ncols]) of one theorem-check figure row."""
+def check_axes(n: int = 1, height: float = 2.3):
+    """(figure, axes[n]) of a theorem-check figure: ``n`` panels stacked in one 3.3 in column
+    (8 pt text prints at 8 pt; docs/decisions/figures.md), ``height`` inches each."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from privrl.results.style import use_paper_style
+    from privrl.results.style import COLUMN_WIDTH, use_paper_style
 
     use_paper_style()  # >= 8 pt text, the figures' one style
-    fig, axes = plt.subplots(1, ncols, figsize=(width * ncols, 3.8), squeeze=False)
-    return fig, axes[0]
+    fig, axes = plt.subplots(n, 1, figsize=(COLUMN_WIDTH, height * n), squeeze=False, layout="constrained")
+    return fig, list(axes[:, 0])
+
+
+def column_axes(n: int, lines: int = 4):
+    """(figure, axes[n]) of an analysis figure: ``n`` panels stacked in one 3.3 in column, each
+    tall enough for a legend of ``lines`` entries below it (:func:`check_legend`)."""
+    fig, axes = check_axes(n, height=2.2 + 0.17 * min(lines, 8))
+    return fig, axes
+
+
+def check_legend(ax, ncol: int = 1):
+    """The panel's legend below its axes and its x-axis labels (never over the data)."""
+    from matplotlib.transforms import offset_copy
+
+    fig = ax.figure
+    fig.canvas.draw()  # the x axis' ticks and label, in points below the axes (layout-independent)
+    r = fig.canvas.get_renderer()
+    below = (ax.get_window_extent(r).y0 - ax.xaxis.get_tightbbox(r).y0) * 72.0 / fig.dpi
+    anchor = offset_copy(ax.transAxes, fig=fig, y=-below - 4.0, units="points")
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor, ncol=ncol,
+                     frameon=False, borderaxespad=0.0, handlelength=2.5, markerscale=0.7)
 
 
 def save_check_figure(fig, path) -> None:
-    """A theorem check's figure as ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi)."""
-    from privrl.results.style import save_figure
+    """A theorem check's figure as ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi); panel
+    titles wrapped to the column."""
+    from privrl.results.style import panel_title, save_figure
 
-    fig.tight_layout()
+    for ax in fig.axes:
+        if ax.get_title():
+            panel_title(ax, ax.get_title(), ncols=2)
     save_figure(fig, Path(path).with_suffix(""))

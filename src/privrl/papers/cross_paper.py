@@ -39,7 +39,7 @@ from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import seed_matrix
 from privrl.papers import cross_model
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.common import env_mdp
+from privrl.papers.common import check_legend, column_axes, env_mdp
 from privrl.papers.registry import Paper
 
 ADDITIVE = (0.0, "power", (1.0, 1.0))
@@ -175,13 +175,11 @@ def _figure(curves: dict):
     agent group, <= MAX_LINES eps per panel, legend outside the data; crossover K marked."""
     if not curves:
         return None
-    import matplotlib.pyplot as plt
+    from privrl.results.style import panel_title  # matplotlib: imported only to draw
 
     keys = list(curves)
-    ncol = min(3, len(keys))
-    nrow = int(np.ceil(len(keys) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.1 * nrow), squeeze=False)
-    for ax, key in zip(axes.flat, keys):
+    fig, axes = column_axes(len(keys), MAX_LINES)  # panels stacked in one 3.3 in column
+    for ax, key in zip(axes, keys):
         ep, D, fit, regimes = curves[key]
         eps_all = sorted(D)
         shown = eps_all if len(eps_all) <= MAX_LINES else [eps_all[int(i)] for i in
@@ -194,14 +192,10 @@ def _figure(curves: dict):
         ax.axhline(0.0, color="0.5", lw=0.6)
         ax.axvspan(fit["window_lo"], fit["window_hi"], color="0.93", zorder=0)
         ax.set_xscale("log")
-        ax.set_title(f"{key[0]}: {key[1]} ({_fmt_params(key[2])})", fontsize=8)
-        ax.tick_params(labelsize=8)
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    for ax in list(axes.flat)[len(keys):]:
-        ax.axis("off")
-    fig.supxlabel("episodes K (dotted: crossover K of that eps; grey: fit window)", fontsize=8)
-    fig.supylabel("privacy cost per episode D(K, eps) / K", fontsize=8)
-    fig.tight_layout()
+        panel_title(ax, f"{key[0]}: {key[1]} ({_fmt_params(key[2])})", ncols=2)
+        ax.set(xlabel="episodes K", ylabel="D(K, eps) / K")
+        check_legend(ax, ncol=2)
+    fig.suptitle("privacy cost per episode D(K, eps) / K\ndotted: crossover K of that eps\ngrey: fit window", fontsize=8)
     return fig
 
 

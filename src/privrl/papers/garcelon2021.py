@@ -45,7 +45,7 @@ from privrl.mechanisms.rr import (
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.regimes import frame
 from privrl.papers.garcelon2021_thm6 import garcelon2021_thm6
-from privrl.papers.common import as_generator, check_axes, save_check_figure
+from privrl.papers.common import as_generator, check_axes, check_legend, column_axes, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
 
 ROWS = [  # tag, algorithm, theoretical regret (Table 1)
@@ -140,11 +140,9 @@ def _claims(ctx: AnalysisContext, t: pd.DataFrame) -> pd.DataFrame:
 def _figure(ctx: AnalysisContext, t: pd.DataFrame):
     if t.empty:
         return None
-    import matplotlib.pyplot as plt
-
     blocks = list(t.groupby(["env", "eps0", "bonus_scale"], sort=True))
-    fig, axes = plt.subplots(1, len(blocks), figsize=(4.2 * len(blocks), 3.4), squeeze=False)
-    for ax, ((env, eps0, scale), g) in zip(axes.flat, blocks):
+    fig, axes = column_axes(len(blocks), max(len(g) for _, g in blocks))  # one 3.3 in column
+    for ax, ((env, eps0, scale), g) in zip(axes, blocks):
         for r in g.itertuples():
             a = ctx.aggregates[(ctx.aggregates.env == env) & (ctx.aggregates.cell == r.cell)].sort_values("episode")
             ax.plot(a.episode, np.maximum(a["mean"], 1e-3), lw=1.2, label=r.algorithm.split(" (")[0])
@@ -154,9 +152,8 @@ def _figure(ctx: AnalysisContext, t: pd.DataFrame):
         ax.set_title(f"{env}: eps0={eps0:g}, bonus x{scale:g}", fontsize=8)
         ax.set_xlabel("episodes K", fontsize=8)
         ax.tick_params(labelsize=8)
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    axes.flat[0].set_ylabel("cumulative regret", fontsize=8)
-    fig.tight_layout()
+        ax.set_ylabel("cumulative regret", fontsize=8)
+        check_legend(ax)
     return fig
 
 
@@ -238,7 +235,7 @@ def figure_garcelon_coverage(df: pd.DataFrame, path) -> None:
                     g["coverage_ci_high"] - g["coverage"]], marker="o", capsize=3, label=name)
     ax.axhline(1 - df["delta"].iloc[0], color="k", ls="--", label=r"$1-\delta$")
     ax.set(xscale="log", xlabel="k (users)", ylabel="coverage", title="Garcelon et al. Eq. 7-8")
-    ax.legend(fontsize=8)
+    check_legend(ax, ncol=2)
     save_check_figure(fig, path)
 
 
@@ -272,7 +269,7 @@ def figure_prop5(df: pd.DataFrame, path) -> None:
         ax.loglog(g["k"], g["eps_ck"].replace(np.inf, np.nan), "o--", color=c, label=f"Prop. 5, eps0={eps0}")
         ax.loglog(g["k"], g["exact_epsilon"], "s-", color=c, label=f"exact, eps0={eps0}")
     ax.set(xlabel="k (users)", ylabel=r"$\varepsilon$ at $\delta_0$", title="Garcelon et al. Prop. 5")
-    ax.legend(fontsize=8, ncol=2)
+    check_legend(ax, ncol=2)
     save_check_figure(fig, path)
 
 

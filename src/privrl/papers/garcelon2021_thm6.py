@@ -24,7 +24,7 @@ from privrl.agents.crossover import max_policy_gap
 from privrl.mechanisms import accounting as acc
 from privrl.mechanisms.exact_epsilon import shuffled_rr_composed_epsilon
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.common import curves, env_mdp, rng_for
+from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
 from privrl.papers.regimes import crossover_of, frame, regime_of, score_bound_one_sided
 from privrl.results import verdicts as V
 from privrl.results.stats import diff_ci, mean_ci, ratio_ci
@@ -203,15 +203,15 @@ def _figure(panels):
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from privrl.results.style import panel_title  # matplotlib: imported only to draw
 
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.0 * len(panels), 3.8), squeeze=False)
-    for ax, (lines, title) in zip(axes.flat, panels):
+    fig, axes = column_axes(len(panels), max(len(lines) for lines, _ in panels))  # one 3.3 in column
+    for ax, (lines, title) in zip(axes, panels):
         for x, mean, lo, hi, label, style in lines[:MAX_LINES]:
             h = ax.plot(x, np.maximum(mean, 1e-3), style, lw=1.2, label=label)[0]
             ax.fill_between(x, np.maximum(lo, 1e-3), np.maximum(hi, 1e-3), color=h.get_color(), alpha=0.2)
         ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
                title=f"Shuffled-OBI (Thm 6): {title}")
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    fig.tight_layout()
+        panel_title(ax, ax.get_title(), ncols=2)
+        check_legend(ax)
     return fig

@@ -47,6 +47,8 @@ from privrl.papers.lu2026_cor14 import COR14
 from privrl.papers.lu2026_comparisons import ANALYSES as COMPARISONS, order_no_larger
 from privrl.papers.common import (
     at_episode,
+    check_legend,
+    column_axes,
     curves,
     env_mdp,
     fmt_ci,
@@ -247,14 +249,14 @@ def _markdown(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: p
 
 
 def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
-    import matplotlib.pyplot as plt
+    from privrl.results.style import panel_title  # matplotlib: imported only to draw
 
     from privrl.results.figures import grouped_errorbars  # seaborn: imported only to draw
 
     envs_ = sorted(set(eps.env)) if len(eps) else []
     ncol = max(len(envs_), 1) + (1 if len(mat) else 0)
-    fig, axes = plt.subplots(1, ncol, figsize=(6.0 * ncol, 3.4), squeeze=False)
-    for ax, env in zip(axes[0], envs_):
+    fig, axes = column_axes(ncol, 4)  # panels stacked in one 3.3 in column
+    for ax, env in zip(axes, envs_):
         d = eps[(eps.env == env) & (eps.beta_scale == eps[eps.env == env].beta_scale.max())].sort_values("K")
         ax.plot(d.K, d.eps_cor14, lw=1.6, label="Cor. 14")
         ax.plot(d.K, d.eps_thm13_min, "o", ms=3, mfc="none", label="Thm 13, numeric min")
@@ -264,9 +266,10 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
             ax.axvline(K, color="0.6", lw=0.8)
         ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel=f"eps (delta={d.delta.iloc[0]:g})",
                title=f"{env} (H={d.H.iloc[0]}, S={d.S.iloc[0]}, A={d.A.iloc[0]}): rewards only")
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        panel_title(ax, ax.get_title(), ncols=2)
+        check_legend(ax, ncol=2)
     if len(mat):
-        ax = axes[0, -1]
+        ax = axes[-1]
         d = mat.drop_duplicates(["K_i", "agent"])
         agents = list(dict.fromkeys(d.agent))
         Ks = sorted(set(d.K_i))
@@ -274,8 +277,8 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
         ticks = [f"K={k:g}\neps={mat[mat.K_i == k].epsilon.iloc[0]:.3g}" for k in Ks]
         grouped_errorbars(ax, series, len(Ks), ticks, 0.8 / len(agents))
         ax.set(yscale="log", ylabel="regret at K_i", title="matched privacy (eps of RLSVI at K_i)")
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    fig.tight_layout()
+        panel_title(ax, ax.get_title(), ncols=2)
+        check_legend(ax, ncol=2)
     return fig
 
 

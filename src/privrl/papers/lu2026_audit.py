@@ -23,7 +23,7 @@ from numba import njit
 
 from privrl.agents.rlsvi import privacy_table, rlsvi_plan
 from privrl.rl.planning import count_step
-from privrl.papers.common import as_generator, check_axes, save_check_figure
+from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.lu2026_comparisons import beta_scale_for_epsilon
 from privrl.papers.registry import TheoremCheck
 
@@ -97,14 +97,14 @@ def check_rlsvi_audit(rng, eps_targets=(1.0, 4.0, 16.0), K: int = 4, delta: floa
 
 
 def figure_rlsvi_audit(df: pd.DataFrame, path) -> None:
-    fig, (ax,) = check_axes(width=6.5)
+    fig, (ax,) = check_axes(height=2.6)
     x = df["eps_cor14"]
     ax.plot(x, x, "k--", lw=1, label="certified eps (Cor. 14)")
     ax.plot(x, df["eps_exact_gaussian"], "s:", label="exact eps of the RDP curve")
     ax.plot(x, np.maximum(df["eps_lower_bound"], 1e-3), "o-", label="audited lower bound (95% CP)")
     ax.set(xscale="log", yscale="log", xlabel="certified eps", ylabel="eps",
            title=f"RLSVI end-to-end audit (K={df.K.iloc[0]}, delta={df.delta.iloc[0]:g})")
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    check_legend(ax)
     save_check_figure(fig, path)  # PDF and PNG
 
 

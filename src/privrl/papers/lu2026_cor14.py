@@ -8,7 +8,7 @@ from typing import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from privrl.papers.common import check_axes, save_check_figure
+from privrl.papers.common import check_axes, check_legend, save_check_figure
 from privrl.papers.registry import TheoremCheck
 
 LIBRARY_MIN_ORDER = 1.01  # dp_accounting.rdp.compute_epsilon: orders <= 1.01 give eps = inf
@@ -61,16 +61,18 @@ def lu_grid_from_experiments(config: Mapping, agent_prefix: str = "rlsvi") -> li
 
 
 def figure_lu_cor14(df: pd.DataFrame, path) -> None:
-    """Cor. 14 eps(delta) vs the RDP-library and exact Gaussian conversions, per configuration."""
-    fig, (ax,) = check_axes(width=6.0)
-    labels = [f"K={r.K},H={r.H},S={r.S},A={r.A}\ndelta={r.delta:.0e}" for r in df.itertuples()]
-    x = np.arange(len(df))
-    for off, col, lab in ((-0.25, "eps_cor14", "Cor. 14"), (0.0, "eps_rdp_library", "dp_accounting RDP"),
-                          (0.25, "eps_exact_gaussian", "exact Gaussian")):
-        ax.bar(x + off, df[col], width=0.25, label=lab)
-    ax.set_xticks(x, labels, fontsize=8, rotation=60)
-    ax.set(yscale="log", ylabel=r"$\varepsilon(\delta)$", title="Lu et al. Cor. 14")
-    ax.legend(fontsize=8)
+    """Cor. 14 eps(delta) vs the RDP-library and exact Gaussian conversions, per configuration
+    (horizontal bars: one group per (K, H, S, A, delta), labels readable in a 3.3 in column)."""
+    fig, (ax,) = check_axes(height=1.3 + 0.32 * len(df))
+    labels = [f"K={r.K:.0e} H={r.H} S={r.S} A={r.A}\nδ={r.delta:.0e}".replace("e+0", "e") for r in df.itertuples()]
+    y = np.arange(len(df))
+    for off, col, lab in ((-0.27, "eps_cor14", "Cor. 14"), (0.0, "eps_rdp_library", "dp_accounting RDP"),
+                          (0.27, "eps_exact_gaussian", "exact Gaussian")):
+        ax.barh(y + off, df[col], height=0.27, label=lab)
+    ax.set_yticks(y, labels)
+    ax.invert_yaxis()
+    ax.set(xscale="log", xlabel=r"$\varepsilon(\delta)$", title="Lu et al. Cor. 14")
+    check_legend(ax)
     save_check_figure(fig, path)
 
 

@@ -122,6 +122,27 @@ def analysis_targets(config: Mapping) -> list[tuple[str, str]]:
     return out
 
 
+CROSS_PAPER = "cross_paper"  # the folder of experiments and audits that compare several papers
+
+
+def experiment_paper(name: str, spec: Mapping) -> str:
+    """The paper (registry key) an experiment's figures and tables are filed under,
+    ``{figures_dir}/{paper}/{experiment}/``: its ``paper`` key if given, else the one paper all its
+    analyses belong to, else :data:`CROSS_PAPER`. An unknown ``paper`` raises."""
+    known = papers()
+    if spec.get("paper") is not None:
+        if spec["paper"] not in known:
+            raise ValueError(f"experiments.{name}.paper: unknown paper {spec['paper']!r}; choose one of {sorted(known)}")
+        return str(spec["paper"])
+    owners = {k for a in spec.get("analyses") or [] for k, p in known.items() if a in p.analyses}
+    return owners.pop() if len(owners) == 1 else CROSS_PAPER
+
+
+def check_paper(check: str) -> str:
+    """The paper (registry key) a theorem check belongs to: its figures go to ``{paper}/mechanisms/``."""
+    return next(k for k, p in papers().items() if any(c.name == check for c in p.theorem_checks))
+
+
 def check_sizes(config: Mapping) -> dict[str, dict]:
     """Validated sizes of every registered theorem check (config ``mechanisms.checks``; {} = defaults)."""
     import jsonschema

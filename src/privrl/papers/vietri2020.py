@@ -16,7 +16,7 @@ import pandas as pd
 
 from privrl.mechanisms.bounds import thm12_bound
 from privrl.mechanisms.tree import tree_levels, tree_max_error
-from privrl.papers.common import as_generator, check_axes, save_check_figure
+from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
 from privrl.papers.vietri2020_bounds import ANALYSES
 
@@ -50,7 +50,7 @@ def figure_binary_mechanism(df: pd.DataFrame, path) -> None:
     ax.loglog(df["T"], df["bound_log2"], "k--", label=r"Thm 12, $\log_2 T$")
     ax.loglog(df["T"], df["bound_ln"], "k-.", label=r"Thm 12, $\ln T$")
     ax.set(xlabel="T", ylabel=r"$\max_{t\leq T}|B(t)-c(t)|$", title=f"Binary mechanism, eps={df['epsilon'].iloc[0]}")
-    ax.legend(fontsize=8)
+    check_legend(ax)
     save_check_figure(fig, path)
 
 

@@ -26,7 +26,7 @@ import pandas as pd
 from privrl.agents.crossover import max_policy_gap
 from privrl.agents.pucb import pucb_error_level
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.common import curves, env_mdp, rng_for
+from privrl.papers.common import check_legend, curves, env_mdp, rng_for
 from privrl.papers.regimes import frame, regime_of, score_bound_one_sided, score_lower_bound, with_note
 from privrl.results import verdicts as V
 from privrl.results.fits import fit_k_exponent
@@ -96,13 +96,19 @@ def _figure(panels):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from privrl.results.style import COLUMN_WIDTH, panel_title, use_paper_style
+
     if not panels:
         return None
-    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 3.8), squeeze=False)
+    use_paper_style()
+    # panels stacked in one 3.3 in column, each with its legend below (docs/decisions/figures.md)
+    heights = [2.2 + 0.17 * min(len(lines), MAX_LINES) for lines, _, _ in panels]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(COLUMN_WIDTH, sum(heights)), squeeze=False,
+                             layout="constrained", gridspec_kw={"height_ratios": heights})
     for ax, (lines, ylabel, title) in zip(axes.flat, panels):
         _panel(ax, lines, ylabel, title)
-        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    fig.tight_layout()
+        panel_title(ax, title, ncols=2)
+        check_legend(ax)
     return fig
 
 

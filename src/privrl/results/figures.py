@@ -103,7 +103,7 @@ def regret_vs_k(agg: pd.DataFrame, fits: pd.DataFrame, path_stem, title: str = "
     """
     panels = regret_panels(regret_curves(fits))
     colours = _line_colours(panels)
-    fig, axes = style.panels(len(panels), width="column" if len(panels) == 1 else "full")
+    fig, axes = style.panels(len(panels), width="column")  # panels stacked in one column (readable at 3.3 in)
     plotted = []
     for ax, (panel, _) in zip(axes, panels):
         for r in panel.rows.itertuples():

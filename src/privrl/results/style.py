@@ -2,8 +2,8 @@
 
 For the authors of figure code (``results/figures.py``, ``papers/*``), the whole contract:
 
-- ``fig, axes = panels(n, width="full")``: a constrained-layout grid of ``n`` panels under
-  :data:`STYLE` (8 pt text at a 3.3 in column / 6.9 in page width); ``axes`` is a flat list.
+- ``fig, axes = panels(n)``: a constrained-layout grid of ``n`` panels under :data:`STYLE`,
+  stacked in one 3.3 in column (8 pt text; docs/decisions/figures.md); ``axes`` is a flat list.
   Or wrap your own code in ``with paper_style(): ...``.
 - ``grid_by(curves, by=[...], max_lines=8)``: split a table of curves (one row per line) into
   panels of at most 8 lines; each :class:`Panel` has a human ``title`` and its rows.
@@ -45,6 +45,7 @@ FULL_WIDTH = 6.9  # inches: the page width of a two-column paper
 PANEL_HEIGHT = 2.0  # inches per row of panels
 MAX_LINES = 8  # curves per panel
 MIN_FONT = 8.0  # points
+READABLE_FONT = 6.0  # points: the smallest text once a figure is scaled to COLUMN_WIDTH (docs/decisions/figures.md)
 PNG_DPI = 300
 EPS_CMAP = "viridis"  # sequential: small eps (more noise) dark, large eps light
 # lines that are not an eps scale: tab10 without its blue and green (too close to viridis)
@@ -106,12 +107,14 @@ def paper_style() -> Iterator[None]:
         yield
 
 
-def panels(n: int, width: str | float = "full", ncols: int | None = None, height: float = PANEL_HEIGHT,
+def panels(n: int, width: str | float = "column", ncols: int | None = None, height: float = PANEL_HEIGHT,
            sharex: bool = True, sharey: bool = True):
     """(figure, axes list of length n): a grid of ``n`` panels in the paper style.
 
-    width: "column" (3.3 in), "full" (6.9 in) or inches; ncols defaults to 1 at column width
-    and up to 3 at full width. Unused grid cells are removed.
+    width: "column" (3.3 in, the default: 8 pt text prints at 8 pt in a column), "full" (6.9 in:
+    only for a figure* spanning both columns; its 8 pt text prints at 3.8 pt if shrunk to one
+    column, which privrl.results.figure_check flags) or inches; ncols defaults to 1 at column
+    width and up to 3 at full width. Unused grid cells are removed.
     """
     w = {"column": COLUMN_WIDTH, "full": FULL_WIDTH}.get(width, width) if isinstance(width, str) else float(width)
     ncols = ncols or max(1, min(n, 1 if w <= COLUMN_WIDTH else 3))
@@ -300,10 +303,15 @@ def figure_paths(path_stem) -> tuple[Path, Path]:
 
 
 def save_figure(fig, path_stem, close: bool = True) -> tuple[Path, Path]:
-    """Write ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi), each atomically."""
+    """Write ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi), each atomically; the PNG
+    carries the figure's :func:`readability` record (text chunk ``privrl:figure``, JSON), which
+    :mod:`privrl.results.figure_check` checks."""
+    import json
+
     pdf, png = figure_paths(path_stem)
+    record = json.dumps(readability(fig), sort_keys=True)
     io.save_figure(fig, pdf)
-    io.save_figure(fig, png, dpi=PNG_DPI)
+    io.save_figure(fig, png, dpi=PNG_DPI, metadata={"privrl:figure": record})
     if close:
         plt.close(fig)
     return pdf, png
@@ -319,3 +327,37 @@ def min_font_size(fig) -> float:
 def lines_per_panel(fig) -> int:
     """The most labelled lines (legend entries, not fits or guides) in any one panel."""
     return max((sum(1 for ln in ax.get_lines() if not ln.get_label().startswith("_")) for ax in fig.axes), default=0)
+
+
+def readability(fig) -> dict:
+    """What a reader sees when the figure is printed at :data:`COLUMN_WIDTH` (a wider figure is
+    scaled down): ``width_in``, ``min_font_pt``, ``column_font_pt`` (the smallest text at column
+    width), ``lines_per_panel``, ``legends_over_axes`` (legends whose box overlaps a panel) and
+    ``texts_cut_off`` (texts reaching past the figure's edge)."""
+    if not hasattr(fig.canvas, "get_renderer"):  # a closed figure (plt.close) still saves: give it a canvas
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
+    width = float(fig.get_figwidth())
+    font = float(min_font_size(fig))  # draws the figure (layout done)
+    renderer = fig.canvas.get_renderer()
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    boxes = [ax.get_window_extent(renderer) for ax in fig.axes if ax.get_visible() and ax.axison]
+    over = sum(1 for lg in legends if lg.get_visible()
+               for b in boxes if b.overlaps(lg.get_window_extent(renderer)))
+    page = fig.bbox.padded(1.0)  # display units; 1 px of slack
+    texts = [fig._suptitle, fig._supxlabel, fig._supylabel, *fig.texts]  # tick labels excluded (undrawn ones keep stale positions)
+    for ax in fig.axes:
+        texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts]
+    for lg in legends:
+        texts += [*lg.get_texts(), lg.get_title()]
+    clipped = sum(1 for t in texts if t is not None and t.get_visible() and t.get_text().strip()
+                  and not _inside(t.get_window_extent(renderer), page))
+    return {"width_in": round(width, 3), "min_font_pt": font,
+            "column_font_pt": round(font * min(1.0, COLUMN_WIDTH / width), 2),
+            "lines_per_panel": int(lines_per_panel(fig)), "legends_over_axes": int(over),
+            "texts_cut_off": int(clipped)}
+
+
+def _inside(box, page) -> bool:
+    return box.x0 >= page.x0 and box.x1 <= page.x1 and box.y0 >= page.y0 and box.y1 <= page.y1
