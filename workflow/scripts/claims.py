@@ -17,7 +17,7 @@ with logged(snakemake) as log:  # noqa: F821
         env = fits.env.iloc[0]
         mdps = {env: envs.make(name, **params)}  # the crossover K needs the MDP
         rows += claims.claims_from_frame(claims.score_claims(exp, specs, fits, artifact, mdps))
-    for p in sm.input.analyses:  # legacy-column or claims.csv-column tables, each read on its own
+    for p in sm.input.analyses:  # claims.csv-column tables, one per analysis
         t = pd.read_csv(p)
         if not t.empty:  # a design may declare no claims and no analyses
             rows += claims.claims_from_frame(t)
