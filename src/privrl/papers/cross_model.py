@@ -32,7 +32,7 @@ from privrl.results import verdicts as V
 from privrl.results.claims import claims_frame
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.common import curves, env_mdp, rng_for
+from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
 
 # (A, B, paper id, item, statement, source): "A's regret below B's" at matched coverage
 ORDERS = [
@@ -179,37 +179,29 @@ def _markdown(ctx: AnalysisContext, table: pd.DataFrame, orders: pd.DataFrame) -
 
 
 def _figure(table: pd.DataFrame):
-    """Regret at K vs eps: one panel per (agent family, arm), one line per agent (<= 3 lines),
-    legend below each panel (outside the data)."""
+    """Regret at K vs eps: one panel per (agent family, arm), stacked in one 3.3 in column, one line
+    per agent (<= 3 lines), legend below each panel (outside the data; docs/decisions/figures.md)."""
     if table.empty:
         return None
-    import matplotlib.pyplot as plt
-
     arms = sorted(table.z.unique(), reverse=True)
     fams = [(name, ags) for name, ags in FAMILIES.items() if table.agent.isin(ags).any()]
-    fig, axes = plt.subplots(len(fams), len(arms), figsize=(4.4 * len(arms), 3.6 * len(fams)), squeeze=False)
-    for i, (fam, ags) in enumerate(fams):
-        for j, z in enumerate(arms):
-            ax = axes[i, j]
-            sub = table[table.z == z]
-            for ag in ags:
-                d = sub[sub.agent == ag].sort_values("epsilon")
-                if d.empty:
-                    continue
-                ax.errorbar(d.epsilon, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret], marker="o",
-                            ms=3, capsize=2, lw=1.1, label=LABELS.get(ag, ag))
-            if not ax.lines and not ax.collections:
-                ax.axis("off")
+    panels = [(fam, ags, z) for fam, ags in fams for z in arms
+              if table[(table.z == z) & table.agent.isin(ags)].shape[0]]
+    fig, axes = column_axes(len(panels), lines=3)
+    for ax, (fam, ags, z) in zip(axes, panels):
+        sub = table[table.z == z]
+        for ag in ags:
+            d = sub[sub.agent == ag].sort_values("epsilon")
+            if d.empty:
                 continue
-            ax.set_xscale("log")
-            ax.set_yscale("log")
-            arm = f"matched coverage (privacy width = {z:g} sd)" if z > 0 else "paper widths (z = 0)"
-            ax.set_title(f"{fam}\n{arm}", fontsize=8)
-            ax.set_xlabel("privacy parameter eps", fontsize=8)
-            ax.set_ylabel(f"regret at K = {table.K.max():.0e}", fontsize=8)
-            ax.tick_params(labelsize=8)
-            ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=1, frameon=False)
-    fig.tight_layout()
+            ax.errorbar(d.epsilon, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret], marker="o",
+                        ms=3, capsize=2, lw=1.1, label=LABELS.get(ag, ag))
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        arm = f"matched coverage (width = {z:g} sd)" if z > 0 else "paper widths (z = 0)"
+        ax.set(title=f"{fam.split(' (')[0]}: {arm}", xlabel="privacy parameter eps",
+               ylabel=f"regret at K = {table.K.max():.0e}")
+        check_legend(ax)
     return fig
 
 

@@ -27,7 +27,7 @@ from privrl.results import verdicts as V
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.claim_helpers import crossover_of, frame, regime_of, save_pdf
-from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
+from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
 PAPER_ID = "lu2026"
 SOURCE = "Lu, Gajane, Bai & Talebi (2026)"
@@ -94,10 +94,8 @@ def _groups(ctx: AnalysisContext, env: str, m) -> list[dict]:
 
 
 def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
-    import matplotlib.pyplot as plt
-
     rows, claims = [], []
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 4))
+    fig, (a1, a2) = column_axes(2, lines=5)  # stacked in one 3.3 in column, legends below
     for env in sorted({i["env_key"] for i in ctx.infos}):
         m = env_mdp(ctx, env)
         df = pd.DataFrame(_groups(ctx, env, m))
@@ -140,13 +138,13 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
             x = np.arange(len(groups)) + 0.15 * k
             a1.errorbar(x, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret], fmt="o", capsize=2,
                         label=name)
-        a1.set_xticks(np.arange(len(groups)) + 0.2, groups, fontsize=8)
+        a1.set_xticks(np.arange(len(groups)) + 0.2, groups, rotation=25, ha="right")
         a1.set(yscale="log", ylabel="regret at K", title="same privacy level: RLSVI vs JDP agents")
-        a1.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+        check_legend(a1)
     a2.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
            title="RLSVI vs its worst-case rate")
-    a2.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.tight_layout()
+    if a2.lines:
+        check_legend(a2)
     save_pdf(fig, ctx, "lu2026_fixed_eps")
     table = table.drop(columns="_seeds") if len(table) else table
     L = [f"# Lu et al.: no privacy cost at a fixed eps ({ctx.experiment})", "",
