@@ -185,6 +185,8 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
     replan = ivars[I_REPLAN] != 0
     n_refresh = (H + 1) // 2  # rows post-processed per episode (round robin), data-independent
     cursor = ivars[I_CURSOR]
+    j = cursor % HSA  # the cursor's row as (h, s, a), advanced by carries (no integer division per row)
+    ch, cs, ca = j // (S * A), (j // A) % S, j % A
     for k in range(k0, k1):
         if replan:
             if bern:
@@ -208,10 +210,15 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
                 elif kind == LOCAL_LAPLACE:
                     E = 4.0 * laplace_sum_bound(k + 1.0, 6.0 * H / eps, d_one)
                 for t in range(n_refresh):  # data-independent round robin over the rows
-                    j = cursor % HSA
+                    _refresh(c, ch, cs, ca, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
                     cursor += 1
-                    _refresh(c, j // (S * A), (j // A) % S, j % A, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa,
-                             p_hat, q, coef)
+                    ca += 1
+                    if ca == A:
+                        ca = 0
+                        cs += 1
+                        if cs == S:
+                            cs = 0
+                            ch = 0 if ch == H - 1 else ch + 1
             for h in range(H):
                 if not noise:  # exact counts: refresh the visited rows, as ucbvi does
                     _refresh(c, h, states[h], actions[h], H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
