@@ -75,7 +75,7 @@ L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE, L_Z = 0, 1, 2, 3, 4, 5
 S_EPS, S_SCALE, S_DELTA, S_ALPHA, S_M, S_TAU, S_TAU_POWER, S_DELTA0, S_NOISE, S_Z = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, split, p_t, r_plus, bp):
     """Eq. 16 + Prop. 7 for all (s, a): nr[S, A] = N~^r, rs[S, A] = R~, nps[S, A, S] = N~^p.
 
