@@ -107,13 +107,12 @@ def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, split, p_t, r_plus, bp
 
 @njit(cache=True)
 def _planning_buffers(H, S, A):
-    """Work arrays of both OBI kernels: p_t[S, A, S], r_plus[S, A], bp[S, A], pi[H, S], V[H + 1, S],
-    the runner's trajectory and evaluation cache."""
+    """Both OBI kernels' work arrays: p_t[S, A, S], r_plus, bp [S, A], pi[H, S], V[H + 1, S], trajectory, eval cache."""
     return (np.zeros((S, A, S)), np.zeros((S, A)), np.zeros((S, A)), np.zeros((H, S), np.int64),
             np.zeros((H + 1, S)), engine.new_trajectory(H), engine.new_eval_cache(H, S))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lk(S, A, H, k1, delta):
     """L_k = ln(4 pi^2 S A H k^3 / (3 delta)) for the 1-based episode k1 (Prop. 7)."""
     return math.log(4.0 * math.pi ** 2 * S * A * H * float(k1) ** 3 / (3.0 * delta))
@@ -219,6 +218,7 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
     eps_bit = eps0 / ((4.0 + 2.0 * m) * H)  # Lemma 4
     p = rr_p_from_epsilon(eps_bit) if noise else 0.0
     code = SHUFFLE_RR if noise else NONE
+    rs_flat, nr_flat, nps_flat = rs.reshape(SA), nr.reshape(SA), nps.reshape(SA * S)  # views, made once
     for k in range(k0, k1):
         if k < tau:
             for h in range(H):
@@ -242,7 +242,7 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
             else:
                 c1 = c2 = c3 = c4 = 0.0
             for j in range(SA):
-                rs.reshape(SA)[j] = rs_ones[j] / m
+                rs_flat[j] = rs_ones[j] / m
             _model(nr, rs, nps, c1, c2, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, split, p_t, r_plus, bp)
             aux = stationary_plan(p_t, r_plus, bp, nr, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
@@ -258,8 +258,8 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
                 xr[i] += m * rewards[h]
             if h < H - 1:
                 xy[i * S + states[h + 1]] += 1.0
-        privatizer_release(code, st_x, xx, rng, nr.reshape(SA))
-        privatizer_release(code, st_y, xy, rng, nps.reshape(SA * S))
+        privatizer_release(code, st_x, xx, rng, nr_flat)
+        privatizer_release(code, st_y, xy, rng, nps_flat)
         privatizer_release(code, st_r, xr, rng, rs_ones)
         xx[:] = 0.0
         xy[:] = 0.0

@@ -90,10 +90,11 @@ _DOOR = door("none", "central-tree", "local-laplace", "shuffle-bitsum")
 privatizer_new, privatizer_release, privatizer_release_sums = _DOOR.new, _DOOR.release, _DOOR.release_sums
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refresh(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef):
     """Post-process (Eq. 4-5) and refresh the model and bonus of one (h, s, a) from release c;
-    ``pscale`` multiplies the privacy term (``scale``, or 1 at matched coverage)."""
+    ``pscale`` multiplies the privacy term (``scale``, or 1 at matched coverage). Inlined (a numba
+    call with 17 arguments costs about as much as the refresh of a small row)."""
     HSA = H * S * A
     i = (h * S + s) * A + a
     base = 2 * HSA + i * S
@@ -116,6 +117,13 @@ def _refresh(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_ha
         q[h, s, a] = c[i] / n + hoeffding_bonus(n, H, L, scale)
     if E > 0.0:
         q[h, s, a] += pscale * 2.0 * (S * H + 1.0) * E / n
+
+
+@njit(cache=True)
+def _refresh_call(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef):
+    """:func:`_refresh` as a numba call: for the cold paths (exact counts, SDP batches), so that only
+    the per-episode round robin carries an inlined copy (each copy costs compile time)."""
+    _refresh(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
 
 
 # Indices of the loop's carried scalars: fvars = [E, summed bit-sum noise variance, aux],
@@ -185,6 +193,8 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
     replan = ivars[I_REPLAN] != 0
     n_refresh = (H + 1) // 2  # rows post-processed per episode (round robin), data-independent
     cursor = ivars[I_CURSOR]
+    j = cursor % HSA  # the cursor's row as (h, s, a), advanced by carries (no integer division per row)
+    ch, cs, ca = j // (S * A), (j // A) % S, j % A
     for k in range(k0, k1):
         if replan:
             if bern:
@@ -208,13 +218,19 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
                 elif kind == LOCAL_LAPLACE:
                     E = 4.0 * laplace_sum_bound(k + 1.0, 6.0 * H / eps, d_one)
                 for t in range(n_refresh):  # data-independent round robin over the rows
-                    j = cursor % HSA
+                    _refresh(c, ch, cs, ca, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
                     cursor += 1
-                    _refresh(c, j // (S * A), (j // A) % S, j % A, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa,
-                             p_hat, q, coef)
+                    ca += 1
+                    if ca == A:
+                        ca = 0
+                        cs += 1
+                        if cs == S:
+                            cs = 0
+                            ch = 0 if ch == H - 1 else ch + 1
             for h in range(H):
                 if not noise:  # exact counts: refresh the visited rows, as ucbvi does
-                    _refresh(c, h, states[h], actions[h], H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
+                    _refresh_call(c, h, states[h], actions[h], H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat,
+                                  q, coef)
                 i = (h * S + states[h]) * A + actions[h]
                 x[i] = 0.0
                 x[HSA + i] = 0.0
@@ -236,7 +252,7 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
         for h in range(H):
             for s in range(S):
                 for a in range(A):
-                    _refresh(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
+                    _refresh_call(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
         x[:] = 0.0
         batch_users = 0
         next_release *= 2

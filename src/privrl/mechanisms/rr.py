@@ -168,7 +168,7 @@ def unary_encode(r, m, rng, bits):
             bits[j - 1] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def unary_count(r, m, rng, out):
     """Number of ones of the Eq. 5 code of each reward: ``floor(m r) + Ber(frac(m r))``.
 
