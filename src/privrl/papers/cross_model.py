@@ -33,6 +33,7 @@ from privrl.results.claims import claims_frame
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
+from privrl.results.style import panel_title
 
 # (A, B, paper id, item, statement, source): "A's regret below B's" at matched coverage
 ORDERS = [
@@ -199,8 +200,8 @@ def _figure(table: pd.DataFrame):
         ax.set_xscale("log")
         ax.set_yscale("log")
         arm = f"matched coverage (width = {z:g} sd)" if z > 0 else "paper widths (z = 0)"
-        ax.set(title=f"{fam.split(' (')[0]}: {arm}", xlabel="privacy parameter eps",
-               ylabel=f"regret at K = {table.K.max():.0e}")
+        ax.set(xlabel="privacy parameter eps", ylabel=f"regret at K = {table.K.max():.0e}")
+        panel_title(ax, f"{fam.split(' (')[0]}, {arm}", ncols=1)
         check_legend(ax)
     return fig
 

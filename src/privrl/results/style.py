@@ -146,7 +146,7 @@ def panel_title(ax, text: str, ncols: int = 3) -> None:
     breaking after commas first."""
     import textwrap
 
-    width = {1: 46, 2: 40}.get(ncols, 26)  # 1: a 3.3 in column at 8 pt holds ~50 characters
+    width = {1: 40, 2: 36}.get(ncols, 26)  # 1: a 3.3 in column holds ~45 characters of 8 pt text
     lines: list[str] = []
     for part in text.split(", "):
         if lines and len(lines[-1]) + 2 + len(part) <= width:
