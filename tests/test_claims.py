@@ -64,6 +64,8 @@ def test_not_reached_rows_name_the_design_that_reaches_them():
     assert got[1].reached_by.startswith("no shipped design: largest K run")
     assert "another instance" in got[2].reached_by
     assert got[3].reached_by == "no shipped design runs this experiment" and got[4].reached_by == ""
+    # the run already has the K: what is missing is not episodes (e.g. Prop. 5's users, an elimination)
+    assert "not a matter of K" in C.with_reach([claim(120.0)], designs, {"rates": 10**5})[0].reached_by
     shipped = experiments.design_episodes(Path(__file__).resolve().parents[1])
     assert set(shipped) == {"config/config.yaml", "config/paper.yaml"}
     assert shipped["config/paper.yaml"]["garcelon_table1"] >= shipped["config/config.yaml"]["garcelon_table1"]

@@ -40,6 +40,7 @@ rule claims:
         claim_specs=[claim_specs(e, v) for e, v in EXP_ENVS],  # aligned with input.fits
         env_specs=[list(X.env_spec(config, e, v)) for e, v in EXP_ENVS],  # the crossover K needs the MDP
         designs=X.design_episodes(WORKFLOW_ROOT),  # the shipped design that reaches a "not reached" row
+        episodes={e: int(v.get("episodes", 0)) for e, v in sorted(config["experiments"].items()) if v},  # this run's K
     conda:
         CONDA_ENV
     script:

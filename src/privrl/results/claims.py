@@ -41,14 +41,19 @@ def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
     return out
 
 
-def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int]]) -> list[V.Claim]:
+def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int]],
+               run: Mapping[str, int] | None = None) -> list[V.Claim]:
     """Each "not reached" row with the shipped design that runs its experiment to >= the K it needs
-    (``designs``: :func:`privrl.experiments.design_episodes`), or why none does."""
+    (``designs``: :func:`privrl.experiments.design_episodes`), or why none does. ``run``: {experiment:
+    K} of the design that produced the rows; where it already runs K >= the number needed, what is
+    missing is not episodes (e.g. Prop. 5's users k, an elimination): the regime column says what."""
     out = []
     for c in claims:
         if c.verdict == V.NOT_REACHED and not math.isnan(c.k_needed):
             runs = {d: k for d, e in designs.items() for name, k in e.items() if name == c.experiment}
-            if math.isinf(c.k_needed):
+            if (run or {}).get(c.experiment, 0) >= c.k_needed:
+                note = f"not a matter of K (this run: K = {run[c.experiment]:.2g}): see the regime column"
+            elif math.isinf(c.k_needed):
                 note = "no K: the agent's width stays above the gap on this instance (needs another instance)"
             else:
                 ok = [f"{d} (K = {k:.2g})" for d, k in runs.items() if k >= c.k_needed]
