@@ -26,7 +26,7 @@ The floor (draws per episode x ns per draw) is what the agent would cost if draw
 were all it did. The twin plays different policies, so env-sampling words (<= 2H + 1 per
 episode) blur the count by that much.
 
-Targets (the private agents' throughput issue): every private agent at >= 1/3 of UCBVI's
+Targets: every private agent at >= 1/3 of UCBVI's
 throughput on RiverSwim S=2 H=3 and >= 1/4 on S=6 H=20, i.e. ``x UCBVI`` <= 3 and <= 4; the
 ``target`` column says ``ok`` or ``MISS``, and ``floor xU`` is the noise floor alone in units of
 UCBVI's episode: where it exceeds the target, the fresh draws alone rule the target out (unless

@@ -99,34 +99,22 @@ def check_env_params(env: str, raw: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def _positive_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {n}")
-    return n
+def _checked(cast: Callable[[str], Any], noun: str, ok: Callable[[Any], bool], want: str) -> Callable[[str], Any]:
+    """An argparse ``type``: ``cast(text)``, refused with one line naming what was expected."""
+    def parse(text: str) -> Any:
+        try:
+            x = cast(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {noun}") from None
+        if not ok(x):
+            raise argparse.ArgumentTypeError(f"must be {want}, got {text}")
+        return x
+    return parse
 
 
-def _nonnegative_int(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {n}")
-    return n
-
-
-def _nonnegative_float(text: str) -> float:
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (x >= 0 and math.isfinite(x)):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return x
+_positive_int = _checked(int, "an integer", lambda n: n >= 1, "a positive integer")
+_nonnegative_int = _checked(int, "an integer", lambda n: n >= 0, "an integer >= 0")
+_nonnegative_float = _checked(float, "a number", lambda x: x >= 0 and math.isfinite(x), "a finite number >= 0")
 
 
 # --- commands ---------------------------------------------------------------------------------

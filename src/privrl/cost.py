@@ -42,7 +42,7 @@ import pandas as pd
 
 from privrl import experiments
 
-DEFAULT_SEEDS_PER_JOB = 10  # = the workflow's default seeds_per_job (workflow/rules/common.smk)
+DEFAULT_SEEDS_PER_JOB = 10  # seeds per run job when the config sets no seeds_per_job (workflow and estimate)
 
 TABLE = Path(__file__).with_name("throughput.csv")
 JOB_OVERHEAD_S = 1.2

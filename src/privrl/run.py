@@ -157,16 +157,12 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
     seeds = [int(s) for s in seeds]
     key = None if state_dir is None else run_key(agent, params, mdp, episodes, experiment, setting, n_checkpoints,
                                                  agent_digest(agent), alphas)
-    if state_dir is not None:
-        from privrl import io
-
-        io.remove_stale_temps(state_dir)  # of a state write killed with its process
+    _clean_state_dir(state_dir)
     t0 = time.perf_counter()
     frames, resumed = [], {}
     for s in seeds:
-        path = None if key is None else state_file(state_dir, key, s)
-        df, k0 = run_seed_resumable(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints,
-                                    env, chunk_episodes, chunk_seconds, path, "" if path is None else path.stem)
+        df, k0, path = _seed_with_state(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints,
+                                        env, chunk_episodes, chunk_seconds, state_dir, key)
         frames.append(df)
         if path is not None:
             path.unlink(missing_ok=True)
@@ -179,6 +175,24 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
     if key is not None:
         info["resumed_from"] = resumed
     return pd.concat(frames, ignore_index=True), info
+
+
+def _clean_state_dir(state_dir: str | Path | None) -> None:
+    """Remove the temporaries of state writes killed with their process."""
+    if state_dir is not None:
+        from privrl import io
+
+        io.remove_stale_temps(state_dir)
+
+
+def _seed_with_state(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
+                     chunk_episodes, chunk_seconds, state_dir, key) -> tuple[pd.DataFrame, int, Path | None]:
+    """One seed, resumable in ``state_dir`` (None: not saved): (results, episode resumed from, the
+    state file the caller deletes once the result is safe)."""
+    path = None if state_dir is None else state_file(state_dir, key, seed)
+    df, k0 = run_seed_resumable(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
+                                chunk_episodes, chunk_seconds, path, "" if path is None else path.stem)
+    return df, k0, path
 
 
 def state_file(state_dir: str | Path, key: Mapping[str, Any], seed: int) -> Path:
@@ -262,8 +276,7 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
         raise ValueError(f"MDP content {mdp_digest(mdp)} differs from the run key's {key['mdp']}")
     seeds = [int(s) for s in seeds]
     env = engine.env_arrays(mdp)
-    if state_dir is not None:
-        io.remove_stale_temps(state_dir)  # of a state write killed with its job
+    _clean_state_dir(state_dir)
     t0 = time.perf_counter()
     frames, reused, resumed = [], [], {}
     for s in seeds:
@@ -272,10 +285,9 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
             frames.append(pd.read_parquet(memo))
             reused.append(s)
         else:
-            path = None if state_dir is None else state_file(state_dir, key, s)
-            df, k0 = run_seed_resumable(key["agent"], key["params"], mdp, key["episodes"], s, key["experiment"],
-                                        key["setting"], key["alphas"], key["n_checkpoints"], env, chunk_episodes,
-                                        chunk_seconds, path, "" if path is None else path.stem)
+            df, k0, path = _seed_with_state(key["agent"], key["params"], mdp, key["episodes"], s, key["experiment"],
+                                            key["setting"], key["alphas"], key["n_checkpoints"], env, chunk_episodes,
+                                            chunk_seconds, state_dir, key)
             frames.append(df)
             if k0:
                 resumed[str(s)] = k0

@@ -13,7 +13,7 @@ from pathlib import Path
 import math
 
 import privrl
-from privrl import digests
+from privrl import cost, digests
 from privrl import experiments as X
 from privrl import io as privrl_io
 from privrl.papers import registry as papers
@@ -175,7 +175,7 @@ def analysis_category(w):
 # (aligned: seed s is in shard s // seeds_per_job), each filed in the store (store_dir, shared by
 # every config and results_dir) under the digest of what determines it (privrl.run.run_key).
 STORE = config.get("store_dir", "results/store")
-SEEDS_PER_JOB = int(config.get("seeds_per_job", 10))
+SEEDS_PER_JOB = int(config.get("seeds_per_job", cost.DEFAULT_SEEDS_PER_JOB))
 N_CHECKPOINTS = int(config.get("n_checkpoints", 120))
 
 
@@ -212,8 +212,6 @@ def shard_results(w):
 def shard_minutes(w, attempt):
     """SLURM runtime limit of a shard (minutes): the measured-throughput estimate (privrl.cost)
     x 1.5 + 5 min, doubled on every retry (the profile's retries: 2)."""
-    from privrl import cost
-
     sh = SHARDS[w.digest]
     est_s = cost.shard_seconds(sh["key"]["agent"], sh["env"], sh["key"]["episodes"], len(sh["seeds"]))
     return int(math.ceil((1.5 * est_s / 60 + 5) * 2 ** (attempt - 1)))

@@ -15,7 +15,7 @@ privacy model and paper reference:
 
 A run is ``init_state`` then ``run_episodes`` over 0..K in one call (:meth:`AgentSpec.kernel`)
 or in chunks, saving and restoring ``state``, ``rec`` and the RNG between them
-(:mod:`privrl.resume`); the result is bit-identical either way.
+(:mod:`privrl.run`); the result is bit-identical either way.
 Parameters travel to the kernels as a float64 vector in the order of ``defaults``.
 """
 from __future__ import annotations
