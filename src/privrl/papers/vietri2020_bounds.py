@@ -177,7 +177,7 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
     note = ("alpha-mistakes: episodes whose policy is more than alpha sub-optimal (Def. 1), mean [95% CI] at K; "
             "the expression (constant 1, polylog dropped) is vacuous until K exceeds it (mistakes <= K).")
     return _result(f"Vietri et al. Thm 3 (PAC): {ctx.experiment}", t, note,
-                   [(lines, "alpha-mistakes (episodes)", "Vietri Thm 3: PUCB's PAC mistakes (bonus ×0.1: tuned)")] if lines else [], claims)
+                   [(lines, "alpha-mistakes (episodes)", "Vietri Thm 3: PUCB's PAC mistakes (bonus ×0.1 = tuned constant)")] if lines else [], claims)
 
 
 # ----------------------------------------------------------------------------- Thm 4
