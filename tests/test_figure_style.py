@@ -64,6 +64,19 @@ def test_save_figure_writes_vector_pdf_and_300_dpi_png(tmp_path):
     assert not list(tmp_path.glob(".*"))  # no temporary file left
 
 
+def test_saved_figure_bytes_do_not_depend_on_when_it_was_drawn(tmp_path, monkeypatch):
+    """No timestamp in the PDF or PNG: a rerun (or another node) writes the same bytes."""
+    out = []
+    for run, when in enumerate((0, 10**9)):
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", str(when)) if when else monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+        fig, (ax,) = style.panels(1, width="column")
+        ax.plot([1, 2], [1, 3], label="a")
+        style.legend_outside(ax)
+        out.append(style.save_figure(fig, tmp_path / f"run{run}" / "x"))
+    for a, b in zip(*out):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
 def test_log_axis_uses_symlog_for_zero_or_negative_values():
     fig, (a, b) = style.panels(2, sharey=False)
     assert style.log_axis(a, [0.1, 1, 10]) == "log"

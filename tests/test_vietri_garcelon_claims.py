@@ -84,6 +84,17 @@ def test_lower_bound_scorer():
     assert s.verdict == V.NOT_REACHED and s.k_needed > 10.0
 
 
+def test_lower_bound_met_in_the_linear_phase_is_not_reached():
+    """Regret of order K x gap meets any sqrt-K bound: before the agent's regime the row says so."""
+    lb = lambda k: math.sqrt(24 * k)  # noqa: E731
+    s = regimes.score_lower_bound((1e5, 9e4, 1.1e5), lb, 1e6, 0.3, "c", informative_from=1e7)
+    assert s.verdict == V.NOT_REACHED and s.k_needed == 1e7 and "uninformative" in s.regime
+    s = regimes.score_lower_bound((1e5, 9e4, 1.1e5), lb, 1e6, 0.3, "c", informative_from=1e6)
+    assert s.verdict == V.REPRODUCED
+    s = regimes.score_lower_bound((10.0, 9.0, 11.0), lb, 1e6, 0.3, "c", informative_from=1e7)
+    assert s.verdict == V.INCONCLUSIVE  # below the bound says the same before and after the regime
+
+
 def test_vietri_formulas():
     assert VB.pac_expression(2, 2, 3, 0.1, 1.0) == pytest.approx(2 * 2 * 9 / 0.01 + 2 * 2 * 3 / 0.1)
     b6, b7 = VB.thm4_explicit_bound(1e6, 2, 2, 3, 1.0, 0.05), VB.thm4_explicit_bound(1e7, 2, 2, 3, 1.0, 0.05)

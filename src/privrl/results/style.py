@@ -310,7 +310,7 @@ def save_figure(fig, path_stem, close: bool = True) -> tuple[Path, Path]:
 
     pdf, png = figure_paths(path_stem)
     record = json.dumps(readability(fig), sort_keys=True)
-    io.save_figure(fig, pdf)
+    io.save_figure(fig, pdf, metadata={"CreationDate": None})  # no timestamp: the same figure, the same bytes
     io.save_figure(fig, png, dpi=PNG_DPI, metadata={"privrl:figure": record})
     if close:
         plt.close(fig)
