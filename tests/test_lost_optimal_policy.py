@@ -160,6 +160,9 @@ def test_scaling_rows_name_the_instance_that_lost_pi_star(tmp_path):
     assert c["scaling_X_pe"]["verdict"] == V.INCONCLUSIVE
     assert "PE baseline on x3 eliminated pi* on 1/4 seeds" in c["scaling_X_pe"]["regime"]
     assert "eliminated pi*" not in c["scaling_X_sdp-pe"]["regime"]
+    # across garnets the slope confounds X with the gaps: never "reproduced", and the window is in X
+    assert c["scaling_X_sdp-pe"]["verdict"] != V.REPRODUCED and "weak design" in c["scaling_X_sdp-pe"]["regime"]
+    assert " on X in [" in c["scaling_X_sdp-pe"]["measured"]
 
 
 def test_table1_rows_count_lost_seeds_and_guard_their_claims(tmp_path):

@@ -265,9 +265,16 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
                 reg = V.Regime(max(reg.crossover_K, reg.window_lo), reg.window_lo, reg.window_hi)
             claim_e = BOUND_EXPONENT[agent][axis]
             sc = V.score_rate_upper(fit, claim_e, V.THRESHOLDS.log_allowance, reg)
-            sc = V.Score(sc.verdict, sc.measured.replace("a = ", f"slope of log R on log {axis} = "),
-                         f"{sc.regime}; instances {', '.join(d.env)}; weak test (the bound's largest exponent; "
-                         "garnets also differ in their gaps)", sc.k_needed)
+            # A slope across random garnets confounds the variable with the instances' gaps: meeting
+            # the bound's exponent is consistent with it, not a test of the dependence (a referee would
+            # not sign "reproduced"); exceeding it stays what score_rate_upper says.
+            verdict, why = sc.verdict, ""
+            if verdict == V.REPRODUCED:
+                verdict, why = V.INCONCLUSIVE, "; consistent (slope <= the exponent) but not a test of it"
+            sc = V.Score(verdict, sc.measured.replace("a = ", f"slope of log R on log {axis} = ")
+                         .replace(" on K in ", f" on {axis} in "),
+                         f"{sc.regime}; instances {', '.join(d.env)}; weak design: the garnets differ in their "
+                         f"gaps as well as in {axis}, and the bound's largest exponent is tested{why}", sc.k_needed)
             sc = EL.guard(sc, _lost(d))
             claims.append(_claim(ctx, "bai_sdp_pe_scaling", "Thm 6 / Thm 11", f"scaling_{axis}_{agent}",
                                  f"{'SDP-PE (shuffle)' if agent == 'sdp-pe' else 'PE (no privacy)'}: regret at K "
