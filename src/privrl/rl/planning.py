@@ -4,8 +4,9 @@ Every backward induction (a loop over the horizon h = H-1..0) lives in this modu
 test fails if one appears anywhere else (tests/test_planning.py). Each is a loop over h
 calling one *layer* function, and the layers share their per-action pieces:
 
-* :func:`plus_expected_next` -- ``q + sum_s' p[s, a, s'] V_{h+1}(s')``, accumulated onto q
-  (the operation order every committed number depends on; docs/decisions/performance.md, "Determinism across machines");
+* :func:`plus_expected_next` -- ``q + sum_s' p[s, a, s'] V_{h+1}(s')``, accumulated onto q in
+  the order s' = 0, 1, ... (no reassociation, so the same on every FMA-capable CPU;
+  docs/decisions/performance.md, "Determinism across machines");
 * :func:`clip_and_compare` -- clip at the value range, then the greedy comparison with ties
   to the smaller count, then the lower index (docs/decisions/engine.md, "Tie-breaking"), as
   selects (UCBVI, RLSVI); :func:`clip_and_compare_branching`, the same with branches (OBI,
@@ -40,10 +41,13 @@ import math
 import numpy as np
 from numba import njit
 
-FAST = {"reassoc", "contract"}
+# FMA contraction only, no reassociation: every sum runs in source order, so the numbers do not
+# depend on the vector width LLVM picks for the host (AVX2 and AVX-512 nodes agree bit for bit;
+# tests/test_cpu_targets.py; docs/decisions/performance.md, "Determinism across machines").
+FP_FLAGS = {"contract"}
 
 
-@njit(cache=True, fastmath=FAST, inline="always")
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
 def plus_expected_next(q, p, hp, s, a, V, h1):
     """q + sum_s' p[hp, s, a, s'] V[h1, s'] with p float64[., S, A, S'], V float64[., S'].
 
@@ -53,7 +57,7 @@ def plus_expected_next(q, p, hp, s, a, V, h1):
     return q
 
 
-@njit(cache=True, fastmath=FAST, inline="always")
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
 def clip_and_compare(q, cap, n, a, best, best_a, nb):
     """One action of a greedy selection: clip q at cap, then keep (q, a, n) over (best, best_a, nb)
     if q is larger, or equal with a smaller tie count n. Returns (clipped, best, best_a, nb).
@@ -66,7 +70,7 @@ def clip_and_compare(q, cap, n, a, best, best_a, nb):
     return c, (q if take else best), (a if take else best_a), (n if take else nb)
 
 
-@njit(cache=True, fastmath=FAST, inline="always")
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
 def clip_and_compare_branching(q, cap, n, a, best, best_a, nb):
     """:func:`clip_and_compare` written with branches (same results): faster in the planners
     whose per-action work is heavier or whose comparisons are predictable (OBI's stationary
@@ -79,7 +83,7 @@ def clip_and_compare_branching(q, cap, n, a, best, best_a, nb):
     return c, best, best_a, nb
 
 
-@njit(cache=True, fastmath=FAST, inline="always")
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
 def optimistic_layer(p, hp, q_base, tie, hq, V, h, cap, floor, nb0, pi):
     """One optimistic backup of layer h: Q(s, a) = min(cap, q_base[hq, s, a] + p[hp, s, a] . V[h + 1]),
     the dot product skipped when q_base >= cap; pi[h, s] = argmax with ties to the smaller
@@ -107,7 +111,7 @@ def optimistic_layer(p, hp, q_base, tie, hq, V, h, cap, floor, nb0, pi):
     return clipped
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FP_FLAGS)
 def optimistic_plan(p_hat, q_base, n_sa, pi, V):
     """Q_h(s,a) = min(H - h, q_base + p_hat . V_{h+1}) for 0-based h (= H - h' + 1 for 1-based h').
 
@@ -125,7 +129,7 @@ def optimistic_plan(p_hat, q_base, n_sa, pi, V):
     return clipped / (H * S * A)
 
 
-@njit(cache=True, fastmath=FAST, inline="always")
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
 def stationary_layer(p1, r_plus, bp, n_tie, V, h, cap, pi):
     """One backup of :func:`stationary_plan`: ``Q(s, a) = min(cap, r_plus + cap bp + p~ . V_{h+1})``
     (the dot product skipped when ``r_plus + cap bp >= cap``), argmax with ties to the smaller
@@ -149,7 +153,7 @@ def stationary_layer(p1, r_plus, bp, n_tie, V, h, cap, pi):
     return clipped
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FP_FLAGS)
 def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
     """Garcelon et al. note Eq. 17 for a stationary model (OBI).
 
@@ -171,7 +175,7 @@ def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
     return clipped / (H * S * A)
 
 
-@njit(cache=True, fastmath=FAST, inline="always")
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
 def bernstein_layer(p, q_static, coef, tie, V, h, cap, pi):
     """One backup with an empirical-Bernstein bonus: if q_static < cap,
     ``Q = q_static + (coef sqrt(Var_p(V_{h+1})) + p . V_{h+1})``, both moments in one pass; then
@@ -206,7 +210,7 @@ def bernstein_layer(p, q_static, coef, tie, V, h, cap, pi):
     return clipped
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FP_FLAGS)
 def bernstein_plan(p_hat, q_static, coef, n_tie, pi, V):
     """UCBVI backward induction with a variance-dependent bonus (Azar et al. 2017, bonus_2, first
     two terms; DP-UCBVI reconstruction).
@@ -225,7 +229,7 @@ def bernstein_plan(p_hat, q_static, coef, n_tie, pi, V):
     return clipped / (H * S * A)
 
 
-@njit(cache=True, fastmath=FAST, inline="always")
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
 def privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi):
     """Vietri et al. Alg. 3 (PrivQ) for layer h on released counters c[(S+2)HSA] laid out
     [r~ (HSA) | n~ (HSA) | m~ (HSAS)], index of (h, s, a) ``(h S + s) A + a``.
@@ -262,7 +266,7 @@ def privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi):
     return clipped
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FP_FLAGS)
 def privq_plan(c, H, S, A, E, ln_tb, scale, pi, V):
     """Alg. 3 (PrivQ) of Vietri et al. 2020 for every layer; fills pi[H, S], V[H+1, S].
 
@@ -277,7 +281,7 @@ def privq_plan(c, H, S, A, E, ln_tb, scale, pi, V):
     return clipped / (H * S * A)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FP_FLAGS)
 def perturbed_plan(r_hat, p_hat, w, pi, V, Q):
     """Lu et al. 2026 Alg. 1 lines 5-15 (RLSVI): Q~ = R^ + w + P^ . V~_{h+1} (no clipping),
     V~ = max_a Q~, pi = argmax_a with ties to the first index. r_hat, w, Q float64[H, S, A]."""
@@ -297,7 +301,7 @@ def perturbed_plan(r_hat, p_hat, w, pi, V, Q):
             V[h, s] = best
 
 
-@njit(cache=True, fastmath=FAST, inline="always")
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
 def evaluation_layer(P, R, pi, V, h):
     """V[h, s] = R[h, s, pi[h, s]] + P[h, s, pi[h, s]] . V[h + 1] for the states s < S that have
     an action; the remaining states (an absorbing x-dagger, Bai et al. Def. 5) get 0.
@@ -309,7 +313,7 @@ def evaluation_layer(P, R, pi, V, h):
         V[h, s] = 0.0
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FP_FLAGS)
 def policy_start_value(P, R, rho, pi, V):
     """rho^T V^pi_1 for a deterministic pi[H, S] (Vietri et al. Sec. 2.1); V[H + 1, S'] is a
     work buffer, S' >= S (states beyond pi's are absorbing with value 0)."""

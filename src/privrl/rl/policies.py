@@ -67,7 +67,7 @@ def enumerate_policies(H, S, A):
     return pols
 
 
-@njit(cache=True, fastmath={"reassoc", "contract"})
+@njit(cache=True, fastmath={"contract"})  # no reassociation: identical on AVX2 and AVX-512
 def occupancy(pols, active, P, d1, occ):
     """occ[i, h, x] = Pr^pi_i(x_h = x) under (P, d1) for active i (x over X + 1 states).
 
