@@ -9,8 +9,10 @@ H=20 they refuse): episodes x seeds / s / core at the agent's default parameters
 private agent's default is epsilon = 1, so "defaults" and "epsilon 1" are one run), at each
 K of ``--k-grid`` (per-episode cost depends on K for the batched agents), after a warm-up
 (numba compile excluded), timed in process CPU time (one process, one core; seeds repeated
-until ``--min-cpu`` seconds). Beside it: the ratio of the agent's time to UCBVI's on the
-same instance and K, and the floor set by fresh noise draws.
+until ``--min-cpu`` seconds), the fastest of ``--repeat`` rounds over all agents (on a shared
+virtual machine the speed drifts by tens of percent within minutes; a round measures every
+agent once, so a slow spell costs one round of each, not one agent). Beside it: the ratio of
+the agent's time to UCBVI's on the same instance and K, and the floor set by fresh noise draws.
 
 Noise floor: the PCG64 stream is advanced in place by the numba kernels, so the number of
 64-bit words an episode consumes is the distance between the generator's state before and
@@ -27,10 +29,12 @@ were all it did. The twin plays different policies, so env-sampling words (<= 2H
 episode) blur the count by that much.
 
 Targets: every private agent at >= 1/3 of UCBVI's
-throughput on RiverSwim S=2 H=3 and >= 1/4 on S=6 H=20, i.e. ``x UCBVI`` <= 3 and <= 4; the
-``target`` column says ``ok`` or ``MISS``, and ``floor xU`` is the noise floor alone in units of
-UCBVI's episode: where it exceeds the target, the fresh draws alone rule the target out (unless
-the noise stream itself changes, which changes every committed number).
+throughput on RiverSwim S=2 H=3 and >= 1/4 on S=6 H=20, i.e. ``x UCBVI`` <= 3 and <= 4.
+``floor xU`` is the noise floor alone in units of UCBVI's episode and ``rest xU`` the agent's
+other work (``x UCBVI - floor xU``). The ``target`` column says ``ok`` (within the target),
+``floor`` (the fresh draws alone exceed the target, so no implementation with this sampler can
+meet it, and the rest of the agent's time is within it) or ``MISS``. A cheaper sampler changes
+the noise stream and so every committed number (bench/laplace_sampler.py measures one).
 
 ``--before-src DIR`` first runs this same script as a subprocess on the privrl package under
 ``DIR`` (e.g. ``/work/main/src``, the code before a change) and prints, beside each agent, its
@@ -169,6 +173,16 @@ def draw_costs(n: int = 5_000_000) -> dict[str, tuple[float, float]]:
     return out
 
 
+def target_verdict(ratio: float, floor_xu: float, target: float | None, privacy_model: str) -> str:
+    """"ok" within the target; "floor" when fresh noise draws alone (``floor_xu``, in UCBVI episodes)
+    exceed the target and the agent's other work (``ratio - floor_xu``) is within it; else "MISS"."""
+    if target is None or privacy_model == "none":
+        return ""
+    if ratio <= target:
+        return "ok"
+    return "floor" if floor_xu > target and ratio - floor_xu <= target else "MISS"
+
+
 def noise_kind(name: str) -> str | None:
     spec = REGISTRY[name]
     return AGENT_DRAW_KIND.get(name) or DRAW_KIND.get(spec.privatizer)
@@ -180,11 +194,33 @@ def twin_of(name: str) -> tuple[str, dict] | None:
     return NOISE_FREE_TWIN.get(name)
 
 
+def best_of(names: list[str], mdp, k_grid: list[int], min_cpu: float, repeat: int
+            ) -> tuple[dict[tuple[str, int], tuple[float, float]], dict[str, str]]:
+    """{(agent, K): (best rate, RNG words per episode)} over ``repeat`` rounds, each round measuring
+    every agent once in turn (a slowdown of the shared machine then hits one round of every agent,
+    not every round of one agent; the fastest round is the least disturbed), and {agent: why} for
+    the agents that refuse the instance."""
+    measured: dict[tuple[str, int], tuple[float, float]] = {}
+    refused: dict[str, str] = {}
+    for _ in range(repeat):
+        for name in names:
+            if name in refused:
+                continue
+            try:
+                for K in k_grid:
+                    rate, words = measure(name, _params(name), mdp, K, min_cpu)
+                    old = measured.get((name, K))
+                    measured[name, K] = (max(rate, old[0]), old[1]) if old else (rate, words)
+            except ValueError as exc:
+                refused[name] = str(exc)
+    return measured, refused
+
+
 def run_before(args) -> dict[str, float]:
     """Rates of the privrl package under ``args.before_src`` (this script in a subprocess)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "before.json"
-        cmd = [sys.executable, __file__, "--json", str(out), "--min-cpu", str(args.min_cpu),
+        cmd = [sys.executable, __file__, "--json", str(out), "--min-cpu", str(args.min_cpu), "--repeat", str(args.repeat),
                "--k-grid", *map(str, args.k_grid)]
         env = {**os.environ, "PYTHONPATH": str(args.before_src.resolve())}
         print(f"# before: {' '.join(cmd[1:])} with PYTHONPATH={env['PYTHONPATH']}", flush=True)
@@ -198,6 +234,8 @@ def main() -> None:
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     ap.add_argument("--k-grid", type=int, nargs="+", default=[10_000, 100_000], help="episodes per seed")
     ap.add_argument("--min-cpu", type=float, default=0.3, help="CPU seconds per measurement (at least one seed)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="rounds over all agents; each agent's fastest round is kept (and the fastest draw loop)")
     ap.add_argument("--write", action="store_true", help=f"save the table as {TABLE}")
     ap.add_argument("--json", type=Path, help="save the measured rates as JSON ({instance|agent|K: rate})")
     ap.add_argument("--before-src", type=Path,
@@ -206,7 +244,8 @@ def main() -> None:
     before = run_before(args) if args.before_src else {}
     cpu, date = cpu_model(), datetime.date.today().isoformat()
     print(f"# CPU: {cpu}   ({date}; one process, one core; CPU time; compile excluded)")
-    costs = draw_costs()
+    rounds = [draw_costs() for _ in range(args.repeat)]
+    costs = {kind: min(r[kind] for r in rounds) for kind in DRAW_LOOPS}  # the least disturbed round
     print("# noise draws, numba np.random in a tight njit loop: "
           + ", ".join(f"{k} {ns:.1f} ns/draw ({w:.2f} words)" for k, (ns, w) in costs.items()))
     rows = []
@@ -219,15 +258,13 @@ def main() -> None:
         print(f"{'agent':19s} {'privacy':7s} " + " ".join(f"{'K=' + format(k, 'g'):>10s}" for k in args.k_grid)
               + f" {'x UCBVI':>8s}" + (f" {'before':>7s} {'speedup':>7s}" if before else "")
               + f" {'target':>6s} {'ns/ep':>8s} {'draws/ep':>9s} {'kind':>9s} {'floor ns/ep':>11s} {'floor %':>7s}"
-              + f" {'floor xU':>8s}")
-        measured: dict[tuple[str, int], tuple[float, float]] = {}
-        for name in ["ucbvi"] + sorted(n for n in REGISTRY if n != "ucbvi"):
+              + f" {'floor xU':>8s} {'rest xU':>8s}")
+        names = ["ucbvi"] + sorted(n for n in REGISTRY if n != "ucbvi")
+        measured, refused = best_of(names, mdp, args.k_grid, args.min_cpu, args.repeat)
+        for name in names:
             spec = REGISTRY[name]
-            try:
-                for K in args.k_grid:
-                    measured[name, K] = measure(name, _params(name), mdp, K, args.min_cpu)
-            except ValueError as exc:  # an agent that refuses this instance (policy enumeration)
-                print(f"{name:19s} {spec.privacy_model:7s} refused: {str(exc)[:70]}")
+            if name in refused:  # an agent that refuses this instance (policy enumeration)
+                print(f"{name:19s} {spec.privacy_model:7s} refused: {refused[name][:70]}")
                 continue
             for K in args.k_grid:
                 rows.append({"agent": name, "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H, "K": K,
@@ -240,10 +277,8 @@ def main() -> None:
             if before:
                 b_rate, b_ucb = before.get(f"{inst}|{name}|{Kmax}"), before.get(f"{inst}|ucbvi|{Kmax}")
                 line += (f" {b_ucb / b_rate:6.2f}x {rate / b_rate:6.2f}x" if b_rate and b_ucb else f" {'':7s} {'':7s}")
-            target = TARGET_RATIO.get(inst)
-            verdict = "" if target is None or spec.privacy_model == "none" else ("ok" if ratio <= target else "MISS")
-            line += f" {verdict:>6s} {ns_ep:8,.0f}"
             kind, twin = noise_kind(name), twin_of(name)
+            floor_cols, floor_xu = "", 0.0
             if kind and twin:
                 tw_name, tw_params = twin
                 tw_words = measure(tw_name, tw_params, mdp, Kmax, 0.0)[1] if tw_name != name or tw_params else 0.0
@@ -251,10 +286,14 @@ def main() -> None:
                 draws = max(words - tw_words, 0.0) / words_draw
                 floor = draws * ns_draw
                 floor_xu = floor * measured["ucbvi", Kmax][0] / 1e9
-                line += f" {draws:9,.0f} {kind:>9s} {floor:11,.0f} {100 * floor / ns_ep:6.0f}% {floor_xu:7.2f}x"
-            print(line, flush=True)
+                floor_cols = (f" {draws:9,.0f} {kind:>9s} {floor:11,.0f} {100 * floor / ns_ep:6.0f}% {floor_xu:7.2f}x"
+                              f" {ratio - floor_xu:7.2f}x")
+            line += f" {target_verdict(ratio, floor_xu, TARGET_RATIO.get(inst), spec.privacy_model):>6s} {ns_ep:8,.0f}"
+            print(line + floor_cols, flush=True)
         for (name, K), (rate, _w) in measured.items():
             rates[f"{inst}|{name}|{K}"] = rate
+    print("\n# target: ok = x UCBVI within the target; floor = the noise floor alone (floor xU) exceeds the target "
+          "and the rest of the agent's time (rest xU = x UCBVI - floor xU) is within it; MISS = otherwise")
     if args.json:
         args.json.write_text(json.dumps(rates, indent=0))
     if args.write:
