@@ -84,15 +84,21 @@ def test_lower_bound_scorer():
     assert s.verdict == V.NOT_REACHED and s.k_needed > 10.0
 
 
-def test_lower_bound_met_in_the_linear_phase_is_not_reached():
-    """Regret of order K x gap meets any sqrt-K bound: before the agent's regime the row says so."""
+def test_lower_bound_met_only_by_linear_regret_is_not_a_reproduction():
+    """Regret accrued in the linear phase (crossover x gap) meets any sqrt-K bound, before and after
+    the crossover: the row is informative only where the bound exceeds that accrued regret."""
     lb = lambda k: math.sqrt(24 * k)  # noqa: E731
-    s = regimes.score_lower_bound((1e5, 9e4, 1.1e5), lb, 1e6, 0.3, "c", informative_from=1e7)
-    assert s.verdict == V.NOT_REACHED and s.k_needed == 1e7 and "uninformative" in s.regime
-    s = regimes.score_lower_bound((1e5, 9e4, 1.1e5), lb, 1e6, 0.3, "c", informative_from=1e6)
-    assert s.verdict == V.REPRODUCED
-    s = regimes.score_lower_bound((10.0, 9.0, 11.0), lb, 1e6, 0.3, "c", informative_from=1e7)
-    assert s.verdict == V.INCONCLUSIVE  # below the bound says the same before and after the regime
+    met = (1e5, 9e4, 1.1e5)
+    s = regimes.score_lower_bound(met, lb, 1e6, 0.3, "c", linear_until=1e5)  # accrued 3e4 > lb(1e6) = 4.9e3
+    assert s.verdict == V.NOT_REACHED and "uninformative" in s.regime
+    assert lb(s.k_needed) >= 3e4 and lb(s.k_needed / 1.5) < 3e4  # where the bound overtakes 3e4 (grid step)
+    s = regimes.score_lower_bound(met, lb, 1e6, 0.3, "c", linear_until=1e11)  # accrued 3e10: no K <= k_max
+    assert s.verdict == V.INCONCLUSIVE and "uninformative" in s.regime
+    s = regimes.score_lower_bound(met, lb, 1e6, 0.3, "c", linear_until=float("nan"))
+    assert s.verdict == V.INCONCLUSIVE and "unknown" in s.regime
+    assert regimes.score_lower_bound(met, lb, 1e6, 0.3, "c", linear_until=1e4).verdict == V.REPRODUCED  # 3e3 < 4.9e3
+    s = regimes.score_lower_bound((10.0, 9.0, 11.0), lb, 1e6, 0.3, "c", linear_until=1e11)
+    assert s.verdict == V.INCONCLUSIVE and "below" in s.regime  # below the bound: the same at any crossover
 
 
 def test_vietri_formulas():

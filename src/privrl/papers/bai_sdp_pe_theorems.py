@@ -248,6 +248,28 @@ def _axis_sets(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return out
 
 
+#: axes along which the scaling instances are different random garnets (envs.garnet seeds its kernel
+#: with (seed, S, A, branching)); along H the kernel is the same, only the horizon changes
+INSTANCE_AXES = ("X", "A")
+
+
+def _confounded_by_instances(axis: str, sc: V.Score) -> V.Score:
+    """The scaling verdict with the design's limits: along X and A each point is another random
+    garnet, so the slope mixes the variable with the instances' gaps, and a worst-case bound
+    (``regret <= C X^3 ...`` for every instance) is neither tested by a shallower slope nor
+    contradicted by a steeper one: "reproduced" and "contradicted" become "inconclusive". Along H
+    the kernel is fixed and the verdict stands."""
+    measured = sc.measured.replace("a = ", f"slope of log R on log {axis} = ").replace(" on K in ", f" on {axis} in ")
+    if axis not in INSTANCE_AXES:
+        return V.Score(sc.verdict, measured, f"{sc.regime}; one garnet kernel, the horizon varied", sc.k_needed)
+    verdict, why = sc.verdict, ""
+    if verdict in (V.REPRODUCED, V.CONTRADICTED):
+        verdict = V.INCONCLUSIVE
+        why = f" (the slope {'meets' if sc.verdict == V.REPRODUCED else 'exceeds'} the exponent: not a test of it)"
+    return V.Score(verdict, measured, f"{sc.regime}; weak design: each {axis} is another random garnet, so the slope "
+                   f"mixes {axis} with the instances' gaps{why}", sc.k_needed)
+
+
 def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
     df = _rows(ctx, ("sdp-pe", "pe"))
     claims = []
@@ -265,16 +287,7 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
                 reg = V.Regime(max(reg.crossover_K, reg.window_lo), reg.window_lo, reg.window_hi)
             claim_e = BOUND_EXPONENT[agent][axis]
             sc = V.score_rate_upper(fit, claim_e, V.THRESHOLDS.log_allowance, reg)
-            # A slope across random garnets confounds the variable with the instances' gaps: meeting
-            # the bound's exponent is consistent with it, not a test of the dependence (a referee would
-            # not sign "reproduced"); exceeding it stays what score_rate_upper says.
-            verdict, why = sc.verdict, ""
-            if verdict == V.REPRODUCED:
-                verdict, why = V.INCONCLUSIVE, "; consistent (slope <= the exponent) but not a test of it"
-            sc = V.Score(verdict, sc.measured.replace("a = ", f"slope of log R on log {axis} = ")
-                         .replace(" on K in ", f" on {axis} in "),
-                         f"{sc.regime}; instances {', '.join(d.env)}; weak design: the garnets differ in their "
-                         f"gaps as well as in {axis}, and the bound's largest exponent is tested{why}", sc.k_needed)
+            sc = _confounded_by_instances(axis, sc)
             sc = EL.guard(sc, _lost(d))
             claims.append(_claim(ctx, "bai_sdp_pe_scaling", "Thm 6 / Thm 11", f"scaling_{axis}_{agent}",
                                  f"{'SDP-PE (shuffle)' if agent == 'sdp-pe' else 'PE (no privacy)'}: regret at K "

@@ -243,8 +243,7 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
             return lower_bound_expression(k, mdp.S, mdp.A, mdp.H, eps)
 
         reg = regime_of(info, mdp, _fit_row(ctx, info))
-        s = score_lower_bound(m, lb, K, max_policy_gap(mdp), "the Omega constant",
-                              informative_from=V.THRESHOLDS.regime_factor * reg.crossover_K)
+        s = score_lower_bound(m, lb, K, max_policy_gap(mdp), "the Omega constant", linear_until=reg.crossover_K)
         s = with_note(s, f"PUCB crossover K = {reg.crossover_K:.3g} (K run {K:.3g})")
         claims.append(V.make_claim(
             PAPER, "Thm 6", f"vietri2020_lower_bound_{env}_{info['cell']}".replace(".", "p"),
