@@ -33,8 +33,9 @@ throughput on RiverSwim S=2 H=3 and >= 1/4 on S=6 H=20, i.e. ``x UCBVI`` <= 3 an
 ``floor xU`` is the noise floor alone in units of UCBVI's episode and ``rest xU`` the agent's
 other work (``x UCBVI - floor xU``). The ``target`` column says ``ok`` (within the target),
 ``MISS(floor)`` (missed, but the fresh draws alone exceed the target, so no implementation with
-this sampler can meet it, and the rest of the agent's time is within it) or ``MISS``. A cheaper sampler changes
-the noise stream and so every committed number (bench/laplace_sampler.py measures one).
+this sampler can meet it, and the rest of the agent's time is within it) or ``MISS``. A cheaper
+sampler changes the noise stream and so every committed number (bench/laplace_sampler.py
+measures one).
 
 ``--before-src DIR`` first runs this same script as a subprocess on the privrl package under
 ``DIR`` (e.g. ``/work/main/src``, the code before a change) and prints, beside each agent, its

@@ -64,10 +64,8 @@ def score_lower_bound(measured: tuple[float, float, float], bound, K: float, tri
     m, lo, hi = measured
     b = float(bound(K))
     text = f"{m:.4g} [{lo:.4g}, {hi:.4g}] vs lower bound {b:.4g} at K = {K:.3g} (constant 1)"
-    grid = np.geomspace(max(K, 1.0), V.THRESHOLDS.k_max, V.THRESHOLDS.bound_grid)
     if b >= K * trivial_per_episode:
-        ok = [k for k in grid if bound(k) < k * trivial_per_episode]
-        need = float(ok[0]) if ok else math.inf
+        need = V.first_k(K, lambda k: bound(k) < k * trivial_per_episode)
         return V.Score(V.NOT_REACHED, text, f"bound above the trivial K x {trivial_per_episode:.3g} until K = {need:.3g}",
                        need)
     if lo < b:
@@ -77,12 +75,12 @@ def score_lower_bound(measured: tuple[float, float, float], bound, K: float, tri
         return V.Score(V.INCONCLUSIVE, text, "met, but the agent's crossover is unknown: a linear regret meets any "
                        "sqrt-K bound, so meeting it may say nothing")
     if b < accrued:
-        beyond = [k for k in grid if bound(k) >= accrued]
+        need = V.first_k(K, lambda k: bound(k) >= accrued)
         why = (f"met, but uninformative: the agent's linear phase (until K ~ {linear_until:.3g}) accrues up to "
                f"{accrued:.3g}, above the bound")
-        if not beyond:
+        if need == math.inf:
             return V.Score(V.INCONCLUSIVE, text, f"{why} at every K <= {V.THRESHOLDS.k_max:.0e}")
-        return V.Score(V.NOT_REACHED, text, f"{why} until K = {beyond[0]:.3g}", float(beyond[0]))
+        return V.Score(V.NOT_REACHED, text, f"{why} until K = {need:.3g}", need)
     return V.Score(V.REPRODUCED, text, f"at or above the bound; {hidden} hidden")
 
 

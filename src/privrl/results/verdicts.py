@@ -354,6 +354,15 @@ def score_order(ratio: tuple[float, float, float], strong: bool, condition: bool
     return Score(INCONCLUSIVE, measured, condition_note)
 
 
+def first_k(K: float, holds: Callable[[float], bool], th: Thresholds = THRESHOLDS) -> float:
+    """The first K of the log grid from ``K`` to ``th.k_max`` (``th.bound_grid`` points) at which
+    ``holds(k)``, or inf ("never" within the searched range)."""
+    for k in np.geomspace(max(K, 1.0), th.k_max, th.bound_grid):
+        if holds(k):
+            return float(k)
+    return math.inf
+
+
 def score_bound(measured: tuple[float, float, float], bound: Callable[[float], float], K: float,
                 trivial_per_episode: float, explicit: bool = True, th: Thresholds = THRESHOLDS) -> Score:
     """A measured quantity at K against an explicit numeric bound B(K) (constants and logs
@@ -367,9 +376,7 @@ def score_bound(measured: tuple[float, float, float], bound: Callable[[float], f
     if not explicit:
         return Score(INCONCLUSIVE, text, "O~ bound: constants and log factors hidden; score its rate instead")
     if b >= K * trivial_per_episode:
-        grid = np.geomspace(max(K, 1.0), th.k_max, th.bound_grid)
-        ok = [k for k in grid if bound(k) < k * trivial_per_episode]
-        need = float(ok[0]) if ok else math.inf
+        need = first_k(K, lambda k: bound(k) < k * trivial_per_episode, th)
         return Score(NOT_REACHED, text, f"vacuous until K = {_k(need)} (trivial bound K x {trivial_per_episode:.3g})",
                      need)
     if hi <= b:

@@ -21,7 +21,7 @@ import math
 import numpy as np
 from numba import njit
 
-from privrl.rl.planning import policy_start_value
+from privrl.rl.planning import FP_FLAGS, policy_start_value
 
 DEFAULT_MAX_POLICIES = 2**16
 
@@ -67,7 +67,7 @@ def enumerate_policies(H, S, A):
     return pols
 
 
-@njit(cache=True, fastmath={"contract"})  # no reassociation: identical on AVX2 and AVX-512
+@njit(cache=True, fastmath=FP_FLAGS)  # the planners' flags: no reassociation
 def occupancy(pols, active, P, d1, occ):
     """occ[i, h, x] = Pr^pi_i(x_h = x) under (P, d1) for active i (x over X + 1 states).
 
