@@ -355,12 +355,8 @@ def score_order(ratio: tuple[float, float, float], strong: bool, condition: bool
 
 
 def first_k(K: float, holds: Callable[[float], bool], th: Thresholds = THRESHOLDS) -> float:
-    """The first K of the log grid from ``K`` to ``th.k_max`` (``th.bound_grid`` points) at which
-    ``holds(k)``, or inf ("never" within the searched range)."""
-    for k in np.geomspace(max(K, 1.0), th.k_max, th.bound_grid):
-        if holds(k):
-            return float(k)
-    return math.inf
+    """First K of the log grid K .. ``th.k_max`` (``th.bound_grid`` points) where ``holds(k)``, else inf."""
+    return next((float(k) for k in np.geomspace(max(K, 1.0), th.k_max, th.bound_grid) if holds(k)), math.inf)
 
 
 def score_bound(measured: tuple[float, float, float], bound: Callable[[float], float], K: float,
@@ -379,11 +375,8 @@ def score_bound(measured: tuple[float, float, float], bound: Callable[[float], f
         need = first_k(K, lambda k: bound(k) < k * trivial_per_episode, th)
         return Score(NOT_REACHED, text, f"vacuous until K = {_k(need)} (trivial bound K x {trivial_per_episode:.3g})",
                      need)
-    if hi <= b:
-        return Score(REPRODUCED, text, "explicit bound, non-vacuous at K")
-    if lo > b:
-        return Score(CONTRADICTED, text, "explicit bound, non-vacuous at K")
-    return Score(INCONCLUSIVE, text, "explicit bound, non-vacuous at K")
+    verdict = REPRODUCED if hi <= b else (CONTRADICTED if lo > b else INCONCLUSIVE)
+    return Score(verdict, text, "explicit bound, non-vacuous at K")
 
 
 def score_amplification(eps0: float, eps_exact: float, eps_bound: float, hypothesis_holds: bool,
