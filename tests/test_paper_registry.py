@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from privrl import experiments
+from privrl.workflow_plan import WorkflowPlan
 
 from privrl.papers import registry
 
@@ -39,13 +40,6 @@ TOY = textwrap.dedent('''
                                                sizes={"n": {"type": "integer", "minimum": 1}}),),
     )
 ''')
-
-
-def _exec_common_smk(config: dict) -> dict:
-    """The workflow's shared globals (workflow/rules/common.smk is plain Python) for a config."""
-    ns = {"config": config}
-    exec(compile((ROOT / "workflow/rules/common.smk").read_text(), "common.smk", "exec"), ns)
-    return ns
 
 
 @pytest.fixture
@@ -83,9 +77,9 @@ def test_toy_paper_reaches_the_registry_and_the_workflow(toy_paper):
     config = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
     config["experiments"]["ucbvi_baseline"]["analyses"] = ["toy_table"]
     config["mechanisms"]["checks"]["toy_check"] = {"n": 5}
-    ns = _exec_common_smk(config)
-    assert ("ucbvi_baseline", "toy_table") in ns["ANALYSIS_TARGETS"]
-    assert "toy_check" in ns["THEOREM_CHECKS"] and ns["CHECK_SIZES"]["toy_check"] == {"n": 5}
+    plan = WorkflowPlan(config, ROOT)  # what workflow/rules/common.smk hands the rules
+    assert ("ucbvi_baseline", "toy_table") in plan.analysis_targets
+    assert "toy_check" in plan.theorem_checks and plan.check_sizes["toy_check"] == {"n": 5}
     check = registry.theorem_checks()["toy_check"]
     table = registry.theorem_check_claims({"toy_check": check.run(None, n=5)}, {})
     assert [(c.paper, c.verdict, c.measured) for c in table] == [("toy2030", "reproduced", "n = 5")]
