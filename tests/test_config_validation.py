@@ -132,7 +132,25 @@ def test_every_agent_parameter_has_a_domain():
 
     for spec in REGISTRY.values():
         for k, v in spec.defaults.items():
-            assert validate.check_param(k, v) is None, (spec.name, k)
+            assert validate.check_param(k, v, [spec.name]) is None, (spec.name, k)
+
+
+def test_an_agent_declares_its_parameter_domains():
+    """A new agent's domains live in its own AgentSpec: the config validation reads them from the
+    spec, and a spec with a parameter but no domain (or a default outside it) is refused."""
+    from dataclasses import replace
+
+    from privrl.agents import ucbvi
+    from privrl.agents.registry import POSITIVE, Domain
+
+    with pytest.raises(ValueError, match="none for \\['gamma'\\]"):
+        replace(ucbvi.SPEC, name="x", defaults={**ucbvi.SPEC.defaults, "gamma": 0.5})
+    with pytest.raises(ValueError, match="default gamma = 0.5 is not a finite number > 1"):
+        replace(ucbvi.SPEC, name="x", defaults={**ucbvi.SPEC.defaults, "gamma": 0.5},
+                domains={**ucbvi.SPEC.domains, "gamma": Domain("a finite number > 1", lambda v: v > 1)})
+    assert validate.check_param("bonus_scale", -1, ["ucbvi"]) == "-1 is not a finite number >= 0"
+    assert validate.check_param("epsilon", 0.0, ["pucb"]) == "0.0 is not a finite number > 0"
+    assert validate.check_param("epsilon", 2.0, ["ucbvi", "pucb"]) is None and POSITIVE.why_not(2.0) is None
 
 
 def test_costly_design_refused_unless_accepted():

@@ -38,7 +38,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
-# --- parameter checks: the domains are privrl.validate.PARAM_DOMAINS (one table) ---------------
+# --- parameter checks: the domains are the agent's (AgentSpec.domains) ------------------------
 
 
 def split_assignments(items: list[str], flag: str) -> dict[str, str]:
@@ -69,7 +69,7 @@ def check_agent_params(agent: str, raw: Mapping[str, str]) -> dict[str, float]:
             raise UsageError(f"--param {name}: {text!r} is not a finite number")
         from privrl.validate import check_param
 
-        why = check_param(name, int(x) if x.is_integer() else x)
+        why = check_param(name, int(x) if x.is_integer() else x, [agent])
         if why is not None:
             raise UsageError(f"--param {name}: {why}")
         out[name] = x

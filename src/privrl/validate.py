@@ -1,7 +1,7 @@
 """Semantic checks of a config, run while the DAG is built, before any job.
 
 The JSON schema (workflow/schemas/config.schema.yaml) checks shapes; this module checks
-meaning: every agent parameter's name and domain (:data:`PARAM_DOMAINS`, one lookup table),
+meaning: every agent parameter's name and domain (declared by the agent, ``AgentSpec.domains``),
 environment parameters (by constructing the environment), sweep keys, claim references,
 analysis names, experiment names that are safe as paths, and duplicate YAML keys. Every
 problem is one line naming its config path, e.g.
@@ -32,26 +32,6 @@ def _domain(text: str, ok: Callable[[Any], bool]) -> tuple[str, Callable[[Any], 
     return text, ok
 
 
-# parameter name -> (domain as printed, membership test); every agent parameter must be listed
-PARAM_DOMAINS: dict[str, tuple[str, Callable[[Any], bool]]] = {
-    "epsilon": _domain("a finite number > 0", lambda x: _real(x) and x > 0),
-    "delta": _domain("in (0, 1)", lambda x: _real(x) and 0 < x < 1),
-    "beta": _domain("in (0, 1)", lambda x: _real(x) and 0 < x < 1),
-    "delta0": _domain("in (0, 1)", lambda x: _real(x) and 0 < x < 1),
-    "bonus_scale": _domain("a finite number >= 0", lambda x: _real(x) and x >= 0),
-    "beta_scale": _domain("a finite number > 0", lambda x: _real(x) and x > 0),
-    "noise": _domain("0 or 1", lambda x: _real(x) and x in (0, 1)),
-    "alpha": _domain("a finite number > 0", lambda x: _real(x) and x > 0),
-    "m": _domain("an integer >= 1", lambda x: _integer(x) and x >= 1),
-    "tau": _domain("an integer >= 0", lambda x: _integer(x) and x >= 0),
-    "tau_power": _domain("in [0, 1)", lambda x: _real(x) and 0 <= x < 1),
-    "C": _domain("a finite number > 0", lambda x: _real(x) and x > 0),
-    "C1": _domain("a finite number > 0", lambda x: _real(x) and x > 0),
-    "max_policies": _domain("an integer >= 1", lambda x: _integer(x) and x >= 1),
-    "z": _domain("a finite number >= 0", lambda x: _real(x) and x >= 0),
-}
-
-
 # run option (top-level config key) -> (domain as printed, membership test): resumable chunks,
 # which change how a run is executed, never its result (privrl.run.run_seed)
 RUN_OPTION_DOMAINS: dict[str, tuple[str, Callable[[Any], bool]]] = {
@@ -75,12 +55,17 @@ def chunking_of(config: Mapping[str, Any]) -> dict[str, float]:
             "chunk_seconds": 60.0 * float(config.get("chunk_minutes", 0) or 0)}
 
 
-def check_param(name: str, value: Any) -> str | None:
-    """None if ``value`` is in the parameter's domain, else the reason (one phrase)."""
-    if name not in PARAM_DOMAINS:
-        return f"parameter {name!r} has no declared domain (privrl.validate.PARAM_DOMAINS)"
-    text, ok = PARAM_DOMAINS[name]
-    return None if ok(value) else f"{value!r} {'not' if text.startswith('in ') else 'is not'} {text}"
+def check_param(name: str, value: Any, agents: list[str] | None = None) -> str | None:
+    """None if ``value`` is in the domain of parameter ``name`` that each of ``agents`` declares
+    (``AgentSpec.domains``; none of them has it, or no agents given: every registered agent that
+    has it), else the reason (one phrase)."""
+    from privrl.agents import REGISTRY
+
+    domains = [REGISTRY[a].domains[name] for a in agents or () if a in REGISTRY and name in REGISTRY[a].domains]
+    domains = domains or [s.domains[name] for s in REGISTRY.values() if name in s.domains]
+    if not domains:
+        return f"no agent has parameter {name!r}"
+    return next((why for d in domains if (why := d.why_not(value)) is not None), None)
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -153,16 +138,16 @@ def _cell_errors(where: str, spec: Mapping[str, Any], sweep: Mapping[str, Any]) 
     for k, v in (spec.get("params", {}) or {}).items():
         if k not in defaults:
             errs.append(f"{where}.params.{k}: agent {agent!r} has no parameter {k!r}; it takes {list(defaults)}")
-        elif (why := check_param(k, v)) is not None:
+        elif (why := check_param(k, v, [agent])) is not None:
             errs.append(f"{where}.params.{k}: {why}")
     for key, values in (spec.get("sweep") or {}).items():
-        errs += _sweep_value_errors(f"{where}.sweep.{key}", key, values)
+        errs += _sweep_value_errors(f"{where}.sweep.{key}", key, values, [agent])
     if spec.get("noise_off") and "noise" not in defaults:
         errs.append(f"{where}.noise_off: agent {agent!r} has no noise parameter")
     return errs
 
 
-def _sweep_value_errors(where: str, key: str, values: list) -> list[str]:
+def _sweep_value_errors(where: str, key: str, values: list, agents: list[str]) -> list[str]:
     names = key.split(",")
     errs = []
     for i, v in enumerate(values):
@@ -171,7 +156,7 @@ def _sweep_value_errors(where: str, key: str, values: list) -> list[str]:
             errs.append(f"{where}[{i}]: {v!r} does not give a value for each of {names}")
             continue
         for n, x in zip(names, point):
-            if (why := check_param(n, x)) is not None:
+            if (why := check_param(n, x, agents)) is not None:
                 errs.append(f"{where}[{i}]: {n}: {why}")
     return errs
 
@@ -197,7 +182,7 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         if not any(all(n in a.defaults for n in names) for a in agents):
             errs.append(f"{where}.sweep.{key}: no agent of this experiment has parameter(s) {names}")
             continue
-        errs += _sweep_value_errors(f"{where}.sweep.{key}", key, values)
+        errs += _sweep_value_errors(f"{where}.sweep.{key}", key, values, [a.name for a in agents])
     if any(c.get("matched") for c in exp.get("cells", [])) and not exp.get("matched_eps"):
         errs.append(f"{where}.matched_eps: cells marked matched need a matched_eps block")
     if errs:

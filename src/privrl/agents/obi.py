@@ -67,7 +67,8 @@ from privrl.mechanisms.privatizer import (
 )
 from privrl.agents.optimism import obi_width_parts, obi_widths, stationary_plan
 from privrl.agents.crossover import optimism_rule, uniform_visits
-from privrl.agents.registry import AgentSpec, register
+from privrl.agents.registry import (
+    COUNT, HALF_OPEN_UNIT, NONNEGATIVE, NONNEGATIVE_INTEGER, OPEN_UNIT, POSITIVE, SWITCH, AgentSpec, register)
 
 # ldp-obi parameter indices
 L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE, L_Z = 0, 1, 2, 3, 4, 5
@@ -363,12 +364,15 @@ def shuffled_count_deviation(p, mdp, K):
 
 
 OBI_FORMULA = "s (beta^r + (H+1)/2 beta^p), Prop. 7 widths"
+OBI_DOMAINS = {"epsilon": POSITIVE, "bonus_scale": NONNEGATIVE, "delta": OPEN_UNIT, "alpha": POSITIVE,
+               "noise": SWITCH, "z": NONNEGATIVE}
 
 LDP_SPEC = register(AgentSpec(
     name="ldp-obi",
     init_state=ldp_init_state,
     run_episodes=ldp_run_episodes,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "noise": 1.0, "z": 0.0},
+    domains=OBI_DOMAINS,
     privacy_model="LDP",
     reference="Garcelon et al. 2021 (LDP-OBI, Laplace mechanism) as summarised in App. B of the "
               "Garcelon et al. ICML-21 note: Eq. 16, Prop. 7, Eq. 17",
@@ -386,6 +390,7 @@ SHUFFLED_SPEC = register(AgentSpec(
     run_episodes=shuffled_run_episodes,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "m": 1.0, "tau": 0.0,
               "tau_power": 0.0, "delta0": 1e-3, "noise": 1.0, "z": 0.0},
+    domains={**OBI_DOMAINS, "m": COUNT, "tau": NONNEGATIVE_INTEGER, "tau_power": HALF_OPEN_UNIT, "delta0": OPEN_UNIT},
     privacy_model="SDP",
     reference="Garcelon, Perchet, Pike-Burke & Pirotta (ICML-21 RL-theory workshop), Alg. 1-4, "
               "Lemma 4, Eq. 6-8, Prop. 5, Thm 6",

@@ -77,7 +77,7 @@ from privrl.mechanisms.privatizer import (
 )
 from privrl.agents.optimism import bernstein_plan
 from privrl.agents.crossover import optimism_rule, uniform_visits
-from privrl.agents.registry import AgentSpec, register
+from privrl.agents.registry import NONNEGATIVE, OPEN_UNIT, POSITIVE, SWITCH, AgentSpec, register
 from privrl.rl.planning import optimistic_plan, refresh_row
 from privrl.agents.ucbvi import hoeffding_bonus
 
@@ -342,6 +342,8 @@ def width_for(kind, bern):
 
 
 _COMMON = {"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "noise": 1.0, "z": 0.0}
+_DOMAINS = {"epsilon": POSITIVE, "bonus_scale": NONNEGATIVE, "delta": OPEN_UNIT, "noise": SWITCH, "z": NONNEGATIVE,
+            "beta": OPEN_UNIT}
 _PRESETS = [
     ("private-ucbvi-jdp", _preset(CENTRAL_TREE, False), "JDP", "central-tree", "hoeffding",
      "Chowdhury & Zhou 2022 (Private-UCB-VI) style; Bai et al. Assumption 4, Sec. V-A Eq. 4-5"),
@@ -362,6 +364,7 @@ for _name, (_init, _episodes), _model, _priv, _bonus, _ref in _PRESETS:
         _defaults["beta"] = 0.05
     SPECS[_name] = register(AgentSpec(
         name=_name, init_state=_init, run_episodes=_episodes, defaults=_defaults, privacy_model=_model, reference=_ref,
+        domains={k: _DOMAINS[k] for k in _defaults},
         description=f"RECONSTRUCTION. UCBVI-{_bonus} on post-processed {_priv} counts "
                     f"(+ privacy term 2(SH+1)E/N); noise=0 gives the exact-count counterpart; "
                     f"z > 0: E = 4 z sd of the release noise (matched coverage)",

@@ -40,7 +40,7 @@ from privrl.mechanisms.bounds import tree_release_sd, tree_release_sd_max
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import CENTRAL_TREE, NONE, door
 from privrl.agents.crossover import optimism_rule, uniform_visits
-from privrl.agents.registry import AgentSpec, register
+from privrl.agents.registry import NONNEGATIVE, OPEN_UNIT, POSITIVE, SWITCH, AgentSpec, register
 from privrl.rl.planning import privq_plan as privq  # Alg. 3 (PrivQ)
 
 EPSILON, BONUS_SCALE, BETA, NOISE, Z = 0, 1, 2, 3, 4
@@ -152,6 +152,7 @@ SPEC = register(AgentSpec(
     init_state=init_state,
     run_episodes=run_episodes,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "beta": 0.05, "noise": 1.0, "z": 0.0},
+    domains={"epsilon": POSITIVE, "bonus_scale": NONNEGATIVE, "beta": OPEN_UNIT, "noise": SWITCH, "z": NONNEGATIVE},
     privacy_model="JDP",
     reference="Vietri et al. 2020, Alg. 2 (PUCB) + Alg. 3 (PrivQ); binary mechanism App. A Alg. 5",
     description="PUCB: per-(s,a,h) binary-mechanism counters at eps/(3H), E_eps as printed, "

@@ -16,16 +16,47 @@ privacy model and paper reference:
 A run is ``init_state`` then ``run_episodes`` over 0..K in one call (:meth:`AgentSpec.kernel`)
 or in chunks, saving and restoring ``state``, ``rec`` and the RNG between them
 (:mod:`privrl.run`); the result is bit-identical either way.
-Parameters travel to the kernels as a float64 vector in the order of ``defaults``.
+Parameters travel to the kernels as a float64 vector in the order of ``defaults``; each has a
+:class:`Domain` in ``domains`` (declared with the agent, checked at registration; the config
+validation, :mod:`privrl.validate`, and ``privrl run`` read them from the spec).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+import math
+
 import numpy as np
 
 PRIVACY_MODELS = ("none", "JDP", "LDP", "SDP")
+
+
+def _real(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The values one agent parameter accepts: ``text`` as printed in messages, ``contains`` the test."""
+    text: str
+    contains: Callable[[Any], bool] = field(compare=False)
+
+    def why_not(self, value: Any) -> str | None:
+        """None if ``value`` is in the domain, else the reason (one phrase)."""
+        if self.contains(value):
+            return None
+        return f"{value!r} {'not' if self.text.startswith('in ') else 'is not'} {self.text}"
+
+
+# the domains the registered agents share (an agent may declare its own Domain)
+POSITIVE = Domain("a finite number > 0", lambda x: _real(x) and x > 0)
+NONNEGATIVE = Domain("a finite number >= 0", lambda x: _real(x) and x >= 0)
+OPEN_UNIT = Domain("in (0, 1)", lambda x: _real(x) and 0 < x < 1)
+HALF_OPEN_UNIT = Domain("in [0, 1)", lambda x: _real(x) and 0 <= x < 1)
+SWITCH = Domain("0 or 1", lambda x: _real(x) and x in (0, 1))
+COUNT = Domain("an integer >= 1", lambda x: _real(x) and float(x).is_integer() and x >= 1)
+NONNEGATIVE_INTEGER = Domain("an integer >= 0", lambda x: _real(x) and float(x).is_integer() and x >= 0)
 
 
 @dataclass(frozen=True)
@@ -42,10 +73,19 @@ class AgentSpec:
     guarantees: Callable[[Mapping[str, float], Any, int], list] | None = field(default=None, compare=False)
     # privrl.agents.crossover.CrossoverRule: the agent's own width formula vs the instance gap
     crossover_rule: Any = field(default=None, compare=False)
+    # parameter name -> Domain: one per name of ``defaults`` (the config and the CLI check against it)
+    domains: Mapping[str, Domain] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         if self.privacy_model not in PRIVACY_MODELS:
             raise ValueError(f"{self.name}: privacy_model must be one of {PRIVACY_MODELS}")
+        missing, extra = sorted(set(self.defaults) - set(self.domains)), sorted(set(self.domains) - set(self.defaults))
+        if missing or extra:
+            raise ValueError(f"agent {self.name!r}: every parameter needs one domain (AgentSpec.domains); "
+                             + ", ".join(([f"none for {missing}"] if missing else []) + ([f"no parameter {extra}"] if extra else [])))
+        for k, v in self.defaults.items():
+            if (why := self.domains[k].why_not(v)) is not None:
+                raise ValueError(f"agent {self.name!r}: default {k} = {why}")
 
     def kernel(self, env: tuple, params: np.ndarray, K: int, rng: np.random.Generator, rec: tuple) -> None:
         """All K episodes of one seed in one call: ``run_episodes(0, K)`` on a fresh state."""

@@ -40,7 +40,7 @@ from numba import njit
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import gaussian_noise
 from privrl.agents.crossover import optimism_rule, uniform_visits
-from privrl.agents.registry import AgentSpec, register
+from privrl.agents.registry import OPEN_UNIT, POSITIVE, AgentSpec, register
 from privrl.rl.planning import count_step, perturbed_plan
 
 BETA_SCALE, DELTA = 0, 1
@@ -188,6 +188,7 @@ SPEC = register(AgentSpec(
     init_state=init_state,
     run_episodes=run_episodes,
     defaults={"beta_scale": 1.0, "delta": 1e-5},
+    domains={"beta_scale": POSITIVE, "delta": OPEN_UNIT},
     privacy_model="JDP",
     reference="Lu, Gajane, Bai & Talebi (2026), Alg. 1; privacy Lemma 11-12, Thm 13, Cor. 14",
     description="RLSVI (Gaussian-perturbed empirical value iteration); JDP w.r.t. rewards without added noise",

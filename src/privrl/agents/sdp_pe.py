@@ -42,7 +42,7 @@ from numba import njit
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
 from privrl.agents.crossover import CrossoverRule, max_policy_gap
-from privrl.agents.registry import AgentSpec, register
+from privrl.agents.registry import COUNT, OPEN_UNIT, POSITIVE, AgentSpec, register
 from privrl.agents.pe_privacy import (
     error_level,
     estimate_layer,
@@ -351,6 +351,8 @@ PRESETS = {  # name: (privatizer, privacy model, privatizer code)
     "pe": ("none", "none", NONE),
 }
 PRIVATE_DEFAULTS = {"epsilon": 1.0, "beta": 1e-5, "delta": 0.05, "C": 1.0, "C1": 6.0, "max_policies": 2.0**16}
+PRIVATE_DOMAINS = {"epsilon": POSITIVE, "beta": OPEN_UNIT, "delta": OPEN_UNIT, "C": POSITIVE, "C1": POSITIVE,
+                   "max_policies": COUNT}
 
 
 def _guarantees_for(privatizer: str, model: str):
@@ -381,6 +383,7 @@ for _name, (_priv, _model, _code) in PRESETS.items():
         init_state=_init,
         run_episodes=_episodes,
         defaults=_defaults,
+        domains={k: PRIVATE_DOMAINS[k] for k in _defaults},
         privacy_model=_model,
         reference="Bai, Talebi, Zhao, Cheng & Chen, SDP-PE (Alg. 1-3, Def. 5, Sec. V)"
                   + ("" if _model == "none" else f"; {_priv} Privatizer"),

@@ -13,7 +13,7 @@ from numba import njit
 
 from privrl.rl import engine
 from privrl.agents.crossover import optimism_rule, uniform_visits
-from privrl.agents.registry import AgentSpec, register
+from privrl.agents.registry import NONNEGATIVE, OPEN_UNIT, AgentSpec, register
 from privrl.rl.planning import count_step, optimistic_plan
 
 BONUS_SCALE, DELTA = 0, 1
@@ -68,6 +68,7 @@ SPEC = register(AgentSpec(
     init_state=init_state,
     run_episodes=run_episodes,
     defaults={"bonus_scale": 1.0, "delta": 0.05},
+    domains={"bonus_scale": NONNEGATIVE, "delta": OPEN_UNIT},
     privacy_model="none",
     reference="Azar, Osband & Munos (2017), Alg. 1 with bonus_1 (Hoeffding)",
     description="non-private UCBVI-Hoeffding, per-layer statistics",
