@@ -4,6 +4,7 @@
     privrl run ... --out results/adhoc/ucbvi.parquet      # per-seed results (+ .json run info)
     privrl estimate [--configfile config/config.yaml] [--cores 8]   # expected CPU / wall time
     privrl agents      # the agent registry
+    privrl check-agent NAME   # the agent contract: determinism, chunks, door-only, audit, throughput
     privrl envs        # the environment registry
 
 User errors (a bad parameter, an unknown name) exit with status 2 and one line on stderr.
@@ -229,6 +230,18 @@ def _cmd_agents(_: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_check_agent(args: argparse.Namespace) -> int:
+    from privrl import agent_check
+
+    props = agent_check.check_agent(args.name, args.episodes, args.audit_n, not args.no_audit)
+    for prop in props:
+        print(prop.line())
+    ok = agent_check.passed(props)
+    print(f"{args.name}: " + ("the agent contract holds" if ok else
+                              f"FAILED ({', '.join(p.name for p in props if p.status == agent_check.FAIL)})"))
+    return 0 if ok else 1
+
+
 def _cmd_envs(_: argparse.Namespace) -> int:
     from privrl.rl.envs import ENVS
 
@@ -277,6 +290,16 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(fn=_cmd_estimate)
     sub.add_parser("agents", help="list registered agents").set_defaults(fn=_cmd_agents)
     sub.add_parser("envs", help="list registered environments").set_defaults(fn=_cmd_envs)
+    c = sub.add_parser("check-agent", help="check one agent against the agent contract (one line per property)",
+                       description="Check a registered agent: same seed twice = same bytes, chunked = unchunked "
+                                   "(resumable path), noise only through the privatizer door, end-to-end audit at "
+                                   "its claimed eps, a throughput row (privrl.agent_check). Exit 1 on a failure.",
+                       formatter_class=fmt)
+    c.add_argument("name", help="agent (see `privrl agents`)")
+    c.add_argument("--episodes", type=_positive_int, default=300, help="episodes K of the determinism and chunk runs")
+    c.add_argument("--audit-n", type=_positive_int, default=4000, help="audit runs per neighbouring user sequence")
+    c.add_argument("--no-audit", action="store_true", help="skip the end-to-end privacy audit (the slow part)")
+    c.set_defaults(fn=_cmd_check_agent)
     return p
 
 
