@@ -12,6 +12,12 @@ counters, mechanism state, policy, values, carried scalars), the recorder and th
 after it the runner saves all three with the episodes done to ``state_path`` (atomically); a
 run that finds a saved state of the same run there resumes from it, never from episode 0. The
 result is bit-identical to the unchunked run, so the chunking is not part of the run key.
+
+Common random numbers (``env_stream``, an experiment's ``common_random_numbers: true``): the
+episodes are sampled from the environment's own stream of (experiment, env_stream, seed)
+(:func:`privrl.rl.seeding.environment_generator`, :func:`privrl.rl.engine.with_environment_stream`),
+shared by every agent on that instance and seed, while the agent's noise keeps the cell's stream.
+The run key then holds ``env_stream``; without it (the default) nothing changes.
 """
 from __future__ import annotations
 
@@ -31,6 +37,7 @@ from privrl.rl.mdp import TabularMDP
 
 DEFAULT_ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
 KEY_FIELDS = ("agent", "params", "mdp", "episodes", "experiment", "setting", "n_checkpoints", "alphas", "code")
+# (+ "env_stream" under common random numbers only)
 RESULT_COLUMNS = ("seed", "episode", "cum_regret", "cum_aux")
 
 
@@ -42,22 +49,25 @@ FIRST_TIMED_CHUNK = 1000  # episodes of the first chunk when chunking by time (m
 def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seed: int,
              experiment: str = "adhoc", setting: str = "default", alphas: Iterable[float] = DEFAULT_ALPHAS,
              n_checkpoints: int = 120, env: tuple | None = None, chunk_episodes: int = 0,
-             chunk_seconds: float = 0.0, state_path: str | Path | None = None, run_id: str = "") -> pd.DataFrame:
+             chunk_seconds: float = 0.0, state_path: str | Path | None = None, run_id: str = "",
+             env_stream: str | None = None) -> pd.DataFrame:
     """One seed of one cell: a long DataFrame with one row per checkpoint.
 
     ``chunk_episodes`` / ``chunk_seconds`` (0 = off): run the K episodes in chunks of at most that
     many episodes / about that much time; with ``state_path``, save the state there after every
     chunk but the last, and resume from a state saved there for ``run_id`` (whatever the chunking).
+    ``env_stream`` (None = off): common random numbers, the episodes sampled from the environment
+    stream of (experiment, env_stream, seed) (module docstring).
     """
     return run_seed_resumable(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
-                              chunk_episodes, chunk_seconds, state_path, run_id)[0]
+                              chunk_episodes, chunk_seconds, state_path, run_id, env_stream)[0]
 
 
 def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seed: int,
                        experiment: str = "adhoc", setting: str = "default",
                        alphas: Iterable[float] = DEFAULT_ALPHAS, n_checkpoints: int = 120, env: tuple | None = None,
                        chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_path: str | Path | None = None,
-                       run_id: str = "") -> tuple[pd.DataFrame, int]:
+                       run_id: str = "", env_stream: str | None = None) -> tuple[pd.DataFrame, int]:
     """:func:`run_seed` and the episode it resumed from (0: a fresh run)."""
     if not (isinstance(chunk_episodes, (int, np.integer)) and chunk_episodes >= 0):
         raise ValueError(f"chunk_episodes must be an integer >= 0; got {chunk_episodes!r}")
@@ -69,8 +79,11 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
     K = np.int64(episodes)
     rec = engine.new_recorder(int(episodes), np.asarray(tuple(alphas)), n_checkpoints)
     rng = seeding.generator(experiment, setting, seed)
+    env_rng = None if env_stream is None else seeding.environment_generator(experiment, env_stream, seed)
+    if env_rng is not None:
+        env = engine.with_environment_stream(env, env_rng)
     state = spec.init_state(env, pv, K)
-    k = resume_state(state_path, run_id, agent, K, state, rec, rng) if state_path is not None else 0
+    k = resume_state(state_path, run_id, agent, K, state, rec, rng, env_rng) if state_path is not None else 0
     resumed_from, rate = k, 0.0
     while k < K:
         n, save = K - k, chunk_episodes > 0
@@ -84,7 +97,7 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
         rate = n / max(time.perf_counter() - t0, 1e-9)
         k += n
         if state_path is not None and save and k < K:
-            save_state(state_path, run_id, agent, k, K, state, rec, rng)
+            save_state(state_path, run_id, agent, k, K, state, rec, rng, env_rng)
     ckpts, alph, cum, aux, mist, _, cursor = rec
     if cursor[0] != ckpts.size:
         raise RuntimeError(f"agent {agent!r} recorded {cursor[0]} of {ckpts.size} checkpoints")
@@ -103,19 +116,22 @@ def _leaves(tree: Any) -> list[np.ndarray]:
 
 
 def save_state(path: str | Path, run_id: str, agent: str, k: int, K: int, state: tuple, rec: tuple,
-               rng: np.random.Generator) -> None:
+               rng: np.random.Generator, env_rng: np.random.Generator | None = None) -> None:
     """File a run's state after k episodes: the agent state's arrays, the recorder's and the RNG's
-    state (numba's Generator shares the bit generator with Python), atomically."""
+    state (numba's Generator shares the bit generator with Python; the environment stream's too
+    under common random numbers), atomically."""
     from privrl import io
 
     arrays = _leaves(state) + list(rec)
     meta = {"format": STATE_FORMAT, "run_id": run_id, "agent": agent, "k": int(k), "K": int(K),
             "n_arrays": len(arrays), "n_state": len(arrays) - len(rec), "rng": rng.bit_generator.state}
+    if env_rng is not None:
+        meta["env_rng"] = env_rng.bit_generator.state
     io.write_state(path, meta, arrays)
 
 
 def resume_state(path: str | Path, run_id: str, agent: str, K: int, state: tuple, rec: tuple,
-                 rng: np.random.Generator) -> int:
+                 rng: np.random.Generator, env_rng: np.random.Generator | None = None) -> int:
     """Load a state saved by :func:`save_state` for the same run into ``state``, ``rec`` and ``rng``
     (in place); returns the episodes it had done, or 0 (nothing changed) if there is no readable
     state of this run at ``path`` (a mismatch is logged and the file ignored)."""
@@ -130,6 +146,7 @@ def resume_state(path: str | Path, run_id: str, agent: str, K: int, state: tuple
     targets = _leaves(state) + list(rec)
     want = {"format": STATE_FORMAT, "run_id": run_id, "agent": agent, "K": int(K), "n_arrays": len(targets)}
     bad = [f for f in want if meta.get(f) != want[f]]
+    bad += ["environment stream"] if (env_rng is None) != ("env_rng" not in meta) else []
     bad += [f"array {i}" for i, (a, b) in enumerate(zip(arrays, targets)) if a.shape != b.shape or a.dtype != b.dtype]
     if bad or not 0 < meta.get("k", 0) <= K:
         log.warning("%s: saved state of another run (%s) ignored; the seed starts from episode 0", path,
@@ -138,31 +155,34 @@ def resume_state(path: str | Path, run_id: str, agent: str, K: int, state: tuple
     for a, b in zip(arrays, targets):
         np.copyto(b, a)
     rng.bit_generator.state = meta["rng"]
+    if env_rng is not None:
+        env_rng.bit_generator.state = meta["env_rng"]
     return int(meta["k"])
 
 
 def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seeds: Iterable[int],
         experiment: str = "adhoc", setting: str = "default", alphas: Iterable[float] = DEFAULT_ALPHAS,
         n_checkpoints: int = 120, on_seed: Callable[[int, int, float], None] | None = None,
-        chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_dir: str | Path | None = None
-        ) -> tuple[pd.DataFrame, dict]:
+        chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_dir: str | Path | None = None,
+        env_stream: str | None = None) -> tuple[pd.DataFrame, dict]:
     """All seeds of one cell (sequentially, one process). Returns (results, run info).
 
     ``on_seed(done, total, elapsed_s)``, if given, is called after each seed (progress display).
     ``chunk_episodes``, ``chunk_seconds``: as :func:`run_seed`; with ``state_dir``, each seed's state
     is saved there (``<key_digest(run key, [seed])>.npz``) after every chunk, resumed from when
     found, and deleted once the seed is done; the run info then lists ``resumed_from`` {seed: episode}.
+    ``env_stream``: common random numbers (:func:`run_seed`).
     """
     env = engine.env_arrays(mdp)
     seeds = [int(s) for s in seeds]
     key = None if state_dir is None else run_key(agent, params, mdp, episodes, experiment, setting, n_checkpoints,
-                                                 agent_digest(agent), alphas)
+                                                 agent_digest(agent), alphas, env_stream)
     _clean_state_dir(state_dir)
     t0 = time.perf_counter()
     frames, resumed = [], {}
     for s in seeds:
         df, k0, path = _seed_with_state(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints,
-                                        env, chunk_episodes, chunk_seconds, state_dir, key)
+                                        env, chunk_episodes, chunk_seconds, state_dir, key, env_stream)
         frames.append(df)
         if path is not None:
             path.unlink(missing_ok=True)
@@ -170,7 +190,7 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
             resumed[str(s)] = k0
         if on_seed is not None:
             on_seed(len(frames), len(seeds), time.perf_counter() - t0)
-    info = run_info(agent, params, mdp, episodes, seeds, experiment, setting)
+    info = run_info(agent, params, mdp, episodes, seeds, experiment, setting, env_stream)
     info["seconds"] = time.perf_counter() - t0
     if key is not None:
         info["resumed_from"] = resumed
@@ -186,12 +206,13 @@ def _clean_state_dir(state_dir: str | Path | None) -> None:
 
 
 def _seed_with_state(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
-                     chunk_episodes, chunk_seconds, state_dir, key) -> tuple[pd.DataFrame, int, Path | None]:
+                     chunk_episodes, chunk_seconds, state_dir, key, env_stream=None
+                     ) -> tuple[pd.DataFrame, int, Path | None]:
     """One seed, resumable in ``state_dir`` (None: not saved): (results, episode resumed from, the
     state file the caller deletes once the result is safe)."""
     path = None if state_dir is None else state_file(state_dir, key, seed)
     df, k0 = run_seed_resumable(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
-                                chunk_episodes, chunk_seconds, path, "" if path is None else path.stem)
+                                chunk_episodes, chunk_seconds, path, "" if path is None else path.stem, env_stream)
     return df, k0, path
 
 
@@ -202,10 +223,11 @@ def state_file(state_dir: str | Path, key: Mapping[str, Any], seed: int) -> Path
 
 
 def run_info(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seeds: list[int],
-             experiment: str, setting: str) -> dict:
-    """The run info filed next to a run's results: agent, resolved params, guarantees, K, seeds."""
+             experiment: str, setting: str, env_stream: str | None = None) -> dict:
+    """The run info filed next to a run's results: agent, resolved params, guarantees, K, seeds
+    (and the environment stream under common random numbers)."""
     spec = get_agent(agent)
-    return {
+    info = {
         "agent": agent, "params": spec.resolve(params), "privacy_model": spec.privacy_model,
         "reference": spec.reference, "reconstruction": spec.reconstruction, "env": mdp.name,
         "env_params": mdp.params, "episodes": int(episodes), "seeds": seeds, "experiment": experiment,
@@ -213,6 +235,9 @@ def run_info(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, epis
         "guarantees": [g.__dict__ for g in spec.guarantees(spec.resolve(params), mdp, int(episodes))]
         if spec.guarantees else [],
     }
+    if env_stream is not None:
+        info["env_stream"] = env_stream
+    return info
 
 
 # --- results keyed by content -------------------------------------------------------------
@@ -234,11 +259,16 @@ def mdp_digest(mdp: TabularMDP) -> str:
 
 
 def run_key(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, experiment: str,
-            setting: str, n_checkpoints: int, code: str, alphas: Iterable[float] = DEFAULT_ALPHAS) -> dict:
-    """What determines one seed's result of a cell, but the seed (KEY_FIELDS; JSON-able, canonical)."""
-    return {"agent": agent, "params": get_agent(agent).resolve(params), "mdp": mdp_digest(mdp),
-            "episodes": int(episodes), "experiment": experiment, "setting": setting,
-            "n_checkpoints": int(n_checkpoints), "alphas": [float(a) for a in alphas], "code": code}
+            setting: str, n_checkpoints: int, code: str, alphas: Iterable[float] = DEFAULT_ALPHAS,
+            env_stream: str | None = None) -> dict:
+    """What determines one seed's result of a cell, but the seed (KEY_FIELDS; JSON-able, canonical);
+    ``env_stream`` only under common random numbers (so every other key is unchanged)."""
+    key = {"agent": agent, "params": get_agent(agent).resolve(params), "mdp": mdp_digest(mdp),
+           "episodes": int(episodes), "experiment": experiment, "setting": setting,
+           "n_checkpoints": int(n_checkpoints), "alphas": [float(a) for a in alphas], "code": code}
+    if env_stream is not None:
+        key["env_stream"] = env_stream
+    return key
 
 
 def key_digest(key: Mapping[str, Any], seeds: Iterable[int]) -> str:
@@ -287,7 +317,7 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
         else:
             df, k0, path = _seed_with_state(key["agent"], key["params"], mdp, key["episodes"], s, key["experiment"],
                                             key["setting"], key["alphas"], key["n_checkpoints"], env, chunk_episodes,
-                                            chunk_seconds, state_dir, key)
+                                            chunk_seconds, state_dir, key, key.get("env_stream"))
             frames.append(df)
             if k0:
                 resumed[str(s)] = k0
@@ -297,7 +327,8 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
                 path.unlink(missing_ok=True)
         if on_seed is not None:
             on_seed(len(frames), len(seeds), time.perf_counter() - t0)
-    info = run_info(key["agent"], key["params"], mdp, key["episodes"], seeds, key["experiment"], key["setting"])
+    info = run_info(key["agent"], key["params"], mdp, key["episodes"], seeds, key["experiment"], key["setting"],
+                    key.get("env_stream"))
     info.update(seconds=time.perf_counter() - t0, reused_seeds=reused, resumed_from=resumed, key=dict(key),
                 digest=key_digest(key, seeds))
     return pd.concat(frames, ignore_index=True), info

@@ -186,7 +186,8 @@ class WorkflowPlan:
                 mdps[c.experiment, c.env] = envs.make(spec[0], **spec[1])
             exp = self.config["experiments"][c.experiment]
             key = runs.run_key(c.agent, c.params, mdps[c.experiment, c.env], int(exp["episodes"]), c.experiment,
-                               c.setting, self.n_checkpoints, self.agent_code(c.agent))
+                               c.setting, self.n_checkpoints, self.agent_code(c.agent),
+                               env_stream=c.env if exp.get("common_random_numbers") else None)
             names = []
             for seeds in runs.seed_shards(X.seeds_of(self.config, c.experiment), self.seeds_per_job):
                 d = runs.key_digest(key, seeds)

@@ -14,10 +14,19 @@ Environment tuple ``env`` (built by :func:`env_arrays`)
     rho       float64[S]           initial distribution
     rho_cdf   float64[S]
     v_star    float64[1]           rho^T V*_1
+    env_rng   Generator            the environment's own stream (common random numbers), else unused
+    common    int64[1]             1: common random numbers (:func:`with_environment_stream`), 0: off
 Recorder tuple ``rec`` (built by :func:`new_recorder`)
     ckpts int64[C] (1-based episode numbers), alphas float64[J], cum float64[C],
     aux float64[C], mistakes int64[C, J], acc float64[2 + J], cursor int64[1]
 Trajectory tuple ``traj``: states int64[H + 1], actions int64[H], rewards float64[H].
+
+Common random numbers (docs/decisions/engine.md): by default the episode is sampled from the
+kernel's ``rng``, the stream the agent's own noise comes from, drawing a uniform only where the
+environment is random (:func:`play_episode`). With an environment stream
+(:func:`with_environment_stream`) the episode is sampled from ``env_rng`` with exactly ``1 + 2H``
+uniforms per episode (:func:`play_episode_common`): episode k's draw for its start state, and for
+step h's reward and transition, is the same uniform for every agent on that stream.
 
 Per-episode helpers without fastmath arithmetic are ``inline="always"``: a numba call passes
 every array of its tuple arguments field by field, which cost more than the work inside
@@ -43,7 +52,12 @@ def env_arrays(mdp: TabularMDP) -> tuple:
     rho_cdf[-1] = 1.0
     bern = np.array([1 if mdp.reward_noise == "bernoulli" else 0], dtype=np.int64)
     return (P, P_cdf, np.ascontiguousarray(mdp.R), det, bern, np.ascontiguousarray(mdp.rho), rho_cdf,
-            np.array([optimal_return(mdp)]))
+            np.array([optimal_return(mdp)]), np.random.Generator(np.random.PCG64(0)), np.zeros(1, np.int64))
+
+
+def with_environment_stream(env: tuple, env_rng: np.random.Generator) -> tuple:
+    """``env`` whose episodes are sampled from ``env_rng`` (common random numbers), not the kernel's rng."""
+    return env[:8] + (env_rng, np.ones(1, np.int64))
 
 
 def checkpoints(K: int, n: int = 120) -> np.ndarray:
@@ -133,6 +147,34 @@ def play_episode(env, pi, rng, traj):
     states[H] = s
 
 
+@njit(cache=True)
+def play_episode_common(env, pi, rng, traj):
+    """:func:`play_episode` on a common stream: exactly 1 + 2H uniforms per episode (the start
+    state's, then per step the reward's and the transition's), each drawn whether it is needed or
+    not, so the u of (episode, step, purpose) does not depend on the policy."""
+    P_cdf, R, det_next, bern, rho_cdf = env[1], env[2], env[3], env[4], env[6]
+    states, actions, rewards = traj
+    H = pi.shape[0]
+    u0 = rng.random()
+    s = sample_index(rho_cdf, u0) if rho_cdf.shape[0] > 1 and rho_cdf[0] < 1.0 else 0
+    for h in range(H):
+        u_r = rng.random()
+        u_p = rng.random()
+        a = pi[h, s]
+        states[h] = s
+        actions[h] = a
+        mean = R[h, s, a]
+        if bern[0] == 1 and 0.0 < mean < 1.0:
+            rewards[h] = 1.0 if u_r < mean else 0.0
+        else:
+            rewards[h] = mean
+        nxt = det_next[h, s, a]
+        if nxt < 0:
+            nxt = sample_index(P_cdf[h, s, a], u_p)
+        s = nxt
+    states[H] = s
+
+
 @njit(cache=True, inline="always")
 def record(rec, k, gap, aux):
     """Accumulate episode k's (0-based) regret gap, agent diagnostic and PAC mistakes."""
@@ -154,6 +196,10 @@ def record(rec, k, gap, aux):
 
 @njit(cache=True, inline="always")
 def step(env, pi, k, aux, rng, traj, evc, rec):
-    """The runner's share of episode k: score pi (exact gap), record, then play it."""
+    """The runner's share of episode k: score pi (exact gap), record, then play it (from the
+    environment's stream under common random numbers, else from rng)."""
     record(rec, k, policy_gap(env, pi, evc), aux)
-    play_episode(env, pi, rng, traj)
+    if env[9][0] == 1:
+        play_episode_common(env, pi, env[8], traj)
+    else:
+        play_episode(env, pi, rng, traj)

@@ -28,3 +28,10 @@ def seed_sequence(experiment: str, setting: str, seed: int) -> np.random.SeedSeq
 def generator(experiment: str, setting: str, seed: int) -> np.random.Generator:
     """A PCG64 Generator on the stream of (experiment, setting, seed)."""
     return np.random.Generator(np.random.PCG64(seed_sequence(experiment, setting, seed)))
+
+
+def environment_generator(experiment: str, env: str, seed: int) -> np.random.Generator:
+    """The environment's own stream of (experiment, env, seed) under common random numbers: every
+    agent on that instance and seed samples its episodes from it. ``":"`` never occurs in a cell
+    id (:func:`privrl.experiments.cell_id`), so it is no agent's (experiment, setting) stream."""
+    return generator(experiment, f"{env}:environment", seed)
