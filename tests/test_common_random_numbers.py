@@ -90,3 +90,14 @@ def test_the_experiment_option_reaches_every_run_key_of_the_experiment():
     for sh in plan.shards.values():
         on = sh["key"]["experiment"] == name
         assert (sh["key"].get("env_stream") == sh["key"]["setting"].split("/")[0]) if on else "env_stream" not in sh["key"]
+
+
+def test_one_algorithm_in_two_cells_gives_one_result_under_crn():
+    """A noise-free agent's run is a function of the environment's draws only: two cells of UCBVI
+    (two agent streams) give identical results on the common stream, different ones without it."""
+    mdp = envs.make("garnet", **GARNET)
+    kw = dict(experiment="crn_test", n_checkpoints=100)
+    a = run.run_seed("ucbvi", {"bonus_scale": 0.01}, mdp, 300, 4, setting="garnet/cell_a", env_stream="garnet", **kw)
+    b = run.run_seed("ucbvi", {"bonus_scale": 0.01}, mdp, 300, 4, setting="garnet/cell_b", env_stream="garnet", **kw)
+    c = run.run_seed("ucbvi", {"bonus_scale": 0.01}, mdp, 300, 4, setting="garnet/cell_b", **kw)
+    assert a.equals(b) and not b.equals(c)
