@@ -48,14 +48,8 @@ from numba import njit
 
 from privrl.mechanisms import accounting, events
 from privrl.rl import engine
-from privrl.mechanisms.bounds import (
-    laplace_sum_bound,
-    laplace_sum_sd,
-    rr_count_sd,
-    rr_count_width,
-    rr_reward_sd,
-    rr_reward_width,
-)
+from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_sd, rr_count_sd, rr_count_width, rr_reward_sd,
+                                      rr_reward_width)
 from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
