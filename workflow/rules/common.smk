@@ -206,7 +206,8 @@ SHARDS, CELL_SHARDS = _build_shards()
 
 def shard_results(w):
     """The store files of one cell's shards (merged in seed order by rule run_cell)."""
-    return [rules.run_shard.output.results.format(digest=d) for d in CELL_SHARDS[w.experiment, w.env, w.cell]]
+    return regenerated_if_corrupt([rules.run_shard.output.results.format(digest=d)
+                                   for d in CELL_SHARDS[w.experiment, w.env, w.cell]])
 
 
 def shard_minutes(w, attempt):
