@@ -213,8 +213,10 @@ def _pipeline_cell(args: argparse.Namespace) -> None:
 def _read_design(configfile: Path) -> dict:
     from privrl import config_files, experiments
 
+    if not configfile.is_file():
+        raise UsageError(f"--configfile: cannot read {str(configfile)!r} (no such file)")
     try:
-        config = config_files.load_yaml(configfile)
+        config = config_files.load_yaml(configfile)  # size, aliases, duplicates, syntax: file:line
     except config_files.ConfigFileError as exc:
         raise UsageError(f"--configfile: {exc}") from None
     if not isinstance(config, dict) or ("experiments" not in config and "overlay_of" not in config):
@@ -288,9 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
                        formatter_class=fmt)
     r.add_argument("--env", choices=sorted(ENVS), help="environment (see `privrl envs`)")
     r.add_argument("--agent", choices=sorted(REGISTRY), help="agent (see `privrl agents`)")
-    r.add_argument("--episodes", type=_positive_int, default=None, help="episodes K per seed (default 10000)")
+    r.add_argument("--episodes", type=_positive_int, default=None, help="episodes K per seed (default: 10000)")
     r.add_argument("--seeds", type=_positive_int, default=None,
-                   help="number of seeds 0..N-1 (default 5; with --experiment, the experiment's)")
+                   help="number of seeds 0..N-1 (default: 5); with --experiment, the experiment's")
     r.add_argument("--experiment", default=None, metavar="E",
                    help="with --setting: run a pipeline cell of the design --config, bit for bit as the pipeline "
                         "(same random streams, K, params, checkpoints)")

@@ -91,7 +91,7 @@ SHIPPED_DESIGNS = ("config/config.yaml", "config/paper.yaml")  # the designs a "
 def design_episodes(root: str | Path = ".", designs: tuple[str, ...] = SHIPPED_DESIGNS) -> dict[str, dict[str, int]]:
     """design file -> {experiment: K it runs}, for the shipped designs (overlays resolved); a design
     file that does not exist is skipped."""
-    import yaml
+    from privrl import config_files
 
     out = {}
     for d in designs:

@@ -7,7 +7,8 @@ working directory or one of its ancestors (outputs mixed with the sources, or pl
 privrl did not create: privrl marks a directory it writes into with :data:`MARKER` (a small
 text file, written at the start of a run, :func:`claim`), and deletes files only there and only
 files it made (io.remove_stale_temps). A directory filled by an earlier privrl version has no
-marker: ``touch <dir>/.privrl`` adopts it. ``figures_dir`` is not marker-checked (the shipped
+marker: ``touch <dir>/.privrl`` adopts it. A directory holding only privrl directories is privrl's
+(the default ``results/`` around ``results/smoke`` and ``results/store``). ``figures_dir`` is not marker-checked (the shipped
 ``paper_figures/`` is a committed folder).
 """
 from __future__ import annotations
@@ -23,13 +24,14 @@ MARKED_KEYS = ("results_dir", "store_dir")
 
 
 def is_privrl_dir(path: str | Path) -> bool:
-    """True if ``path`` is missing, empty, or marked as privrl's."""
+    """True if ``path`` is missing, empty, marked as privrl's, or holds only such directories (the
+    default ``results/`` holding a smoke run's ``results/smoke`` and the store ``results/store``)."""
     p = Path(path)
     if not p.exists():
         return True
     if not p.is_dir():
         return False
-    return (p / MARKER).is_file() or next(p.iterdir(), None) is None
+    return (p / MARKER).is_file() or all(q.is_dir() and is_privrl_dir(q) for q in p.iterdir())
 
 
 def _unsafe(value: Any, cwd: Path) -> str | None:
