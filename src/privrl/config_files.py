@@ -13,6 +13,7 @@ Errors are :class:`ConfigFileError` (a ValueError) with a one-line message.
 """
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -109,12 +110,24 @@ def yaml_errors(path: str | Path) -> list[str]:
     return []
 
 
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict:
+    """``base`` with ``over`` merged in: mappings recursively, a null value removes the key,
+    anything else (lists too) replaces."""
+    out = copy.deepcopy(dict(base))
+    for k, v in over.items():
+        if v is None:
+            out.pop(k, None)
+        elif isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
 def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".", path: str | Path | None = None) -> dict:
     """An overlay config (key ``overlay_of``: path of its base, relative to ``root``) merged onto
-    its base (privrl.experiments.deep_merge); a config without ``overlay_of`` as it is. ``path``:
+    its base (:func:`deep_merge`); a config without ``overlay_of`` as it is. ``path``:
     the overlay's own file, if any (to name it and to tell a cycle from a chain)."""
-    from privrl.experiments import deep_merge
-
     if not isinstance(config, Mapping):
         raise ConfigFileError(f"{path or 'config'}: not a mapping of keys")
     if "overlay_of" not in config:

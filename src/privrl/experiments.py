@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from privrl.agents import get as get_agent
+from privrl.config_files import deep_merge  # noqa: F401 (re-exported: overlays merge with it)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
 NOISE_OFF_EPSILON = 1.0  # the reference epsilon of a noise-off twin (it ignores epsilon)
@@ -60,20 +61,6 @@ def cell_id(agent: str, params: Mapping[str, Any], tag: str | None = None) -> st
     head = agent if not tag else f"{agent}+{tag}"
     parts = [head] + [f"{k}={format_value(v)}" for k, v in sorted(params.items())]
     return _SAFE.sub("_", "__".join(parts))
-
-
-def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict:
-    """``base`` with ``over`` merged in: mappings recursively, a null value removes the key,
-    anything else (lists too) replaces."""
-    out = copy.deepcopy(dict(base))
-    for k, v in over.items():
-        if v is None:
-            out.pop(k, None)
-        elif isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
-            out[k] = deep_merge(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
 
 
 def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".", path: str | Path | None = None) -> dict:
