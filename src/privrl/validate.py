@@ -217,7 +217,6 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
 def config_errors(config: Mapping[str, Any]) -> list[str]:
     """Every semantic problem of a (schema-valid) config, one line each; [] when it is sound."""
     from privrl import experiments
-
     from privrl.memory_bounds import bootstrap_memory_errors
     from privrl.papers import registry
 
