@@ -118,3 +118,13 @@ def test_only_privrls_own_temporaries_are_deleted(tmp_path):
         f.write_text("someone else's")
     assert io.remove_stale_temps(tmp_path) == [killed]
     assert all(f.exists() for f in foreign)
+
+
+def test_run_file_naming_shards_the_store_lacks_is_caught(cell):
+    out = cell["out"]
+    info = json.loads(out.with_suffix(".json").read_text())
+    df = pd.read_parquet(out)
+    df["cum_regret"] = df["cum_regret"] / 2
+    io.write_run(out, out.with_suffix(".json"), df, {**info, "shards": ["0" * 20]})
+    [(path, why)] = store.tampered_cells(cell["res"], cell["store"], cell["plan"])
+    assert path == str(out) and "0" * 20 in why

@@ -152,8 +152,8 @@ def _store_disagrees(parquet: Path, info: Mapping[str, Any], store, planned: lis
         return (f"content sha256 {info[io.HASH_FIELD][:12]} is not what the store recorded for its shards "
                 f"({', '.join(k[:12] for k in known)}; run file and metadata both edited?)")
     shards = [Path(store, f"{d}.parquet") for d in digests]
-    if not all(p.exists() for p in shards):
-        return None  # nothing to compare against
+    if not all(p.exists() for p in shards):  # nothing to compare against: fine only for the planned shards
+        return None if digests == planned else f"its metadata names shards {digests} the store does not hold"
     import pandas as pd
 
     try:
