@@ -22,7 +22,7 @@ from privrl import validate as V  # noqa: E402
 _given = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
 _given = _given or [Path(workflow.basedir, "config/config.yaml")]
 _base = config.get("overlay_of")
-_resolved = X.resolve_overlay(config, workflow.basedir)
+_resolved = V.design_or_exit(config, workflow.basedir, _given)  # overlay merged; bad files refused
 config.clear()
 config.update(_resolved)
 # one line per problem (YAML line numbers, schema paths, agent/env parameter domains, claim

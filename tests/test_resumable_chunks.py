@@ -132,7 +132,7 @@ def test_shard_files_seeds_and_deletes_their_states(tmp_path):
     pd.testing.assert_frame_equal(df, whole)
     assert info["resumed_from"] == {"1": 700} and not any(state_dir.iterdir())
     assert sorted(p.name for p in (tmp_path / "seeds").iterdir()) == sorted(
-        f"{run.key_digest(key, [s])}.parquet" for s in (0, 1))
+        f"{run.key_digest(key, [s])}{ext}" for s in (0, 1) for ext in (".parquet", ".sha256"))  # privrl.store
 
 
 def test_chunk_options_are_validated():

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privrl import run
+from privrl import io, run
 from privrl.experiments import Cell
 from privrl.rl import envs, mdp as mdp_io
 
@@ -54,8 +54,7 @@ def test_sharded_merge_is_bit_identical_to_one_job(tmp_path, agent, params, K, n
     for i, seeds in enumerate(run.seed_shards(range(n_seeds), per_job)):
         df, info = run.run_shard(key, m, seeds, str(tmp_path / "seeds"))
         p = tmp_path / f"shard{i}.parquet"
-        df.to_parquet(p, index=False)
-        p.with_suffix(".json").write_text(json.dumps(info))
+        io.write_run(p, p.with_suffix(".json"), df, info)  # as rule run_shard: the JSON records the sha256
         shard_paths.append(str(p))
     mdp_io.save(m, tmp_path / "mdp.npz")
     cell = Cell("shards_test", "riverswim", "x", agent, params, "x", {})

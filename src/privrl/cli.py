@@ -2,6 +2,7 @@
 
     privrl run --env riverswim --agent ucbvi --episodes 20000 --seeds 5 --param bonus_scale=0.003
     privrl run ... --out results/adhoc/ucbvi.parquet      # per-seed results (+ .json run info)
+    privrl run --experiment E --setting ENV/CELL [--config FILE]   # a pipeline cell, bit for bit
     privrl estimate [--configfile config/config.yaml] [--cores 8]   # expected CPU / wall time
     privrl agents      # the agent registry
     privrl check-agent NAME   # the agent contract: determinism, chunks, door-only, audit, throughput
@@ -131,6 +132,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from privrl.results.aggregate import fit_cell
     from privrl.run import run
 
+    if args.experiment is not None or args.setting is not None:
+        _pipeline_cell(args)  # --env, --agent, --param, --episodes, --seeds: the pipeline's cell
+    elif args.env is None or args.agent is None:
+        raise UsageError("run: give --env and --agent, or --experiment and --setting (a pipeline cell)")
+    else:
+        args.episodes, args.seeds = args.episodes or 10000, args.seeds or 5
+        args.stream, args.n_checkpoints = ("cli", f"{args.env}/{args.agent}"), 120
     env_params = check_env_params(args.env, split_assignments(args.env_param, "--env-param"))
     params = check_agent_params(args.agent, split_assignments(args.param, "--param"))
     if args.out is not None and args.out.suffix != ".parquet":
@@ -143,8 +151,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--chunk-episodes/--chunk-minutes: give --state-dir DIR, where the chunks' state is saved")
     show = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
     t0, c0 = time.perf_counter(), time.process_time()
-    df, info = run(args.agent, params, mdp, args.episodes, range(args.seeds), experiment="cli",
-                   setting=f"{args.env}/{args.agent}", on_seed=_progress if show else None,
+    df, info = run(args.agent, params, mdp, args.episodes, range(args.seeds), experiment=args.stream[0],
+                   setting=args.stream[1], n_checkpoints=args.n_checkpoints, on_seed=_progress if show else None,
                    chunk_episodes=args.chunk_episodes, chunk_seconds=60.0 * args.chunk_minutes,
                    state_dir=args.state_dir)
     for seed, k in info.get("resumed_from", {}).items():
@@ -170,15 +178,48 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_design(configfile: Path) -> dict:
-    import yaml
-
+def _pipeline_cell(args: argparse.Namespace) -> None:
+    """Fill ``args`` with the pipeline's cell ``--setting ENV/CELL`` of ``--experiment`` in the design
+    ``--config`` (overlays resolved): agent, params, environment, K, seeds (unless --seeds), the
+    checkpoint grid and the random stream (experiment, setting), so the run is the pipeline's, bit
+    for bit (privrl.rl.seeding keys the stream by experiment, setting and seed)."""
     from privrl import experiments
 
+    if args.experiment is None or args.setting is None:
+        raise UsageError("--experiment and --setting go together (a pipeline cell: --setting ENV/CELL)")
+    given = [f for f in ("env", "agent", "episodes") if getattr(args, f) is not None]
+    given += [f for f in ("param", "env_param") if getattr(args, f)]
+    if given:
+        raise UsageError(f"--{given[0].replace('_', '-')}: the cell's own is used with --experiment/--setting")
+    config = _read_design(args.config)
+    exps = config.get("experiments") or {}
+    if args.experiment not in exps:
+        raise UsageError(f"--experiment: {args.experiment!r} is not in {args.config}; it has {', '.join(exps)}")
+    env, _, cell = args.setting.partition("/")
     try:
-        config = yaml.safe_load(configfile.read_text())
-    except OSError as exc:
-        raise UsageError(f"--configfile: cannot read {str(configfile)!r} ({exc.strerror})") from None
+        c = experiments.find_cell(config, args.experiment, env, cell)
+    except KeyError:
+        have = [x.setting for x in experiments.expand_cells(config, args.experiment)]
+        raise UsageError(f"--setting: no cell {args.setting!r} in experiment {args.experiment!r}; "
+                         f"it has {len(have)}, e.g. {', '.join(have[:3])}") from None
+    name, env_params = experiments.env_spec(config, args.experiment, env)
+    args.agent, args.env = c.agent, name
+    args.param = [f"{k}={v!r}" for k, v in c.params.items()]
+    args.env_param = [f"{k}={v}" for k, v in env_params.items()]
+    args.episodes = int(exps[args.experiment]["episodes"])
+    args.seeds = args.seeds or len(experiments.seeds_of(config, args.experiment))
+    args.stream, args.n_checkpoints = (c.experiment, c.setting), int(config.get("n_checkpoints", 120))
+
+
+def _read_design(configfile: Path) -> dict:
+    from privrl import config_files, experiments
+
+    if not configfile.is_file():
+        raise UsageError(f"--configfile: cannot read {str(configfile)!r} (no such file)")
+    try:
+        config = config_files.load_yaml(configfile)  # size, aliases, duplicates, syntax: file:line
+    except config_files.ConfigFileError as exc:
+        raise UsageError(f"--configfile: {exc}") from None
     if not isinstance(config, dict) or ("experiments" not in config and "overlay_of" not in config):
         raise UsageError(f"--configfile: {str(configfile)!r} has no 'experiments' and no 'overlay_of'")
     if "overlay_of" in config:  # relative to the repository root: the cwd, else the config's parent's parent
@@ -186,7 +227,7 @@ def _read_design(configfile: Path) -> dict:
         root = next((r for r in roots if (r / config["overlay_of"]).is_file()), None)
         if root is None:
             raise UsageError(f"--configfile: its base {config['overlay_of']!r} is not found from {roots[0]} or {roots[1]}")
-        config = experiments.resolve_overlay(config, root)
+        config = experiments.resolve_overlay(config, root, configfile)
     return config
 
 
@@ -260,10 +301,17 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run one agent on one environment over seeds and print a summary",
                        description="Run one agent on one environment over seeds 0..N-1 and print a summary.",
                        formatter_class=fmt)
-    r.add_argument("--env", required=True, choices=sorted(ENVS), help="environment (see `privrl envs`)")
-    r.add_argument("--agent", required=True, choices=sorted(REGISTRY), help="agent (see `privrl agents`)")
-    r.add_argument("--episodes", type=_positive_int, default=10000, help="episodes K per seed")
-    r.add_argument("--seeds", type=_positive_int, default=5, help="number of seeds (0..N-1)")
+    r.add_argument("--env", choices=sorted(ENVS), help="environment (see `privrl envs`)")
+    r.add_argument("--agent", choices=sorted(REGISTRY), help="agent (see `privrl agents`)")
+    r.add_argument("--episodes", type=_positive_int, default=None, help="episodes K per seed (default: 10000)")
+    r.add_argument("--seeds", type=_positive_int, default=None,
+                   help="number of seeds 0..N-1 (default: 5); with --experiment, the experiment's")
+    r.add_argument("--experiment", default=None, metavar="E",
+                   help="with --setting: run a pipeline cell of the design --config, bit for bit as the pipeline "
+                        "(same random streams, K, params, checkpoints)")
+    r.add_argument("--setting", default=None, metavar="ENV/CELL", help="the cell's setting, e.g. riverswim/ucbvi__bonus_scale=1")
+    r.add_argument("--config", "--configfile", dest="config", type=Path, default=Path("config/config.yaml"),
+                   metavar="FILE", help="with --experiment: the design or overlay the cell belongs to")
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="agent parameter, repeatable; defaults per agent in `privrl agents`")
     r.add_argument("--env-param", action="append", default=[], metavar="NAME=VALUE",

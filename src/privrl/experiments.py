@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from privrl.agents import get as get_agent
+from privrl.config_files import deep_merge  # noqa: F401 (re-exported: overlays merge with it)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
 NOISE_OFF_EPSILON = 1.0  # the reference epsilon of a noise-off twin (it ignores epsilon)
@@ -62,28 +63,13 @@ def cell_id(agent: str, params: Mapping[str, Any], tag: str | None = None) -> st
     return _SAFE.sub("_", "__".join(parts))
 
 
-def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict:
-    """``base`` with ``over`` merged in: mappings recursively, a null value removes the key,
-    anything else (lists too) replaces."""
-    out = copy.deepcopy(dict(base))
-    for k, v in over.items():
-        if v is None:
-            out.pop(k, None)
-        elif isinstance(v, Mapping) and isinstance(out.get(k), Mapping):
-            out[k] = deep_merge(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
+def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".", path: str | Path | None = None) -> dict:
+    """An overlay config (key ``overlay_of``: path of its base, relative to ``root``) merged onto its
+    base; one level only (privrl.config_files.resolve_overlay: chains, cycles and a missing base are
+    refused in one line)."""
+    from privrl import config_files
 
-
-def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".") -> dict:
-    """An overlay config (key ``overlay_of``: path of its base, relative to ``root``) merged onto its base."""
-    if "overlay_of" not in config:
-        return dict(config)
-    import yaml
-
-    base = yaml.safe_load(Path(root, config["overlay_of"]).read_text())
-    return deep_merge(base, {k: v for k, v in config.items() if k != "overlay_of"})
+    return config_files.resolve_overlay(config, root, path)
 
 
 SHIPPED_DESIGNS = ("config/config.yaml", "config/paper.yaml")  # the designs a "not reached" row points to
@@ -92,13 +78,13 @@ SHIPPED_DESIGNS = ("config/config.yaml", "config/paper.yaml")  # the designs a "
 def design_episodes(root: str | Path = ".", designs: tuple[str, ...] = SHIPPED_DESIGNS) -> dict[str, dict[str, int]]:
     """design file -> {experiment: K it runs}, for the shipped designs (overlays resolved); a design
     file that does not exist is skipped."""
-    import yaml
+    from privrl import config_files
 
     out = {}
     for d in designs:
         path = Path(root, d)
         if path.exists():
-            cfg = resolve_overlay(yaml.safe_load(path.read_text()), root)
+            cfg = resolve_overlay(config_files.load_yaml(path), root, path)
             out[d] = {name: int(e["episodes"]) for name, e in (cfg.get("experiments") or {}).items()
                       if e and "episodes" in e}
     return out
@@ -171,7 +157,7 @@ def expand_cells(config: Mapping[str, Any], experiment: str) -> list[Cell]:
                 return
             raise ValueError(f"experiment {experiment!r}: cell {cid!r} declared twice for env {env_key!r}")
         seen.add((env_key, cid))
-        out.append(Cell(experiment, env_key, cid, agent, params, label.format(**params) if label else cid, tags))
+        out.append(Cell(experiment, env_key, cid, agent, params, _label(label, params) if label else cid, tags))
 
     for env_key, env_spec_ in exp["envs"].items():
         env = (env_spec_["name"], env_spec_.get("params", {}) or {})
@@ -186,6 +172,16 @@ def expand_cells(config: Mapping[str, Any], experiment: str) -> list[Cell]:
                 twin = {**dict(spec.get("params", {}) or {}), "noise": 0, "epsilon": NOISE_OFF_EPSILON}
                 add(env_key, agent, twin, f"{spec.get('label') or agent} noise off", {}, spec.get("tag"), twin=True)
     return out
+
+
+def _label(template: str, params: Mapping[str, Any]) -> str:
+    """A cell's label from its template (``"PUCB (bonus x{bonus_scale:g})"``); a field that is not one
+    of the cell's parameters is a ValueError naming it."""
+    try:
+        return template.format(**params)
+    except (KeyError, IndexError, ValueError, AttributeError) as e:
+        raise ValueError(f"label {template!r}: {type(e).__name__} {e} (its fields must be the cell's params "
+                         f"{sorted(params)})") from None
 
 
 def all_cells(config: Mapping[str, Any]) -> list[Cell]:

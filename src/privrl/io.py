@@ -1,10 +1,12 @@
 """Atomic file output and the integrity of run files.
 
 Every writer goes to a hidden temporary file in the destination directory
-(``.{name}.{host}.{pid}.{random}.partial{suffix}``) and is moved into place with ``os.replace``
+(``.{name}.{host}.{pid}.{token}.partial{suffix}``) and is moved into place with ``os.replace``
 (atomic on POSIX within one file system), so an interrupted job never leaves a half-written
 output; a killed writer leaves only its temporary file, which :func:`remove_stale_temps`
-deletes once its process is gone. Files are created with mode 0666 minus the process umask
+deletes once its process is gone. The token is 8 random hex digits and 8 of a checksum of the
+rest of the name (:func:`_temp_token`): only names privrl itself made pass it, so a file someone
+else left under a privrl directory is never deleted, even if it looks like a temporary. Files are created with mode 0666 minus the process umask
 (like any ``open``), not mkstemp's 0600.
 
 A run file (per-seed parquet) is written with :func:`write_run`, which records the parquet's
@@ -30,13 +32,19 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-TEMP_MARK = ".partial"  # hidden temporaries: .{name}.{host}.{pid}.{random}.partial{suffix}
+TEMP_MARK = ".partial"  # hidden temporaries: .{name}.{host}.{pid}.{token}.partial{suffix}
 HASH_FIELD = "results_sha256"  # a run JSON's record of its parquet's sha256
 FOREIGN_TEMP_AGE_S = 86400.0  # a temp of another host is stale after a day
 
 
 def _host() -> str:
     return socket.gethostname().split(".")[0].replace(".", "_") or "host"
+
+
+def _temp_token(name: str, host: str, pid: int, nonce: str) -> str:
+    """``nonce`` (8 hex) followed by 8 hex of sha256 over the temporary's other name parts: the
+    mark by which :func:`remove_stale_temps` knows a temporary as one privrl made."""
+    return nonce + hashlib.sha256(f"privrl-temp:{name}.{host}.{pid}.{nonce}".encode()).hexdigest()[:8]
 
 
 @contextlib.contextmanager
@@ -46,7 +54,8 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
     path.parent.mkdir(parents=True, exist_ok=True)
     ext = path.suffix if suffix is None else suffix
     while True:
-        tmp_path = path.parent / f".{path.name}.{_host()}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_MARK}{ext}"
+        token = _temp_token(path.name, _host(), os.getpid(), secrets.token_hex(4))
+        tmp_path = path.parent / f".{path.name}.{_host()}.{os.getpid()}.{token}{TEMP_MARK}{ext}"
         try:  # 0o666 & ~umask, like open(); O_EXCL: never another writer's file
             os.close(os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             break
@@ -62,14 +71,18 @@ def atomic_path(path: str | os.PathLike, suffix: str | None = None) -> Iterator[
 
 
 def _temp_owner(p: Path) -> tuple[str, int] | None:
-    """(host, pid) of a temporary written by :func:`atomic_path`, or None if ``p`` is not one."""
+    """(host, pid) of a temporary written by :func:`atomic_path`, or None if ``p`` is not one
+    (its name does not carry privrl's checksum token, :func:`_temp_token`)."""
     if not (p.name.startswith(".") and TEMP_MARK in p.name):
         return None
-    parts = p.name[: p.name.rindex(TEMP_MARK)].split(".")
+    parts = p.name[1: p.name.rindex(TEMP_MARK)].split(".")
     try:
-        return parts[-3], int(parts[-2])
+        name, host, pid, token = ".".join(parts[:-3]), parts[-3], int(parts[-2]), parts[-1]
     except (IndexError, ValueError):
         return None
+    if len(token) != 16 or _temp_token(name, host, pid, token[:8]) != token:
+        return None
+    return host, pid
 
 
 def _alive(pid: int) -> bool:
@@ -84,7 +97,8 @@ def _alive(pid: int) -> bool:
 
 def remove_stale_temps(root: str | os.PathLike) -> list[Path]:
     """Delete the temporaries of killed writers under ``root``: this host's whose process is gone,
-    another host's older than a day. Returns the deleted paths."""
+    another host's older than a day; only names :func:`atomic_path` made (checksum token), never
+    another file. Returns the deleted paths."""
     root, host, removed = Path(root), _host(), []
     if not root.is_dir():
         return removed

@@ -294,13 +294,14 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
     """The seeds of one shard of a run key: the same rows, in seed order, as :func:`run` over them.
 
     ``seed_store``: a directory of per-seed results filed by ``key_digest(key, [seed])``; a seed
-    found there is read, not rerun, and a seed run is filed there (atomically), so a shard that
-    grows by a seed reruns only the new seed.
+    found there whose content matches its recorded sha256 is read, not rerun (privrl.store), and a
+    seed run is filed there (atomically, with its sha256), so a shard that grows by a seed reruns
+    only the new seed.
     ``state_dir``, ``chunk_episodes``, ``chunk_seconds``: resumable chunks (:func:`run_seed`); a
     seed's state (:func:`state_file`) is deleted once its result is filed in ``seed_store`` (or,
     without one, once the seed is done). The run info lists ``resumed_from`` {seed: episode}.
     """
-    from privrl import io
+    from privrl import store
 
     if mdp_digest(mdp) != key["mdp"]:
         raise ValueError(f"MDP content {mdp_digest(mdp)} differs from the run key's {key['mdp']}")
@@ -311,8 +312,9 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
     frames, reused, resumed = [], [], {}
     for s in seeds:
         memo = Path(seed_store, f"{key_digest(key, [s])}.parquet") if seed_store else None
-        if memo is not None and memo.exists():
-            frames.append(pd.read_parquet(memo))
+        memo_df = store.read_memo(memo) if memo is not None else None  # None: absent or not its sha256
+        if memo_df is not None:
+            frames.append(memo_df)
             reused.append(s)
         else:
             df, k0, path = _seed_with_state(key["agent"], key["params"], mdp, key["episodes"], s, key["experiment"],
@@ -322,7 +324,7 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
             if k0:
                 resumed[str(s)] = k0
             if memo is not None:
-                io.write_parquet(memo, frames[-1])
+                store.write_memo(memo, frames[-1])  # with its sha256
             if path is not None:
                 path.unlink(missing_ok=True)
         if on_seed is not None:
@@ -338,20 +340,22 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
     """One cell's files from its shards (in seed order): the results, bit-identical to running all
     seeds in one job (each seed's rows depend on that seed only), and the run info of the cell
     (agent, params, K, seeds, guarantees, label, tags; seconds summed over the shards)."""
-    from privrl import io
+    from privrl import io, store
     from privrl.rl import mdp as mdp_io
 
     frames, infos = [], []
     for p in shard_paths:
+        infos.append(store.verified_shard(p))  # its sha256 first: a changed shard is refused, named
         frames.append(pd.read_parquet(p))
-        infos.append(json.loads(Path(p).with_suffix(".json").read_text()))
     if infos and mdp_digest(mdp_io.load(mdp_path)) != infos[0]["key"]["mdp"]:
         raise ValueError(f"{mdp_path}: MDP content differs from the one the shards ran on")
     info = {k: v for k, v in infos[0].items() if k not in ("reused_seeds", "resumed_from", "digest", "key")}
     info.update(seeds=[s for i in infos for s in i["seeds"]], seconds=sum(i["seconds"] for i in infos),
                 shards=[i["digest"] for i in infos], cell=cell.cell, label=cell.label, tags=dict(cell.tags))
     df = pd.concat(frames, ignore_index=True)
-    io.write_run(out_results, out_info, df, info)  # the JSON records the parquet's sha256
+    written = io.write_run(out_results, out_info, df, info)  # the JSON records the parquet's sha256
+    if shard_paths:
+        store.record_merge(store.store_of(list(shard_paths)), info["shards"], written[io.HASH_FIELD])
 
 
 def agent_digest(agent: str) -> str:

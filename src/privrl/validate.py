@@ -68,32 +68,12 @@ def check_param(name: str, value: Any, agents: list[str] | None = None) -> str |
     return next((why for d in domains if (why := d.why_not(value)) is not None), None)
 
 
-class _StrictLoader(yaml.SafeLoader):
-    pass
-
-
-def _no_duplicates(loader, node, deep=False):
-    seen = {}
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r} (first at line {seen[key] + 1})", key_node.start_mark)
-        seen[key] = key_node.start_mark.line
-    return loader.construct_mapping(node, deep)
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicates)
-
-
 def yaml_errors(path: str | Path) -> list[str]:
-    """Duplicate keys and syntax errors of a YAML file, each as ``file:line: message``."""
-    try:
-        yaml.load(Path(path).read_text(), Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark
-        return [f"{path}:{mark.line + 1}: {e.problem}"]
-    return []
+    """Duplicate keys, syntax errors, size and alias bombs of a YAML file, each as ``file[:line]: message``
+    (privrl.config_files.load_yaml)."""
+    from privrl import config_files
+
+    return config_files.yaml_errors(path)
 
 
 def _env_errors(where: str, spec: Mapping[str, Any]) -> list[str]:
@@ -120,6 +100,10 @@ def _env_errors(where: str, spec: Mapping[str, Any]) -> list[str]:
     for k, low in (("S", 2), ("H", 1), ("n", 1), ("A", 1)):
         if k in params and params[k] < low:
             return [f"{where}.params.{k}: {params[k]} < {low}"]
+    from privrl.memory_bounds import env_memory_error
+
+    if (why := env_memory_error(f"{where}.params", name, params)) is not None:
+        return [why]  # before building it
     try:
         envs.make(name, **params)
     except Exception as e:  # noqa: BLE001 (the environment's own message, on one line)
@@ -218,8 +202,14 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
 def config_errors(config: Mapping[str, Any]) -> list[str]:
     """Every semantic problem of a (schema-valid) config, one line each; [] when it is sound."""
     from privrl import experiments
+    from privrl.memory_bounds import bootstrap_memory_errors
+    from privrl.papers import registry
 
-    errs = run_option_errors(config)
+    errs = run_option_errors(config) + bootstrap_memory_errors(config)
+    try:
+        registry.check_sizes(config)
+    except ValueError as e:
+        errs.append(str(e).splitlines()[0])
     for name in config.get("experiments", {}):
         errs += experiment_errors(config, name)
     if errs:
@@ -248,7 +238,9 @@ def check_or_exit(config: Mapping[str, Any], schema_path: str | Path, yaml_files
         schema = yaml.safe_load(Path(schema_path).read_text())
         errs = [schema_error_line(e) for e in jsonschema.Draft202012Validator(schema).iter_errors(config)]
     if not errs:
-        errs = config_errors(config)
+        from privrl import output_dirs
+
+        errs = output_dirs.output_dir_errors(config) + config_errors(config)
     if not errs and (why := cost_error(config)) is not None:
         errs = [why]
     if errs:
@@ -269,3 +261,18 @@ def cost_error(config: Mapping[str, Any]) -> str | None:
         return (f"cost: the design needs an estimated {hours:.3g} CPU-hours (> cost_limit_cpu_hours = {limit:g}; "
                 f"`privrl estimate` details it); rerun with --config accept_cost=true to accept")
     return None
+
+
+def design_or_exit(config: Mapping[str, Any], root: str | Path, config_files_given: list[str | Path]) -> dict:
+    """The design to run: ``config`` (loaded from ``config_files_given``) with its overlay resolved
+    (privrl.config_files); SystemExit with one line (file:line, cycle, chain, missing base) before
+    any job otherwise."""
+    from privrl import config_files
+
+    errs = [e for f in config_files_given if Path(f).exists() for e in yaml_errors(f)]
+    if not errs:
+        try:
+            return config_files.resolve_overlay(config, root, config_files_given[-1] if config_files_given else None)
+        except config_files.ConfigFileError as e:
+            errs = [str(e)]
+    raise SystemExit("privrl: invalid config (nothing was run):\n" + "\n".join(f"  {e}" for e in errs))

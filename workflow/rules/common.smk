@@ -64,7 +64,8 @@ def regenerated_if_corrupt(paths):
 
 def shard_results(w):
     """The store files of one cell's shards (merged in seed order by rule run_cell)."""
-    return [rules.run_shard.output.results.format(digest=d) for d in PLAN.cell_shards[w.experiment, w.env, w.cell]]
+    return regenerated_if_corrupt([rules.run_shard.output.results.format(digest=d)
+                                   for d in PLAN.cell_shards[w.experiment, w.env, w.cell]])
 
 
 def cell_results(w):

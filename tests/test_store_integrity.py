@@ -1,0 +1,130 @@
+"""The run store trusts no file it did not check (privrl.store): a tampered or truncated shard is
+found at start-up and refused by the merge, naming it; a tampered per-seed memo is not used (the
+seed is rerun, bit-identical); a cell file whose parquet and JSON hash were both rewritten is
+caught against the store; only privrl's own temporaries are ever deleted."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from privrl import io, run, store
+from privrl.experiments import Cell
+from privrl.rl import envs, mdp as mdp_io
+
+SETTING = "riverswim/ucbvi__bonus_scale=0.1"
+
+
+@pytest.fixture
+def cell(tmp_path):
+    """A store of two one-seed shards of one cell, merged into a results_dir as rule run_cell does."""
+    m = envs.make("riverswim", S=3, H=4)
+    key = run.run_key("ucbvi", {"bonus_scale": 0.1}, m, 80, "store_test", SETTING, 100, "code0")
+    st = tmp_path / "store"
+    shards, digests = [], []
+    for seeds in ([0], [1]):
+        df, info = run.run_shard(key, m, seeds, str(st / "seeds"))
+        d = run.key_digest(key, seeds)
+        io.write_run(st / f"{d}.parquet", st / f"{d}.json", df, info)
+        shards.append(str(st / f"{d}.parquet"))
+        digests.append(d)
+    mdp_io.save(m, tmp_path / "mdp.npz")
+    out = tmp_path / "res/store_test/runs/riverswim/ucbvi__bonus_scale=0.1.parquet"
+    c = Cell("store_test", "riverswim", "ucbvi__bonus_scale=0.1", "ucbvi", {"bonus_scale": 0.1}, "x", {})
+    run.merge_shards(shards, str(tmp_path / "mdp.npz"), c, out, out.with_suffix(".json"))
+    plan = {("store_test", "riverswim", "ucbvi__bonus_scale=0.1"): digests}
+    return {"m": m, "key": key, "store": st, "shards": shards, "digests": digests, "out": out, "plan": plan,
+            "cell": c, "mdp": str(tmp_path / "mdp.npz"), "res": tmp_path / "res"}
+
+
+def _halve_regret(parquet: Path) -> None:
+    df = pd.read_parquet(parquet)
+    df["cum_regret"] = df["cum_regret"] / 2  # the issue's probe: regret 2012 instead of 4025
+    df.to_parquet(parquet, index=False)
+
+
+def test_untouched_store_passes(cell):
+    assert store.corrupt_shards(cell["store"], cell["digests"]) == []
+    assert store.tampered_cells(cell["res"], cell["store"], cell["plan"]) == []
+
+
+@pytest.mark.parametrize("damage", ["tampered", "truncated"])
+def test_damaged_shard_found_at_startup_and_refused_by_the_merge(cell, tmp_path, damage):
+    shard = Path(cell["shards"][1])
+    if damage == "tampered":
+        _halve_regret(shard)
+    else:
+        shard.write_bytes(shard.read_bytes()[: shard.stat().st_size // 2])
+    [(path, why)] = store.corrupt_shards(cell["store"], cell["digests"])
+    assert path == str(shard) and "\n" not in why and "sha256" in why
+    out = tmp_path / "other_results/cell.parquet"  # another results_dir merging the store's shards
+    with pytest.raises(io.RunIntegrityError) as e:
+        run.merge_shards(cell["shards"], cell["mdp"], cell["cell"], out, out.with_suffix(".json"))
+    assert str(e.value).startswith(str(shard)) and "\n" not in str(e.value)
+    assert not out.exists()
+
+
+def test_tampered_memo_is_not_used_the_seed_is_rerun(cell, caplog):
+    """Design: a memo is a cache, so a mismatch reruns the seed (bit-identical), naming the file."""
+    memo = cell["store"] / "seeds" / f"{run.key_digest(cell['key'], [1])}.parquet"
+    assert store.memo_hash_path(memo).read_text().strip() == io.sha256_file(memo)
+    honest = pd.read_parquet(memo)
+    _halve_regret(memo)
+    with caplog.at_level(logging.WARNING, logger="privrl.store"):
+        df, info = run.run_shard(cell["key"], cell["m"], [0, 1], str(cell["store"] / "seeds"))
+    assert info["reused_seeds"] == [0]  # seed 1 rerun
+    assert [r.getMessage() for r in caplog.records if str(memo) in r.getMessage() and "sha256" in r.getMessage()]
+    pd.testing.assert_frame_equal(df[df.seed == 1].reset_index(drop=True), honest, check_exact=True)
+    assert io.sha256_file(memo) == store.memo_hash_path(memo).read_text().strip()  # rewritten, with its hash
+
+
+def test_memo_without_a_hash_is_not_trusted(cell):
+    memo = cell["store"] / "seeds" / f"{run.key_digest(cell['key'], [0])}.parquet"
+    store.memo_hash_path(memo).unlink()  # a writer killed between the two files, or an old store
+    assert store.read_memo(memo) is None
+
+
+@pytest.mark.parametrize("with_record", [True, False])
+def test_run_file_and_its_hash_both_rewritten_is_caught_against_the_store(cell, with_record):
+    out = cell["out"]
+    if not with_record:  # a store written before merges were recorded: compared row for row
+        for p in (cell["store"] / store.MERGED_DIR).iterdir():
+            p.unlink()
+    info = json.loads(out.with_suffix(".json").read_text())
+    df = pd.read_parquet(out)
+    df["cum_regret"] = df["cum_regret"] / 2
+    io.write_run(out, out.with_suffix(".json"), df, info)  # consistent: its own hash matches
+    assert io.corrupt_run_files(cell["res"]) == []
+    [(path, why)] = store.tampered_cells(cell["res"], cell["store"], cell["plan"])
+    assert path == str(out) and why.startswith(str(out)) and "\n" not in why
+
+
+def test_only_privrls_own_temporaries_are_deleted(tmp_path):
+    code = ("import os, sys; from privrl import io\n"
+            "with io.atomic_path(sys.argv[1]) as t:\n    t.write_text('half'); os._exit(9)\n")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path / "x.parquet")], check=False)
+    [killed] = [p for p in tmp_path.iterdir()]
+    host = io._host()
+    # foreign files in the temporary-file pattern (a dead pid, a random 8- or 16-hex token): not privrl's
+    foreign = [tmp_path / f".y.parquet.{host}.999999999.deadbeef{io.TEMP_MARK}.parquet",
+               tmp_path / f".y.parquet.{host}.999999999.deadbeefdeadbeef{io.TEMP_MARK}.parquet"]
+    for f in foreign:
+        f.write_text("someone else's")
+    assert io.remove_stale_temps(tmp_path) == [killed]
+    assert all(f.exists() for f in foreign)
+
+
+def test_run_file_naming_shards_the_store_lacks_is_caught(cell):
+    out = cell["out"]
+    info = json.loads(out.with_suffix(".json").read_text())
+    df = pd.read_parquet(out)
+    df["cum_regret"] = df["cum_regret"] / 2
+    io.write_run(out, out.with_suffix(".json"), df, {**info, "shards": ["0" * 20]})
+    [(path, why)] = store.tampered_cells(cell["res"], cell["store"], cell["plan"])
+    assert path == str(out) and "0" * 20 in why
