@@ -76,14 +76,24 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict:
     return out
 
 
+OVERLAY_PROSE = ("description", "note")  # an experiment's text, written for the sizes beside it
+
+
 def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".") -> dict:
-    """An overlay config (key ``overlay_of``: path of its base, relative to ``root``) merged onto its base."""
+    """An overlay config (key ``overlay_of``: path of its base, relative to ``root``) merged onto its
+    base. An experiment the overlay edits keeps only the prose (``OVERLAY_PROSE``) the overlay gives:
+    the base's names the base's sizes (a smoke caption must not say "K = 1e6, 4 seeds")."""
     if "overlay_of" not in config:
         return dict(config)
     import yaml
 
     base = yaml.safe_load(Path(root, config["overlay_of"]).read_text())
-    return deep_merge(base, {k: v for k, v in config.items() if k != "overlay_of"})
+    out = deep_merge(base, {k: v for k, v in config.items() if k != "overlay_of"})
+    for name, exp in (config.get("experiments") or {}).items():
+        if exp and out["experiments"].get(name):
+            out["experiments"][name] = {k: v for k, v in out["experiments"][name].items()
+                                        if k not in OVERLAY_PROSE or k in exp}
+    return out
 
 
 SHIPPED_DESIGNS = ("config/config.yaml", "config/paper.yaml")  # the designs a "not reached" row points to
