@@ -112,16 +112,66 @@ def _checked(cast: Callable[[str], Any], noun: str, ok: Callable[[Any], bool], w
     return parse
 
 
-_positive_int = _checked(int, "an integer", lambda n: n >= 1, "a positive integer")
-_nonnegative_int = _checked(int, "an integer", lambda n: n >= 0, "an integer >= 0")
+def exact_int(text: str) -> int:
+    """An integer written as one: "100000", "1e5", "1.5e3" (exactly 1500); "1.5", "1e5.5" and
+    "1e400" are refused (ValueError)."""
+    try:
+        return int(text)
+    except ValueError:
+        x = float(text)  # ValueError for "1e5.5"
+        if not (math.isfinite(x) and x.is_integer()):
+            raise ValueError(f"{text!r} is not an integer") from None
+        return int(x)
+
+
+_positive_int = _checked(exact_int, "an integer", lambda n: n >= 1, "a positive integer")
+_nonnegative_int = _checked(exact_int, "an integer", lambda n: n >= 0, "an integer >= 0")
+
+
+def _name_in(known: Callable[[], Any], noun: str, listing: str) -> Callable[[str], str]:
+    """An argparse ``type``: a name of ``known()``, else one line with the closest name (difflib)."""
+    def parse(text: str) -> str:
+        from privrl.validate import did_you_mean
+
+        names = sorted(known())
+        if text not in names:
+            raise argparse.ArgumentTypeError(f"unknown {noun} {text!r}{did_you_mean(text, names)} "
+                                             f"(one of {', '.join(names)}; see `{listing}`)")
+        return text
+    return parse
 _nonnegative_float = _checked(float, "a number", lambda x: x >= 0 and math.isfinite(x), "a finite number >= 0")
 
 
 # --- commands ---------------------------------------------------------------------------------
 
-def _progress(done: int, total: int, elapsed: float) -> None:
-    end = "\n" if done == total else ""
-    print(f"\r  seed {done}/{total}  {elapsed:7.1f}s", end=end, file=sys.stderr, flush=True)
+PROGRESS_CHUNK_S = 2.0  # with progress shown and no chunking asked for: chunks of ~2 s (same results)
+PROGRESS_LINE_S = 10.0  # not a terminal: one progress line at most this often
+
+
+class Progress:
+    """Progress on stderr over seeds and, within a seed, over its chunks: a line rewritten in place
+    (carriage return) on a terminal, else a new line at most every ``PROGRESS_LINE_S`` seconds."""
+
+    def __init__(self, seeds: int, tty: bool, stream=sys.stderr, clock: Callable[[], float] = time.perf_counter):
+        self.seeds, self.tty, self.stream, self.clock = seeds, tty, stream, clock
+        self.t0 = self.last = clock()
+        self.done = 0
+
+    def _show(self, text: str, final: bool = False) -> None:
+        now = self.clock()
+        if self.tty:
+            print(f"\r  {text}", end="\n" if final else "", file=self.stream, flush=True)
+        elif final or now - self.last >= PROGRESS_LINE_S:
+            print(f"  {text}", file=self.stream, flush=True)
+            self.last = now
+
+    def on_chunk(self, k: int, K: int) -> None:
+        if k < K:
+            self._show(f"seed {self.done + 1}/{self.seeds}  episode {k:,}/{K:,}  {self.clock() - self.t0:7.1f}s")
+
+    def on_seed(self, done: int, total: int, elapsed: float) -> None:
+        self.done = done
+        self._show(f"seed {done}/{total} done  {elapsed:7.1f}s" + " " * 12, final=done == total)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -141,11 +191,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if (args.chunk_episodes or args.chunk_minutes) and args.state_dir is None:
         raise UsageError("--chunk-episodes/--chunk-minutes: give --state-dir DIR, where the chunks' state is saved")
     show = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
+    prog = Progress(args.seeds, sys.stderr.isatty()) if show else None
+    chunk_s = 60.0 * args.chunk_minutes or (PROGRESS_CHUNK_S if show and not args.chunk_episodes else 0.0)
     t0, c0 = time.perf_counter(), time.process_time()
     df, info = run(args.agent, params, mdp, args.episodes, range(args.seeds), experiment="cli",
-                   setting=f"{args.env}/{args.agent}", on_seed=_progress if show else None,
-                   chunk_episodes=args.chunk_episodes, chunk_seconds=60.0 * args.chunk_minutes,
-                   state_dir=args.state_dir)
+                   setting=f"{args.env}/{args.agent}", on_seed=prog.on_seed if prog else None,
+                   on_chunk=prog.on_chunk if prog else None, chunk_episodes=args.chunk_episodes,
+                   chunk_seconds=chunk_s, state_dir=args.state_dir)
     for seed, k in info.get("resumed_from", {}).items():
         print(f"resumed seed {seed} from episode {k} (state in {args.state_dir})")
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -247,9 +299,11 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run one agent on one environment over seeds and print a summary",
                        description="Run one agent on one environment over seeds 0..N-1 and print a summary.",
                        formatter_class=fmt)
-    r.add_argument("--env", required=True, choices=sorted(ENVS), help="environment (see `privrl envs`)")
-    r.add_argument("--agent", required=True, choices=sorted(REGISTRY), help="agent (see `privrl agents`)")
-    r.add_argument("--episodes", type=_positive_int, default=10000, help="episodes K per seed")
+    r.add_argument("--env", required=True, type=_name_in(lambda: ENVS, "environment", "privrl envs"),
+                   metavar="NAME", help=f"environment: {', '.join(sorted(ENVS))} (see `privrl envs`)")
+    r.add_argument("--agent", required=True, type=_name_in(lambda: REGISTRY, "agent", "privrl agents"),
+                   metavar="NAME", help=f"agent: {', '.join(sorted(REGISTRY))} (see `privrl agents`)")
+    r.add_argument("--episodes", type=_positive_int, default=10000, help="episodes K per seed (1e5 = 100000)")
     r.add_argument("--seeds", type=_positive_int, default=5, help="number of seeds (0..N-1)")
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                    help="agent parameter, repeatable; defaults per agent in `privrl agents`")
@@ -258,7 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", type=Path, default=None, metavar="FILE.parquet",
                    help="write the per-seed results here and the run info to FILE.json (atomically)")
     r.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
-                   help="per-seed progress on stderr; auto = when stderr is a terminal")
+                   help="progress on stderr, per seed and within a seed (~2 s chunks: the same results); "
+                        "auto = when stderr is a terminal")
     r.add_argument("--state-dir", type=Path, default=None, metavar="DIR",
                    help="resumable run: save each seed's state here after every chunk and resume from it "
                         "(a killed run rerun with the same arguments continues where it was)")

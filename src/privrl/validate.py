@@ -28,6 +28,14 @@ def _integer(x: Any) -> bool:
     return _real(x) and float(x).is_integer()
 
 
+def did_you_mean(name: Any, known) -> str:  # noqa: ANN001 (any iterable of names)
+    """"; did you mean 'x'?" for the closest known name (difflib), else ""."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def _domain(text: str, ok: Callable[[Any], bool]) -> tuple[str, Callable[[Any], bool]]:
     return text, ok
 
@@ -116,7 +124,7 @@ def _env_errors(where: str, spec: Mapping[str, Any]) -> list[str]:
 
     name, params = spec.get("name"), dict(spec.get("params", {}) or {})
     if name not in envs.ENVS:
-        return [f"{where}.name: unknown environment {name!r}; choose one of {sorted(envs.ENVS)}"]
+        return [f"{where}.name: unknown environment {name!r}{did_you_mean(name, envs.ENVS)} (one of {sorted(envs.ENVS)})"]
     sig = inspect.signature(envs.ENVS[name])
     errs = []
     for k, v in params.items():
@@ -147,7 +155,7 @@ def _cell_errors(where: str, spec: Mapping[str, Any], sweep: Mapping[str, Any]) 
 
     agent = spec.get("agent")
     if agent not in REGISTRY:
-        return [f"{where}.agent: unknown agent {agent!r}; choose one of {sorted(REGISTRY)}"]
+        return [f"{where}.agent: unknown agent {agent!r}{did_you_mean(agent, REGISTRY)} (one of {sorted(REGISTRY)})"]
     defaults = REGISTRY[agent].defaults
     errs = []
     for k, v in (spec.get("params", {}) or {}).items():
@@ -207,9 +215,10 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
     known = registry.analyses()
     for i, a in enumerate(exp.get("analyses", []) or []):
         if a not in known:
-            errs.append(f"{where}.analyses[{i}]: unknown analysis {a!r}; choose one of {sorted(known)}")
+            errs.append(f"{where}.analyses[{i}]: unknown analysis {a!r}{did_you_mean(a, known)} (one of {sorted(known)})")
     if exp.get("paper") is not None and exp["paper"] not in registry.papers():
-        errs.append(f"{where}.paper: unknown paper {exp['paper']!r}; choose one of {sorted(registry.papers())}")
+        errs.append(f"{where}.paper: unknown paper {exp['paper']!r}{did_you_mean(exp['paper'], registry.papers())} "
+                    f"(one of {sorted(registry.papers())})")
     try:
         experiments.expand_cells(config, name)
     except ValueError as e:
@@ -217,10 +226,11 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
     for i, c in enumerate(exp.get("claims", []) or []):
         env = (c.get("check") or {}).get("env")
         if env not in exp.get("envs", {}):
-            errs.append(f"{where}.claims[{i}].check.env: {env!r} is not an env of this experiment")
+            errs.append(f"{where}.claims[{i}].check.env: {env!r} is not an env of this experiment"
+                        f"{did_you_mean(env, exp.get('envs', {}))}")
         for a in c.get("agents", []) or []:
             if a not in REGISTRY:
-                errs.append(f"{where}.claims[{i}].agents: unknown agent {a!r}")
+                errs.append(f"{where}.claims[{i}].agents: unknown agent {a!r}{did_you_mean(a, REGISTRY)}")
     if errs:
         return errs
     try:

@@ -173,9 +173,9 @@ def render_rst(claims: Sequence[V.Claim]) -> str:
     not section titles: the page is a caption fragment), then the context rows and the claims out
     of reach."""
     lines = [".. rubric:: Scoreboard (the papers' claims)", ""]
-    board = [[paper or "all", item or ("total" if paper else ""),
+    board = [[f"{paper}: {item}" if item else (f"{paper}: total" if paper else "all papers: total"),
               *[str(n.get(v, 0) or "") for v in V.VERDICTS], str(sum(n.values()))] for paper, item, n in scoreboard(claims)]
-    lines += _rst_table(["paper", "item", *V.VERDICTS, "total"], board, [3, 4] + [2] * (len(V.VERDICTS) + 1))
+    lines += _rst_table(["paper: item", *V.VERDICTS, "total"], board, [6] + [2] * (len(V.VERDICTS) + 1))
     lines += ["Verdicts: " + "; ".join(f"**{v}**: {rst_text(V.VERDICT_KEY[v])}" for v in V.VERDICTS) + ".", ""]
     scoped = split_scope(claims)
     for paper, cite in papers_of(claims).items():
