@@ -44,11 +44,56 @@ RUN = ["run", "--env", "riverswim", "--agent", "ucbvi", "--episodes", "5", "--se
     (["--env-param", "S=1"], "--env-param: riverswim needs S >= 2"),
     (["--seeds", "0"], "argument --seeds: must be a positive integer, got 0"),
     (["--episodes", "x"], "argument --episodes: 'x' is not an integer"),
-    (["--agent", "nope"], "argument --agent: invalid choice: 'nope'"),
+    (["--agent", "nope"], "argument --agent: unknown agent 'nope'"),
+    (["--agent", "ucbv"], "argument --agent: unknown agent 'ucbv'; did you mean 'ucbvi'?"),
+    (["--env", "riverswin"], "argument --env: unknown environment 'riverswin'; did you mean 'riverswim'?"),
+    (["--episodes", "1e5.5"], "argument --episodes: '1e5.5' is not an integer"),
+    (["--episodes", "1.5"], "argument --episodes: '1.5' is not an integer"),
     (["--out", "x.csv"], "--out: 'x.csv' must end in .parquet"),
 ])
 def test_run_user_errors_are_one_line_naming_the_parameter(capsys, extra, expected):
     assert expected in _fails(capsys, RUN + extra)
+
+
+@pytest.mark.parametrize("text, value", [("100000", 100000), ("1e5", 100000), ("1.5e3", 1500), ("2E2", 200)])
+def test_integers_may_be_written_in_scientific_notation(text, value):
+    assert cli.exact_int(text) == value
+
+
+@pytest.mark.parametrize("text", ["1e5.5", "1.5", "1e400", "nan", "x"])
+def test_non_integers_are_refused(text):
+    with pytest.raises(ValueError):
+        cli.exact_int(text)
+
+
+def test_progress_within_a_seed_on_a_terminal_and_in_a_log():
+    """A terminal gets one line rewritten in place; a log a line at most every PROGRESS_LINE_S s."""
+    import io
+
+    def drive(tty: bool) -> cli.Progress:
+        now = [0.0]
+        p = cli.Progress(2, tty, io.StringIO(), clock=lambda: now[0])
+        for k in (1000, 5000, 9000):
+            now[0] += 4.0
+            p.on_chunk(k, 10000)
+        p.on_seed(1, 2, now[0])
+        p.on_chunk(10000, 10000)  # a seed's last chunk: its "done" line follows
+        p.on_seed(2, 2, now[0])
+        return p
+
+    tty, log = drive(True), drive(False)
+    out = tty.stream.getvalue()
+    assert out.count("\r") == 5 and out.count("\n") == 1 and "seed 1/2  episode 5,000/10,000" in out
+    lines = log.stream.getvalue().splitlines()
+    assert "\r" not in log.stream.getvalue() and "episode 9,000/10,000" in lines[0] and len(lines) == 3
+
+
+def test_run_with_progress_gives_the_same_results_as_without(tmp_path, capsys):
+    a, b = tmp_path / "a.parquet", tmp_path / "b.parquet"
+    argv = ["run", "--env", "riverswim", "--agent", "ucbvi", "--episodes", "3e3", "--seeds", "2"]
+    assert cli.main(argv + ["--out", str(a), "--progress", "off"]) == 0
+    assert cli.main(argv + ["--out", str(b), "--progress", "on"]) == 0  # ~2 s chunks: same results
+    pd.testing.assert_frame_equal(pd.read_parquet(a), pd.read_parquet(b))
 
 
 def test_estimate_missing_configfile_is_one_line(capsys):

@@ -152,16 +152,16 @@ class Progress:
     """Progress on stderr over seeds and, within a seed, over its chunks: a line rewritten in place
     (carriage return) on a terminal, else a new line at most every ``PROGRESS_LINE_S`` seconds."""
 
-    def __init__(self, seeds: int, tty: bool, stream=sys.stderr, clock: Callable[[], float] = time.perf_counter):
-        self.seeds, self.tty, self.stream, self.clock = seeds, tty, stream, clock
+    def __init__(self, seeds: int, tty: bool, stream=None, clock: Callable[[], float] = time.perf_counter):
+        self.seeds, self.tty, self.stream, self.clock = seeds, tty, stream or sys.stderr, clock
         self.t0 = self.last = clock()
         self.done = 0
 
-    def _show(self, text: str, final: bool = False) -> None:
+    def _show(self, text: str, force: bool = False, final: bool = False) -> None:
         now = self.clock()
         if self.tty:
             print(f"\r  {text}", end="\n" if final else "", file=self.stream, flush=True)
-        elif final or now - self.last >= PROGRESS_LINE_S:
+        elif force or now - self.last >= PROGRESS_LINE_S:
             print(f"  {text}", file=self.stream, flush=True)
             self.last = now
 
@@ -171,7 +171,7 @@ class Progress:
 
     def on_seed(self, done: int, total: int, elapsed: float) -> None:
         self.done = done
-        self._show(f"seed {done}/{total} done  {elapsed:7.1f}s" + " " * 12, final=done == total)
+        self._show(f"seed {done}/{total} done  {elapsed:7.1f}s" + " " * 12, force=True, final=done == total)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -300,9 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run one agent on one environment over seeds 0..N-1 and print a summary.",
                        formatter_class=fmt)
     r.add_argument("--env", required=True, type=_name_in(lambda: ENVS, "environment", "privrl envs"),
-                   metavar="NAME", help=f"environment: {', '.join(sorted(ENVS))} (see `privrl envs`)")
+                   metavar="{" + ",".join(sorted(ENVS)) + "}", help="environment (see `privrl envs`)")
     r.add_argument("--agent", required=True, type=_name_in(lambda: REGISTRY, "agent", "privrl agents"),
-                   metavar="NAME", help=f"agent: {', '.join(sorted(REGISTRY))} (see `privrl agents`)")
+                   metavar="{" + ",".join(sorted(REGISTRY)) + "}", help="agent (see `privrl agents`)")
     r.add_argument("--episodes", type=_positive_int, default=10000, help="episodes K per seed (1e5 = 100000)")
     r.add_argument("--seeds", type=_positive_int, default=5, help="number of seeds (0..N-1)")
     r.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
