@@ -138,6 +138,23 @@ def test_estimate_prints_every_experiment_of_the_resolved_overlay(capsys, monkey
     assert "CPU-hours" in out and "on 2 cores" in out and f"{len(experiments.all_cells(smoke))} cells in" in out
 
 
+def test_workflow_estimate_holds_every_job_start_up_and_compilation():
+    """The smoke design: 3 run jobs + 19 other jobs (Snakemake's 23 steps less the `all` rule);
+    a cold cache adds each agent's compilation once; the wall on 2 cores is tens of seconds, as
+    measured (README: 24-33 s on an idle 2-core machine), not the runs' ~2 s alone."""
+    smoke = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
+    costs = cost.estimate_cost(smoke)
+    cold, parts_cold = cost.workflow_jobs(smoke, costs, cold=True)
+    warm, parts_warm = cost.workflow_jobs(smoke, costs, cold=False)
+    assert cold.size == warm.size == int(costs.jobs.sum()) + 19
+    agents = set(costs.agent)
+    assert parts_cold["compile"] - parts_warm["compile"] == pytest.approx(
+        sum(cost.COMPILE_CPU_S.get(a, cost.COMPILE_DEFAULT_S)[0] for a in agents))
+    assert parts_cold["run"] == pytest.approx(float(costs.est_cpu_s.sum()))
+    assert cold.sum() == pytest.approx(sum(parts_cold.values()))
+    assert 15 < cost.WORKFLOW_CPU_S + cost.wall_time(warm, 2) < cost.WORKFLOW_CPU_S + cost.wall_time(cold, 2) < 120
+
+
 # --- cost arithmetic on synthetic tables ---------------------------------------------------------
 
 def _table(rows):

@@ -259,13 +259,17 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     for r in summary.itertuples():
         print(f"{r.experiment:18s} {r.cells:5d} {r.episodes_x_seeds:17,.0f} {r.episodes_per_s:17,.0f} "
               f"{_duration(r.est_cpu_s):>10s}")
-    total = float(costs.est_cpu_s.sum())
-    jobs = cost.job_seconds(costs)
-    wall = cost.wall_time(jobs, args.cores)
-    print(f"total: {total / 3600:.2f} CPU-hours ({total / 60:.0f} CPU-min); wall ~ {_duration(wall)} on "
-          f"{args.cores} cores (longest run job {_duration(float(jobs.max()))})")
-    print(f"  includes {cost.JOB_OVERHEAD_S:g} s per run job (python start, imports); not the analysis jobs "
-          f"or numba compilation on a cold cache (~30-90 s)")
+    runs = cost.job_seconds(costs)
+    print(f"run jobs: {float(costs.est_cpu_s.sum()) / 60:.1f} CPU-min in {runs.size} jobs ({cost.JOB_OVERHEAD_S:g} s "
+          f"start-up each included; longest {_duration(float(runs.max()))})")
+    for label, cold in (("cold numba cache", True), ("warm cache", False)):
+        jobs, parts = cost.workflow_jobs(config, costs, cold)
+        cpu = cost.WORKFLOW_CPU_S + float(jobs.sum())
+        wall = cost.WORKFLOW_CPU_S + cost.wall_time(jobs, args.cores)
+        print(f"total, {label}: {cpu / 3600:.2f} CPU-hours ({_duration(cpu)} CPU: runs {_duration(parts['run'])}, "
+              f"{jobs.size - runs.size} other jobs {_duration(parts['other'])}, numba compilation "
+              f"{_duration(parts['compile'])}, Snakemake {_duration(cost.WORKFLOW_CPU_S)}); wall ~ {_duration(wall)} "
+              f"on {args.cores} cores")
     if args.per_cell:
         cols = ["experiment", "env", "cell", "episodes", "seeds", "measured_on", "scale", "episodes_per_s", "est_cpu_s"]
         print(costs[cols].to_string(index=False, float_format=lambda x: f"{x:,.3g}"))
