@@ -23,7 +23,10 @@ from privrl.results.report_params import readable  # noqa: E402  (params as plai
 _given = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
 _given = _given or [Path(workflow.basedir, "config/config.yaml")]
 _base = config.get("overlay_of")
-_resolved = X.resolve_overlay(config, workflow.basedir)
+try:
+    _resolved = X.resolve_overlay(config, workflow.basedir)
+except ValueError as _e:  # a misspelt experiment of an overlay: one line, before any job
+    raise SystemExit(f"config: {_e}")
 config.clear()
 config.update(_resolved)
 # one line per problem (YAML line numbers, schema paths, agent/env parameter domains, claim

@@ -158,3 +158,6 @@ def test_overlay_drops_the_prose_of_the_experiments_it_edits(tmp_path):
     own = experiments.resolve_overlay({"overlay_of": "base.yaml", "experiments": {"a": {"note": "smoke"}}}, tmp_path)
     assert own["experiments"]["a"]["note"] == "smoke" and "description" not in own["experiments"]["a"]
     assert math.isfinite(out["experiments"]["a"]["episodes"])
+    for typo in ({"a_": {"episodes": 3}}, {"aa": None}):  # an edit or a removal of a name the base lacks
+        with pytest.raises(ValueError, match="not an experiment of base.yaml; did you mean 'a'"):
+            experiments.resolve_overlay({"overlay_of": "base.yaml", "experiments": typo}, tmp_path)

@@ -79,15 +79,30 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict:
 OVERLAY_PROSE = ("description", "note")  # an experiment's text, written for the sizes beside it
 
 
+def did_you_mean(name: Any, known) -> str:  # noqa: ANN001 (any iterable of names)
+    """"; did you mean 'x'?" for the closest known name (difflib), else ""."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
 def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".") -> dict:
     """An overlay config (key ``overlay_of``: path of its base, relative to ``root``) merged onto its
     base. An experiment the overlay edits keeps only the prose (``OVERLAY_PROSE``) the overlay gives:
-    the base's names the base's sizes (a smoke caption must not say "K = 1e6, 4 seeds")."""
+    the base's names the base's sizes (a smoke caption must not say "K = 1e6, 4 seeds"). An
+    overlay that removes (null) or edits an experiment the base does not have is refused
+    (ValueError, with the closest name): a misspelt name would otherwise keep the experiment."""
     if "overlay_of" not in config:
         return dict(config)
     import yaml
 
     base = yaml.safe_load(Path(root, config["overlay_of"]).read_text())
+    known = base.get("experiments") or {}
+    for name, exp in (config.get("experiments") or {}).items():
+        if name not in known and (exp is None or "envs" not in exp):
+            raise ValueError(f"experiments.{name}: not an experiment of {config['overlay_of']}"
+                             f"{did_you_mean(name, known)} (a new experiment needs its envs and cells)")
     out = deep_merge(base, {k: v for k, v in config.items() if k != "overlay_of"})
     for name, exp in (config.get("experiments") or {}).items():
         if exp and out["experiments"].get(name):

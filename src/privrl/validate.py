@@ -17,6 +17,8 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from privrl.experiments import did_you_mean  # noqa: F401 (validate's messages and the CLI's)
+
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -26,14 +28,6 @@ def _real(x: Any) -> bool:
 
 def _integer(x: Any) -> bool:
     return _real(x) and float(x).is_integer()
-
-
-def did_you_mean(name: Any, known) -> str:  # noqa: ANN001 (any iterable of names)
-    """"; did you mean 'x'?" for the closest known name (difflib), else ""."""
-    import difflib
-
-    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def _domain(text: str, ok: Callable[[Any], bool]) -> tuple[str, Callable[[Any], bool]]:
