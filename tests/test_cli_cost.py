@@ -96,6 +96,21 @@ def test_run_with_progress_gives_the_same_results_as_without(tmp_path, capsys):
     pd.testing.assert_frame_equal(pd.read_parquet(a), pd.read_parquet(b))
 
 
+def test_config_validation_suggests_the_closest_agent_and_environment():
+    import copy
+
+    from privrl import validate
+
+    smoke = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
+    bad = copy.deepcopy(smoke)
+    bad["experiments"]["ucbvi_baseline"]["cells"][0]["agent"] = "ucbv"
+    bad["experiments"]["ucbvi_baseline"]["envs"]["riverswim"]["name"] = "riverswin"
+    errs = "\n".join(validate.experiment_errors(bad, "ucbvi_baseline"))
+    assert "unknown environment 'riverswin'; did you mean 'riverswim'?" in errs
+    bad["experiments"]["ucbvi_baseline"]["envs"]["riverswim"]["name"] = "riverswim"
+    assert "unknown agent 'ucbv'; did you mean 'ucbvi'?" in "\n".join(validate.experiment_errors(bad, "ucbvi_baseline"))
+
+
 def test_estimate_missing_configfile_is_one_line(capsys):
     assert "--configfile: cannot read" in _fails(capsys, ["estimate", "--configfile", "no/such.yaml"])
 
