@@ -66,8 +66,11 @@ RULE_CPU_S = {"mdp": 1.0, "run_cell": 1.2, "aggregate": 1.4, "fit": 1.5, "regret
 # agent -> (cold, warm) CPU s of its numba kernels in a fresh process beyond the imports: compiled
 # on an empty cache, loaded from a filled one (bench/startup_compile.py, median of 3 warm)
 COMPILE_CPU_S = {"dp-ucbvi-jdp": (17.7, 0.55), "dp-ucbvi-ldp": (16.1, 0.46), "ldp-obi": (11.1, 0.41),
-                 "pe": (19.0, 0.39), "private-ucbvi-jdp": (16.2, 0.59)}
-COMPILE_DEFAULT_S = (20.0, 0.6)  # an agent not measured: about the slowest measured
+                 "pe": (19.0, 0.39), "private-ucbvi-jdp": (16.2, 0.59), "private-ucbvi-ldp": (17.4, 0.47),
+                 "private-ucbvi-sdp": (17.3, 0.56), "pucb": (6.5, 0.52), "rlsvi": (6.0, 1.35), "sdp-pe": (21.7, 0.48),
+                 "sdp-pe-jdp": (19.3, 0.43), "sdp-pe-ldp": (19.3, 0.47), "shuffled-obi": (13.6, 0.52),
+                 "ucbvi": (4.1, 0.49)}
+COMPILE_DEFAULT_S = (22.0, 0.6)  # an agent not measured: about the slowest measured
 
 
 def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) -> tuple[np.ndarray, dict[str, float]]:
