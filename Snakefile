@@ -18,6 +18,7 @@ import os  # noqa: E402
 import privrl  # noqa: E402
 from privrl import experiments as X  # noqa: E402
 from privrl import validate as V  # noqa: E402
+from privrl.results.report_params import readable  # noqa: E402  (params as plain text in the report)
 
 _given = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
 _given = _given or [Path(workflow.basedir, "config/config.yaml")]
@@ -55,6 +56,12 @@ rule all:
     input:
         all_targets(),
     default_target: True
+
+
+onsuccess:
+    from privrl.results import ledger
+
+    print("\n".join(["privrl: done."] + ledger.run_summary(F)))
 
 
 # Rules that run in the main Snakemake process's host, never as cluster jobs: each reads a few

@@ -38,7 +38,7 @@ sampler changes the noise stream and so every committed number (bench/laplace_sa
 measures one).
 
 ``--before-src DIR`` first runs this same script as a subprocess on the privrl package under
-``DIR`` (e.g. ``/work/main/src``, the code before a change) and prints, beside each agent, its
+``DIR`` (e.g. ``../main/src``: the ``src`` of a checkout of the code before a change) and prints, beside each agent, its
 ``x UCBVI`` ratio then and its speed-up (episodes / s now over then, at the largest K); both
 measurements are ratios taken in one run on one machine. ``--json FILE`` saves the measured
 rates (used by ``--before-src``).

@@ -1,5 +1,6 @@
 """The paper registry: records of the papers, and a new paper's table and theorem check reach the
 analysis registry and the workflow's target lists by writing one module and registering it."""
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -14,7 +15,7 @@ from privrl.workflow_plan import WorkflowPlan
 from privrl.papers import registry
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPERS_DIR = Path("/work/shared/papers")
+PAPERS_DIR = Path(os.environ.get("PRIVRL_PAPERS", ROOT.parent / "shared" / "papers"))  # the papers' texts
 
 TOY = textwrap.dedent('''
     import pandas as pd

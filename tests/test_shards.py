@@ -76,7 +76,7 @@ def _dry_run(workdir: Path, seeds: int, per_job: int, target: str) -> dict[str, 
     """Job counts of `snakemake -n` on a one-cell design with ``seeds`` seeds."""
     cfg = {"overlay_of": "config/config.yaml", "results_dir": "res", "figures_dir": "res/figures",
            "store_dir": "store", "seeds_per_job": per_job, "n_checkpoints": 100,
-           "experiments": {name: None for name in ("regret_vs_K", "rates", "garcelon_table1", "rlsvi_regret",
+           "experiments": {name: None for name in ("regret_vs_K", "garcelon_table1", "rlsvi_regret",
                                                    "rlsvi_matched", "bai_table1")}}
     cfg["experiments"]["ucbvi_baseline"] = {"episodes": 60, "seeds": seeds, "envs": {"garnet": None},
                                             "sweep": {"bonus_scale": [0.1]}, "claims": []}

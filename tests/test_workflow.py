@@ -1,11 +1,14 @@
 """The Snakemake DAG end to end: smoke config in a temp dir, then a no-op rerun and the
 captioned report; dry run of the full config. (Whole-DAG timing is measured by the README's smoke command, not here.)"""
+import html
+import json
 import re
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -35,7 +38,8 @@ def test_smoke_dag_runs_then_nothing_to_do(smoke_run):
     assert first.returncode == 0, first.stderr[-4000:]
     figs = Path(workdir, cfg["figures_dir"])
     claims = (figs / "CLAIMS.md").read_text()
-    assert "## Scoreboard" in claims and "| id | item | kind | claim | verdict | K needed | reached by |" in claims and "**" in claims
+    assert "## Scoreboard" in claims and "| item | kind | claim | verdict | why | K needed | reached by |" in claims
+    assert "privrl: done." in first.stdout + first.stderr and "CLAIMS.md" in first.stdout + first.stderr  # onsuccess
     for png in figs.rglob("*_regret_*.png"):
         assert png.with_suffix(".pdf").exists(), png
     assert list(figs.rglob("*_regret_vs_K.png")) and list(figs.rglob("*_regret_rate.png"))
@@ -71,6 +75,35 @@ def test_report_holds_every_figure_with_a_caption_grouped_by_paper(smoke_run):
     assert len(captioned) == len(figures) and set(captioned) == set(figures) <= packed
     for category in ("Garcelon et al. 2021", "Lu et al. 2026", "Claims"):
         assert f'"{category}": {{' in html
+
+
+def _page_text(fragment: str) -> str:
+    """The visible text of an HTML fragment, whitespace collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+@pytest.mark.slow
+def test_report_page_shows_the_claims_tables_and_the_designs_sizes(smoke_run):
+    """report.html is one page whose results (captions as HTML) are embedded as JSON: the CLAIMS.md
+    entry's caption holds the scoreboard and every claim as HTML tables, params read as text, and
+    a caption of the overlay gives the overlay's sizes."""
+    workdir, cfg_path, cfg, first = smoke_run
+    assert first.returncode == 0, first.stderr[-4000:]
+    out = _snakemake(workdir, "--configfile", str(cfg_path), "--report", "report.html")
+    assert out.returncode == 0, out.stderr[-4000:]
+    page = (workdir / "report.html").read_text()
+    entries = {name: json.loads(f'"{caption}"') for name, caption, mime in _REPORT_ENTRY.findall(page)}
+    caption = entries["CLAIMS.md"]
+    assert caption.count("<table") >= 2 and "Scoreboard" in caption and "<th class=\"head\">why</th>" in caption
+    text = _page_text(caption)
+    claims = pd.read_csv(Path(workdir, cfg["figures_dir"], "claims.csv"))
+    for row in claims.itertuples():
+        assert " ".join(row.statement.split()) in text, row.statement
+    params = re.findall(r'"params": "((?:[^"\\]|\\.)*)"', page)
+    assert params and not [p for p in params if re.search(r"[{[][\\]?['\"]", p)]  # no Python repr in the info pane
+    lower = entries["hard_n2_gap0p2_regret_vs_K.png"]
+    exp = cfg["experiments"]["vietri2020_lower_bound"]
+    assert f"{exp['episodes']} episodes, {exp['seeds']} seeds" in lower and "4 seeds" not in lower and "1e6" not in lower
 
 
 @pytest.mark.slow  # > 5 s: the full design's DAG

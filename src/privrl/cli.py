@@ -114,16 +114,66 @@ def _checked(cast: Callable[[str], Any], noun: str, ok: Callable[[Any], bool], w
     return parse
 
 
-_positive_int = _checked(int, "an integer", lambda n: n >= 1, "a positive integer")
-_nonnegative_int = _checked(int, "an integer", lambda n: n >= 0, "an integer >= 0")
+def exact_int(text: str) -> int:
+    """An integer written as one: "100000", "1e5", "1.5e3" (exactly 1500); "1.5", "1e5.5" and
+    "1e400" are refused (ValueError)."""
+    try:
+        return int(text)
+    except ValueError:
+        x = float(text)  # ValueError for "1e5.5"
+        if not (math.isfinite(x) and x.is_integer()):
+            raise ValueError(f"{text!r} is not an integer") from None
+        return int(x)
+
+
+_positive_int = _checked(exact_int, "an integer", lambda n: n >= 1, "a positive integer")
+_nonnegative_int = _checked(exact_int, "an integer", lambda n: n >= 0, "an integer >= 0")
+
+
+def _name_in(known: Callable[[], Any], noun: str, listing: str) -> Callable[[str], str]:
+    """An argparse ``type``: a name of ``known()``, else one line with the closest name (difflib)."""
+    def parse(text: str) -> str:
+        from privrl.validate import did_you_mean
+
+        names = sorted(known())
+        if text not in names:
+            raise argparse.ArgumentTypeError(f"unknown {noun} {text!r}{did_you_mean(text, names)} "
+                                             f"(one of {', '.join(names)}; see `{listing}`)")
+        return text
+    return parse
 _nonnegative_float = _checked(float, "a number", lambda x: x >= 0 and math.isfinite(x), "a finite number >= 0")
 
 
 # --- commands ---------------------------------------------------------------------------------
 
-def _progress(done: int, total: int, elapsed: float) -> None:
-    end = "\n" if done == total else ""
-    print(f"\r  seed {done}/{total}  {elapsed:7.1f}s", end=end, file=sys.stderr, flush=True)
+PROGRESS_CHUNK_S = 2.0  # with progress shown and no chunking asked for: chunks of ~2 s (same results)
+PROGRESS_LINE_S = 10.0  # not a terminal: one progress line at most this often
+
+
+class Progress:
+    """Progress on stderr over seeds and, within a seed, over its chunks: a line rewritten in place
+    (carriage return) on a terminal, else a new line at most every ``PROGRESS_LINE_S`` seconds."""
+
+    def __init__(self, seeds: int, tty: bool, stream=None, clock: Callable[[], float] = time.perf_counter):
+        self.seeds, self.tty, self.stream, self.clock = seeds, tty, stream or sys.stderr, clock
+        self.t0 = self.last = clock()
+        self.done = 0
+
+    def _show(self, text: str, force: bool = False, final: bool = False) -> None:
+        now = self.clock()
+        if self.tty:
+            print(f"\r  {text}", end="\n" if final else "", file=self.stream, flush=True)
+        elif force or now - self.last >= PROGRESS_LINE_S:
+            print(f"  {text}", file=self.stream, flush=True)
+            self.last = now
+
+    def on_chunk(self, k: int, K: int) -> None:
+        if k < K:
+            self._show(f"seed {self.done + 1}/{self.seeds}  episode {k:,}/{K:,}  {self.clock() - self.t0:7.1f}s")
+
+    def on_seed(self, done: int, total: int, elapsed: float) -> None:
+        self.done = done
+        self._show(f"seed {done}/{total} done  {elapsed:7.1f}s" + " " * 12, force=True, final=done == total)
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -139,6 +189,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     else:
         args.episodes, args.seeds = args.episodes or 10000, args.seeds or 5
         args.stream, args.n_checkpoints = ("cli", f"{args.env}/{args.agent}"), 120
+        args.env_stream = None
     env_params = check_env_params(args.env, split_assignments(args.env_param, "--env-param"))
     params = check_agent_params(args.agent, split_assignments(args.param, "--param"))
     if args.out is not None and args.out.suffix != ".parquet":
@@ -150,11 +201,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if (args.chunk_episodes or args.chunk_minutes) and args.state_dir is None:
         raise UsageError("--chunk-episodes/--chunk-minutes: give --state-dir DIR, where the chunks' state is saved")
     show = sys.stderr.isatty() if args.progress == "auto" else args.progress == "on"
+    prog = Progress(args.seeds, sys.stderr.isatty()) if show else None
+    chunk_s = 60.0 * args.chunk_minutes or (PROGRESS_CHUNK_S if show and not args.chunk_episodes else 0.0)
     t0, c0 = time.perf_counter(), time.process_time()
     df, info = run(args.agent, params, mdp, args.episodes, range(args.seeds), experiment=args.stream[0],
-                   setting=args.stream[1], n_checkpoints=args.n_checkpoints, on_seed=_progress if show else None,
-                   chunk_episodes=args.chunk_episodes, chunk_seconds=60.0 * args.chunk_minutes,
-                   state_dir=args.state_dir)
+                   setting=args.stream[1], n_checkpoints=args.n_checkpoints,
+                   on_seed=prog.on_seed if prog else None, on_chunk=prog.on_chunk if prog else None,
+                   chunk_episodes=args.chunk_episodes, chunk_seconds=chunk_s, state_dir=args.state_dir,
+                   env_stream=args.env_stream)
     for seed, k in info.get("resumed_from", {}).items():
         print(f"resumed seed {seed} from episode {k} (state in {args.state_dir})")
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -209,6 +263,7 @@ def _pipeline_cell(args: argparse.Namespace) -> None:
     args.episodes = int(exps[args.experiment]["episodes"])
     args.seeds = args.seeds or len(experiments.seeds_of(config, args.experiment))
     args.stream, args.n_checkpoints = (c.experiment, c.setting), int(config.get("n_checkpoints", 120))
+    args.env_stream = env if exps[args.experiment].get("common_random_numbers") else None
 
 
 def _read_design(configfile: Path) -> dict:
@@ -249,13 +304,17 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     for r in summary.itertuples():
         print(f"{r.experiment:18s} {r.cells:5d} {r.episodes_x_seeds:17,.0f} {r.episodes_per_s:17,.0f} "
               f"{_duration(r.est_cpu_s):>10s}")
-    total = float(costs.est_cpu_s.sum())
-    jobs = cost.job_seconds(costs)
-    wall = cost.wall_time(jobs, args.cores)
-    print(f"total: {total / 3600:.2f} CPU-hours ({total / 60:.0f} CPU-min); wall ~ {_duration(wall)} on "
-          f"{args.cores} cores (longest run job {_duration(float(jobs.max()))})")
-    print(f"  includes {cost.JOB_OVERHEAD_S:g} s per run job (python start, imports); not the analysis jobs "
-          f"or numba compilation on a cold cache (~30-90 s)")
+    runs = cost.job_seconds(costs)
+    print(f"run jobs: {float(costs.est_cpu_s.sum()) / 60:.1f} CPU-min in {runs.size} jobs ({cost.JOB_OVERHEAD_S:g} s "
+          f"start-up each included; longest {_duration(float(runs.max()))})")
+    for label, cold in (("cold numba cache", True), ("warm cache", False)):
+        jobs, parts = cost.workflow_jobs(config, costs, cold)
+        cpu = cost.WORKFLOW_CPU_S + float(jobs.sum())
+        wall = cost.WORKFLOW_CPU_S + cost.wall_time(jobs, args.cores)
+        print(f"total, {label}: {cpu / 3600:.2f} CPU-hours ({_duration(cpu)} CPU: runs {_duration(parts['run'])}, "
+              f"{jobs.size - runs.size} other jobs {_duration(parts['other'])}, numba compilation "
+              f"{_duration(parts['compile'])}, Snakemake {_duration(cost.WORKFLOW_CPU_S)}); wall ~ {_duration(wall)} "
+              f"on {args.cores} cores")
     if args.per_cell:
         cols = ["experiment", "env", "cell", "episodes", "seeds", "measured_on", "scale", "episodes_per_s", "est_cpu_s"]
         print(costs[cols].to_string(index=False, float_format=lambda x: f"{x:,.3g}"))
@@ -301,9 +360,12 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="run one agent on one environment over seeds and print a summary",
                        description="Run one agent on one environment over seeds 0..N-1 and print a summary.",
                        formatter_class=fmt)
-    r.add_argument("--env", choices=sorted(ENVS), help="environment (see `privrl envs`)")
-    r.add_argument("--agent", choices=sorted(REGISTRY), help="agent (see `privrl agents`)")
-    r.add_argument("--episodes", type=_positive_int, default=None, help="episodes K per seed (default: 10000)")
+    r.add_argument("--env", type=_name_in(lambda: ENVS, "environment", "privrl envs"), default=None,
+                   metavar="{" + ",".join(sorted(ENVS)) + "}", help="environment (see `privrl envs`)")
+    r.add_argument("--agent", type=_name_in(lambda: REGISTRY, "agent", "privrl agents"), default=None,
+                   metavar="{" + ",".join(sorted(REGISTRY)) + "}", help="agent (see `privrl agents`)")
+    r.add_argument("--episodes", type=_positive_int, default=None,
+                   help="episodes K per seed (default: 10000; 1e5 = 100000)")
     r.add_argument("--seeds", type=_positive_int, default=None,
                    help="number of seeds 0..N-1 (default: 5); with --experiment, the experiment's")
     r.add_argument("--experiment", default=None, metavar="E",
@@ -319,7 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", type=Path, default=None, metavar="FILE.parquet",
                    help="write the per-seed results here and the run info to FILE.json (atomically)")
     r.add_argument("--progress", choices=("auto", "on", "off"), default="auto",
-                   help="per-seed progress on stderr; auto = when stderr is a terminal")
+                   help="progress on stderr, per seed and within a seed (~2 s chunks: the same results); "
+                        "auto = when stderr is a terminal")
     r.add_argument("--state-dir", type=Path, default=None, metavar="DIR",
                    help="resumable run: save each seed's state here after every chunk and resume from it "
                         "(a killed run rerun with the same arguments continues where it was)")

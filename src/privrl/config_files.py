@@ -148,4 +148,27 @@ def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".", path: str
         kind = "a cycle" if nxt in chain else "an overlay of an overlay: chains unsupported"
         raise ConfigFileError(f"{where}: {base_name!r} is itself an overlay (of {base['overlay_of']!r}): {kind}; "
                               "point overlay_of at a whole design")
-    return deep_merge(base, {k: v for k, v in config.items() if k != "overlay_of"})
+    known = base.get("experiments") or {}
+    for name, exp in (config.get("experiments") or {}).items():
+        if name not in known and (exp is None or "envs" not in exp):
+            raise ConfigFileError(f"{path or 'config'}: experiments.{name}: not an experiment of {base_name}"
+                                  f"{did_you_mean(name, known)} (a new experiment needs its envs and cells)")
+    out = deep_merge(base, {k: v for k, v in config.items() if k != "overlay_of"})
+    # an experiment the overlay edits keeps only the prose the overlay gives: the base's text names
+    # the base's sizes (a smoke caption must not say "K = 1e6, 4 seeds")
+    for name, exp in (config.get("experiments") or {}).items():
+        if exp and out["experiments"].get(name):
+            out["experiments"][name] = {k: v for k, v in out["experiments"][name].items()
+                                        if k not in OVERLAY_PROSE or k in exp}
+    return out
+
+
+OVERLAY_PROSE = ("description", "note")  # an experiment's text, written for the sizes beside it
+
+
+def did_you_mean(name: Any, known) -> str:  # noqa: ANN001 (any iterable of names)
+    """"; did you mean 'x'?" for the closest known name (difflib), else ""."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -25,9 +25,18 @@ and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * t(K) * scale`
   as 1.1-1.3 CPU s (``python -c 'from privrl import run; run.run(agent, ..., K=1)'``); tiny
   jobs in the Snakemake benchmarks of a smoke run take 0.95-1.0 CPU s.
 
-Pure: a function of the config and the table only (no timing, no files written). Not
-modelled: the aggregate / fit / figure / analysis jobs (~0.5-1.5 s each) and numba compilation
-on a cold cache (~30-90 s once per edited module).
+The workflow around the runs (:func:`workflow_jobs`), measured by ``bench/startup_compile.py``
+and a smoke run's benchmarks (Intel Xeon, 2026-11-25, a machine shared with other work; CPU
+seconds of the job's process): every other job costs its start-up (interpreter, Snakemake's
+script preamble, privrl and matplotlib imports: 0.8-1.0 CPU s) plus its work at smoke sizes
+(``RULE_CPU_S``, a floor at larger sizes); Snakemake itself parses the config and builds the
+DAG (``WORKFLOW_CPU_S``, serial); on a cold numba cache the first run job of each agent compiles
+its kernels (``COMPILE_CPU_S``: cold, and the load from a filled cache, which ``JOB_OVERHEAD_S``
+already holds), and the agent audit compiles its uncached kernel copies on every run.
+
+Pure: a function of the config and the tables only (no timing, no files written). Not
+modelled: the theorem checks' and audits' work beyond smoke sizes, and several jobs of one
+agent compiling the same kernels at once on a cold cache (more cores, more such jobs).
 """
 from __future__ import annotations
 
@@ -47,6 +56,48 @@ DEFAULT_SEEDS_PER_JOB = 10  # seeds per run job when the config sets no seeds_pe
 TABLE = Path(__file__).with_name("throughput.csv")
 JOB_OVERHEAD_S = 1.2
 COST_COLUMNS = ("experiment", "env", "cell", "agent", "episodes", "seeds", "est_cpu_s")
+
+
+WORKFLOW_CPU_S = 2.7  # snakemake: parse, validate and build the smoke DAG (`snakemake -n`; the default: ~4 s)
+# CPU s of one job of each rule other than run_shard: start-up (~0.9 s) + its work at smoke sizes
+RULE_CPU_S = {"mdp": 1.0, "run_cell": 1.2, "aggregate": 1.4, "fit": 1.5, "regret_figure": 3.1, "fit_table": 1.1,
+              "analysis": 3.3, "theorem_checks": 7.8, "privacy_audit": 2.6, "agent_audit": 1.5,
+              "theorem_claims": 1.9, "claims": 1.5}
+# agent -> (cold, warm) CPU s of its numba kernels in a fresh process beyond the imports: compiled
+# on an empty cache, loaded from a filled one (bench/startup_compile.py, median of 3 warm)
+COMPILE_CPU_S = {"dp-ucbvi-jdp": (17.7, 0.55), "dp-ucbvi-ldp": (16.1, 0.46), "ldp-obi": (11.1, 0.41),
+                 "pe": (19.0, 0.39), "private-ucbvi-jdp": (16.2, 0.59), "private-ucbvi-ldp": (17.4, 0.47),
+                 "private-ucbvi-sdp": (17.3, 0.56), "pucb": (6.5, 0.52), "rlsvi": (6.0, 1.35), "sdp-pe": (21.7, 0.48),
+                 "sdp-pe-jdp": (19.3, 0.43), "sdp-pe-ldp": (19.3, 0.47), "shuffled-obi": (13.6, 0.52),
+                 "ucbvi": (4.1, 0.49)}
+COMPILE_DEFAULT_S = (22.0, 0.6)  # an agent not measured: about the slowest measured
+
+
+def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) -> tuple[np.ndarray, dict[str, float]]:
+    """Every job's expected CPU s -- the run jobs of ``costs`` (:func:`estimate_cost`; the first
+    of each agent + its compilation when ``cold``), the other rules' jobs (``RULE_CPU_S``, one per
+    (experiment, env), cell, analysis or design) -- and the parts: {run, other, compile} CPU s."""
+    pairs = costs[["experiment", "env"]].drop_duplicates()
+    analyses = sum(len((config["experiments"][e] or {}).get("analyses", []) or []) for e in pairs.experiment.unique())
+    counts = {"mdp": len(pairs), "aggregate": len(pairs), "fit": len(pairs), "regret_figure": len(pairs),
+              "fit_table": len(pairs), "run_cell": len(costs), "analysis": analyses, "theorem_checks": 1,
+              "privacy_audit": 1, "agent_audit": 1, "theorem_claims": 1, "claims": 1}
+    audited = ((config.get("mechanisms") or {}).get("agent_audit") or {}).get("agents")
+    if audited is None:
+        from privrl.privacy_audit import AGENTS as audited
+    audit_compile = sum(COMPILE_CPU_S.get(a, COMPILE_DEFAULT_S)[0] for a in audited)  # uncached copies: always
+    other = [RULE_CPU_S[r] + (audit_compile if r == "agent_audit" else 0.0) for r, n in counts.items() for _ in range(n)]
+    runs = job_seconds(costs)
+    compile_s = 0.0
+    if cold:
+        starts = np.concatenate([[0], np.cumsum(costs.jobs.to_numpy(int))[:-1]])
+        for agent, first in costs.assign(start=starts).groupby("agent", sort=False).start.first().items():
+            c = COMPILE_CPU_S.get(agent, COMPILE_DEFAULT_S)[0]
+            runs[first] += c
+            compile_s += c
+    parts = {"run": float(runs.sum() - compile_s), "other": float(sum(other) - audit_compile),
+             "compile": compile_s + audit_compile}
+    return np.concatenate([runs, other]), parts
 
 
 def load_table(path: str | Path = TABLE) -> pd.DataFrame:

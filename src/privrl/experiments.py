@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from privrl.agents import get as get_agent
-from privrl.config_files import deep_merge  # noqa: F401 (re-exported: overlays merge with it)
+from privrl.config_files import OVERLAY_PROSE, deep_merge, did_you_mean  # noqa: F401 (re-exported)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
 NOISE_OFF_EPSILON = 1.0  # the reference epsilon of a noise-off twin (it ignores epsilon)
@@ -70,6 +70,7 @@ def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".", path: str
     from privrl import config_files
 
     return config_files.resolve_overlay(config, root, path)
+
 
 
 SHIPPED_DESIGNS = ("config/config.yaml", "config/paper.yaml")  # the designs a "not reached" row points to

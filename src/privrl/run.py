@@ -67,8 +67,10 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
                        experiment: str = "adhoc", setting: str = "default",
                        alphas: Iterable[float] = DEFAULT_ALPHAS, n_checkpoints: int = 120, env: tuple | None = None,
                        chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_path: str | Path | None = None,
-                       run_id: str = "", env_stream: str | None = None) -> tuple[pd.DataFrame, int]:
-    """:func:`run_seed` and the episode it resumed from (0: a fresh run)."""
+                       run_id: str = "", env_stream: str | None = None,
+                       on_chunk: Callable[[int, int], None] | None = None) -> tuple[pd.DataFrame, int]:
+    """:func:`run_seed` and the episode it resumed from (0: a fresh run); ``on_chunk(k, K)``, if
+    given, is called after each chunk (progress within a seed)."""
     if not (isinstance(chunk_episodes, (int, np.integer)) and chunk_episodes >= 0):
         raise ValueError(f"chunk_episodes must be an integer >= 0; got {chunk_episodes!r}")
     if not chunk_seconds >= 0:
@@ -96,6 +98,8 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
         spec.run_episodes(env, pv, K, np.int64(k), np.int64(k + n), rng, rec, state)
         rate = n / max(time.perf_counter() - t0, 1e-9)
         k += n
+        if on_chunk is not None:
+            on_chunk(int(k), int(K))
         if state_path is not None and save and k < K:
             save_state(state_path, run_id, agent, k, K, state, rec, rng, env_rng)
     ckpts, alph, cum, aux, mist, _, cursor = rec
@@ -164,10 +168,11 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
         experiment: str = "adhoc", setting: str = "default", alphas: Iterable[float] = DEFAULT_ALPHAS,
         n_checkpoints: int = 120, on_seed: Callable[[int, int, float], None] | None = None,
         chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_dir: str | Path | None = None,
-        env_stream: str | None = None) -> tuple[pd.DataFrame, dict]:
+        env_stream: str | None = None, on_chunk: Callable[[int, int], None] | None = None) -> tuple[pd.DataFrame, dict]:
     """All seeds of one cell (sequentially, one process). Returns (results, run info).
 
-    ``on_seed(done, total, elapsed_s)``, if given, is called after each seed (progress display).
+    ``on_seed(done, total, elapsed_s)``, if given, is called after each seed, ``on_chunk(k, K)``
+    after each chunk of a seed (progress display; chunks only with chunk_episodes/chunk_seconds).
     ``chunk_episodes``, ``chunk_seconds``: as :func:`run_seed`; with ``state_dir``, each seed's state
     is saved there (``<key_digest(run key, [seed])>.npz``) after every chunk, resumed from when
     found, and deleted once the seed is done; the run info then lists ``resumed_from`` {seed: episode}.
@@ -182,7 +187,7 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
     frames, resumed = [], {}
     for s in seeds:
         df, k0, path = _seed_with_state(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints,
-                                        env, chunk_episodes, chunk_seconds, state_dir, key, env_stream)
+                                        env, chunk_episodes, chunk_seconds, state_dir, key, env_stream, on_chunk)
         frames.append(df)
         if path is not None:
             path.unlink(missing_ok=True)
@@ -206,13 +211,14 @@ def _clean_state_dir(state_dir: str | Path | None) -> None:
 
 
 def _seed_with_state(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
-                     chunk_episodes, chunk_seconds, state_dir, key, env_stream=None
+                     chunk_episodes, chunk_seconds, state_dir, key, env_stream=None, on_chunk=None
                      ) -> tuple[pd.DataFrame, int, Path | None]:
     """One seed, resumable in ``state_dir`` (None: not saved): (results, episode resumed from, the
     state file the caller deletes once the result is safe)."""
     path = None if state_dir is None else state_file(state_dir, key, seed)
     df, k0 = run_seed_resumable(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
-                                chunk_episodes, chunk_seconds, path, "" if path is None else path.stem, env_stream)
+                                chunk_episodes, chunk_seconds, path, "" if path is None else path.stem, env_stream,
+                                on_chunk)
     return df, k0, path
 
 

@@ -17,6 +17,8 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from privrl.experiments import did_you_mean  # noqa: F401 (validate's messages and the CLI's)
+
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
@@ -81,7 +83,7 @@ def _env_errors(where: str, spec: Mapping[str, Any]) -> list[str]:
 
     name, params = spec.get("name"), dict(spec.get("params", {}) or {})
     if name not in envs.ENVS:
-        return [f"{where}.name: unknown environment {name!r}; choose one of {sorted(envs.ENVS)}"]
+        return [f"{where}.name: unknown environment {name!r}{did_you_mean(name, envs.ENVS)} (one of {sorted(envs.ENVS)})"]
     sig = inspect.signature(envs.ENVS[name])
     errs = []
     for k, v in params.items():
@@ -116,7 +118,7 @@ def _cell_errors(where: str, spec: Mapping[str, Any], sweep: Mapping[str, Any]) 
 
     agent = spec.get("agent")
     if agent not in REGISTRY:
-        return [f"{where}.agent: unknown agent {agent!r}; choose one of {sorted(REGISTRY)}"]
+        return [f"{where}.agent: unknown agent {agent!r}{did_you_mean(agent, REGISTRY)} (one of {sorted(REGISTRY)})"]
     defaults = REGISTRY[agent].defaults
     errs = []
     for k, v in (spec.get("params", {}) or {}).items():
@@ -176,9 +178,10 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
     known = registry.analyses()
     for i, a in enumerate(exp.get("analyses", []) or []):
         if a not in known:
-            errs.append(f"{where}.analyses[{i}]: unknown analysis {a!r}; choose one of {sorted(known)}")
+            errs.append(f"{where}.analyses[{i}]: unknown analysis {a!r}{did_you_mean(a, known)} (one of {sorted(known)})")
     if exp.get("paper") is not None and exp["paper"] not in registry.papers():
-        errs.append(f"{where}.paper: unknown paper {exp['paper']!r}; choose one of {sorted(registry.papers())}")
+        errs.append(f"{where}.paper: unknown paper {exp['paper']!r}{did_you_mean(exp['paper'], registry.papers())} "
+                    f"(one of {sorted(registry.papers())})")
     try:
         experiments.expand_cells(config, name)
     except ValueError as e:
@@ -186,10 +189,11 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
     for i, c in enumerate(exp.get("claims", []) or []):
         env = (c.get("check") or {}).get("env")
         if env not in exp.get("envs", {}):
-            errs.append(f"{where}.claims[{i}].check.env: {env!r} is not an env of this experiment")
+            errs.append(f"{where}.claims[{i}].check.env: {env!r} is not an env of this experiment"
+                        f"{did_you_mean(env, exp.get('envs', {}))}")
         for a in c.get("agents", []) or []:
             if a not in REGISTRY:
-                errs.append(f"{where}.claims[{i}].agents: unknown agent {a!r}")
+                errs.append(f"{where}.claims[{i}].agents: unknown agent {a!r}{did_you_mean(a, REGISTRY)}")
     if errs:
         return errs
     try:

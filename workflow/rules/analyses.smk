@@ -23,8 +23,8 @@ rule analysis:
         code=code_of("analysis.py"),  # rerun when the library code or its script changes
         figures_dir=lambda w: paper_dir(w.experiment),  # {F}/{paper}: where its artifacts (and claims) are
         n_boot=N_BOOT,
-        experiment=lambda w: experiment_block(w.experiment),
-        runs=lambda w: [run_record(c) for c in cells_of(w.experiment)],  # aligned with input.runs
+        experiment=lambda w: readable(experiment_block(w.experiment)),  # readable: plain text in the report
+        runs=lambda w: readable([run_record(c) for c in cells_of(w.experiment)]),  # aligned with input.runs
     conda:
         CONDA_ENV
     script:

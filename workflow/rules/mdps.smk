@@ -1,5 +1,5 @@
 rule mdp:
-    """Build and validate one experiment's MDP (privrl.envs registry)."""
+    """Build and validate one experiment's MDP (privrl.rl.envs registry)."""
     output:
         f"{R}/{{experiment}}/mdp/{{env}}.npz",
     log:

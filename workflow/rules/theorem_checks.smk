@@ -20,7 +20,7 @@ rule theorem_checks:
         f"{R}/benchmarks/mechanisms/checks.tsv"
     params:
         code=code_of("theorem_checks.py"),  # rerun when the library code or its script changes
-        arguments=theorem_check_arguments(),  # each check's run() arguments (its sizes, config-derived grids)
+        arguments=readable(theorem_check_arguments()),  # each check's run() arguments (its sizes, config-derived grids)
         seed=MECHANISMS.get("seed", 0),
     conda:
         CONDA_ENV
@@ -40,7 +40,7 @@ rule privacy_audit:
         f"{R}/benchmarks/mechanisms/privacy_audit.tsv"
     params:
         code=code_of("mechanism_audit.py"),  # rerun when the library code or its script changes
-        sizes=stable(MECHANISMS.get("audit", {}) or {}),
+        sizes=readable(stable(MECHANISMS.get("audit", {}) or {})),
         seed=MECHANISMS.get("seed", 0),
     conda:
         CONDA_ENV

@@ -1,7 +1,7 @@
 """LDP-OBI with the Laplace mechanism and Shuffled-OBI (Garcelon, Perchet, Pike-Burke, Pirotta).
 
 Both agents keep a *stationary* model (counts summed over h, as in the papers) and plan
-with Eq. 17 of the ICML-21 workshop note (:func:`_optimism.stationary_plan`) from the
+with Eq. 17 of the ICML-21 workshop note (:func:`optimism.stationary_plan`) from the
 estimators of Eq. 16 and the widths of Prop. 7 (note, App. B)::
 
     r~ = R~ / (N~^r + alpha c2),     p~(s'|s,a) = N~^p(s,a,s') / (N~^p(s,a) + alpha c3)

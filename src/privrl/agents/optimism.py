@@ -1,12 +1,14 @@
-"""Shared confidence widths and planners of the optimism-based private agents (PUCB, OBI, private UCBVI).
+"""Shared confidence widths and planners of the optimism-based private agents (OBI, private UCBVI).
 
-Not an agent module (leading underscore: the registry does not import it as one). Every
-function is a numba kernel that touches only *released* (private) statistics; none draws
-randomness.
+A helper module that registers no agent: :mod:`privrl.agents` imports every module of the
+package (all but ``registry`` and ``_``-prefixed names) and this one adds nothing to the
+registry. Every function is a numba kernel that touches only *released* (private)
+statistics; none draws randomness.
 
-Confidence widths: :func:`obi_widths` combines the mechanisms' noise bounds
-(:mod:`privrl.mechanisms.bounds`: ``laplace_sum_bound``, ``rr_count_width``,
-``rr_reward_width``, ``binomial_sum_bound``) into Garcelon et al.'s Prop. 7 widths.
+Confidence widths: :func:`obi_widths` turns the deviation bounds c1..c4 of the released counts
+(computed by the calling agent from :mod:`privrl.mechanisms.bounds`: ``laplace_sum_bound``,
+``rr_count_width``, ``rr_reward_width``, ``binomial_sum_bound``) into Garcelon et al.'s
+Prop. 7 widths.
 
 Planners: :func:`stationary_plan` (Garcelon note Eq. 17) and :func:`bernstein_plan` (UCBVI
 with an empirical-Bernstein bonus) are the backward inductions of ``privrl.rl.planning``,

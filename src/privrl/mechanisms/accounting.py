@@ -92,14 +92,8 @@ def _pure(event) -> tuple[float, float]:
     rule = _EVENT_EPSILON.get(type(event))
     if rule is None:
         raise TypeError(f"no pure/approximate accounting for {type(event).__name__}; "
-                        "Gaussian events need a delta (gaussian_event_epsilon)")
+                        "a Gaussian event needs a delta: gaussian_exact_epsilon(sensitivity / sigma, delta)")
     return rule(event)
-
-
-def gaussian_event_epsilon(event: ev.GaussianEvent, delta: float) -> float:
-    """Exact eps(delta) of a Gaussian event: ``mu``-GDP with ``mu = sensitivity / sigma``
-    (Balle & Wang 2018, Thm 8)."""
-    return gaussian_exact_epsilon(event.sensitivity / event.sigma, delta)
 
 
 def event_epsilon(event, relation: str | None = None) -> tuple[float, float] | None:

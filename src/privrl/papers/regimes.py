@@ -42,8 +42,10 @@ def score_bound_one_sided(measured: tuple[float, float, float], bound, K: float,
     upper bound: :func:`~privrl.results.verdicts.score_bound`, except that a measurement above
     it is "inconclusive" (the hidden constant may exceed 1), never "contradicted"."""
     s = V.score_bound(measured, bound, K, trivial_per_episode)
+    s = V.Score(s.verdict, s.measured.replace("vs bound", "vs constant-1 value"), s.regime, s.k_needed)
     if s.verdict == V.CONTRADICTED:
-        s = V.Score(V.INCONCLUSIVE, s.measured, f"above the constant-1 expression; the O hides {hidden}")
+        s = V.Score(V.INCONCLUSIVE, s.measured, f"untestable at constant 1 (not a violation): above the constant-1 "
+                    f"value; the O hides {hidden}")
     return with_note(s, f"constant 1, {hidden} dropped") if s.verdict != V.NOT_REACHED else s
 
 
@@ -69,7 +71,8 @@ def score_lower_bound(measured: tuple[float, float, float], bound, K: float, tri
         return V.Score(V.NOT_REACHED, text, f"bound above the trivial K x {trivial_per_episode:.3g} until K = {need:.3g}",
                        need)
     if lo < b:
-        return V.Score(V.INCONCLUSIVE, text, f"below the constant-1 expression; {hidden} hidden, minimax over the family")
+        return V.Score(V.INCONCLUSIVE, text, f"untestable at constant 1 (not a violation): below the constant-1 value; "
+                       f"{hidden} hidden, minimax over the family")
     accrued = linear_until * trivial_per_episode
     if not np.isfinite(accrued):
         return V.Score(V.INCONCLUSIVE, text, "met, but the agent's crossover is unknown: a linear regret meets any "

@@ -53,7 +53,8 @@ class TheoremCheck:
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper's record (``file``: its text in /work/shared/papers) and what reproduces it."""
+    """A paper's record (``file``: its text in ``../shared/papers`` from the project root) and what
+    reproduces it."""
     key: str
     title: str
     authors: tuple[str, ...]

@@ -148,8 +148,8 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
             s = score_bound_one_sided(m, lambda k, B=B: B, K, 1.0, "constants and polylog(T, S, A, H, 1/alpha, 1/beta, 1/eps)")
             claims.append(V.make_claim(
                 PAPER, "Thm 3", f"vietri2020_pac_bound_{tag}",
-                f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes <= SAH^2/alpha^2 + SAH/(alpha eps) "
-                f"= {B:.4g} (constant 1)", "bound", art, s, ctx.experiment, f"{SRC}, Thm 3 / Sec. 1"))
+                f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes = O~(SAH^2/alpha^2 + SAH/(alpha eps)), "
+                f"{B:.4g} at constant 1", "bound", art, s, ctx.experiment, f"{SRC}, Thm 3 / Sec. 1"))
             if np.all(M[:, -1] > 0):
                 f = V.RateFit.from_row(fit_k_exponent(ep, M, rng, V.THRESHOLDS.fit_decades, n_boot=ctx.n_boot))
                 rs = V.score_rate_upper(f, 0.0, V.THRESHOLDS.log_allowance,
@@ -247,7 +247,7 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
         s = with_note(s, f"PUCB crossover K = {reg.crossover_K:.3g} (K run {K:.3g})")
         claims.append(V.make_claim(
             PAPER, "Thm 6", f"vietri2020_lower_bound_{env}_{info['cell']}".replace(".", "p"),
-            f"{_label(info)} on {env}: regret at K >= sqrt(HSAK) + SAH ln(K)/eps = {lb(K):.4g} (Thm 6, constant 1)",
+            f"{_label(info)} on {env}: regret at K = Omega(sqrt(HSAK) + SAH ln(K)/eps), {lb(K):.4g} at constant 1 (Thm 6)",
             "bound", art, s, ctx.experiment, f"{SRC}, Thm 5-6, Sec. 6"))
         rows.append({"env": env, "epsilon": eps, "K": int(K), "regret": m[0], "regret_lo": m[1], "regret_hi": m[2],
                      "lower_bound": lb(K), "sqrt_term": math.sqrt(mdp.H * mdp.S * mdp.A * K),

@@ -6,8 +6,6 @@ one fit row per cell.
 """
 from __future__ import annotations
 
-from typing import Mapping
-
 import numpy as np
 import pandas as pd
 
@@ -41,6 +39,3 @@ def fit_cell(df: pd.DataFrame, rng: np.random.Generator, decades: float = 2.0, *
     row["K"] = int(episodes[-1])
     return row
 
-
-def combine(frames: Mapping[str, pd.DataFrame], key: str = "cell") -> pd.DataFrame:
-    return pd.concat([f.assign(**{key: name}) for name, f in frames.items()], ignore_index=True)

@@ -1,5 +1,5 @@
-"""The claims table: one list of :class:`~privrl.results.verdicts.Claim` rendered to
-claims.csv and CLAIMS.md (a per-paper scoreboard, the verdict key, one section per paper).
+"""The claims table: one list of :class:`~privrl.results.verdicts.Claim` written to claims.csv,
+CLAIMS.md and the report's claims page (the text: :mod:`privrl.results.ledger`).
 
 Every producer builds Claims: the analyses and theorem checks directly, the config's claims
 through :func:`score_claims` (``exponent_below`` / ``exponent_above`` / ``rate_upper`` checks scored
@@ -10,18 +10,18 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections import Counter
-from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from privrl import io
+from privrl.results import ledger
 from privrl.results import verdicts as V
 
 CSV_COLUMNS = ["paper", "item", "claim_id", "statement", "kind", "verdict", "measured", "regime", "k_needed",
-               "reached_by", "artifact", "experiment", "source"]
+               "reached_by", "artifact", "experiment", "source", "scope"]
+OPTIONAL = {"scope": "paper_claim"}  # a column a table written before it existed may lack: its default
 
 
 # ---------------------------------------------------------------- table <-> frame
@@ -30,13 +30,15 @@ def claims_frame(claims: Sequence[V.Claim]) -> pd.DataFrame:
 
 
 def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
-    """Claims from a claims.csv frame (``CSV_COLUMNS``)."""
+    """Claims from a claims.csv frame (``CSV_COLUMNS``; an ``OPTIONAL`` column may be absent)."""
+    df = df.assign(**{c: v for c, v in OPTIONAL.items() if c not in df.columns})
     missing = [c for c in CSV_COLUMNS if c not in df.columns]
     if missing:
         raise ValueError(f"not a claims table: columns {missing} missing")
     out = []
     for r in df.to_dict("records"):
-        r = {k: ("" if (isinstance(v, float) and math.isnan(v) and k != "k_needed") else v) for k, v in r.items()}
+        r = {k: ((OPTIONAL.get(k, "")) if (isinstance(v, float) and math.isnan(v) and k != "k_needed") else v)
+             for k, v in r.items()}
         out.append(V.Claim(**{c: r[c] for c in CSV_COLUMNS if c != "k_needed"}, k_needed=float(r["k_needed"])))
     return out
 
@@ -46,13 +48,14 @@ def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int
     """Each "not reached" row with the shipped design that runs its experiment to >= the K it needs
     (``designs``: :func:`privrl.experiments.design_episodes`), or why none does. ``run``: {experiment:
     K} of the design that produced the rows; where it already runs K >= the number needed, what is
-    missing is not episodes (e.g. Prop. 5's users k, an elimination): the regime column says what."""
+    missing is not episodes (e.g. Prop. 5's users k, an elimination): the note says what (the first
+    clause of the row's regime text)."""
     out = []
     for c in claims:
         if c.verdict == V.NOT_REACHED and not math.isnan(c.k_needed):
             runs = {d: k for d, e in designs.items() for name, k in e.items() if name == c.experiment}
             if (run or {}).get(c.experiment, 0) >= c.k_needed:
-                note = f"not a matter of K (this run: K = {run[c.experiment]:.2g}): see the regime column"
+                note = f"not a matter of K (this run: K = {run[c.experiment]:.2g}): {ledger.why(c)}"
             elif math.isinf(c.k_needed):
                 note = "no K: the agent's width stays above the gap on this instance (needs another instance)"
             else:
@@ -64,61 +67,14 @@ def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int
     return out
 
 
-def write_claims(claims: Sequence[V.Claim], csv_path: str, md_path: str, extra: Sequence[str] = ()) -> None:
+def write_claims(claims: Sequence[V.Claim], csv_path: str, md_path: str, rst_path: str | None = None) -> None:
+    """claims.csv, CLAIMS.md and (``rst_path``) the report's claims page, items canonical
+    (:func:`privrl.results.ledger.canonical_item`)."""
+    claims = [dataclasses.replace(c, item=ledger.canonical_item(c.paper, c.item)) for c in claims]
     io.write_csv(csv_path, claims_frame(claims))
-    io.write_text(md_path, render_markdown(claims, extra))
-
-
-# ---------------------------------------------------------------- markdown
-def _kneeded(k: float) -> str:
-    if not isinstance(k, float) or math.isnan(k):
-        return ""
-    return f"none <= {V.THRESHOLDS.k_max:.0e} on this instance" if k == math.inf else f"{k:.2g}"
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-def _papers(claims: Sequence[V.Claim]) -> dict[str, str]:
-    """paper id -> citation: the known papers in their order, then any other paper of the claims."""
-    return {**V.PAPERS, **{c.paper: c.paper for c in claims if c.paper not in V.PAPERS}}
-
-
-def scoreboard(claims: Sequence[V.Claim]) -> list[str]:
-    """Markdown rows: paper -> item -> counts per verdict."""
-    lines = ["| paper | item | " + " | ".join(V.VERDICTS) + " |", "|---|---|" + "---|" * len(V.VERDICTS)]
-    for paper in _papers(claims):
-        mine = [c for c in claims if c.paper == paper]
-        for item in dict.fromkeys(c.item for c in mine):
-            n = Counter(c.verdict for c in mine if c.item == item)
-            lines.append(f"| [{paper}](#{paper}) | {_cell(item)} | " + " | ".join(str(n.get(v, 0) or "") for v in V.VERDICTS)
-                         + " |")
-    total = Counter(c.verdict for c in claims)
-    lines.append("| **all** | | " + " | ".join(f"**{total.get(v, 0)}**" for v in V.VERDICTS) + " |")
-    return lines
-
-
-def render_markdown(claims: Sequence[V.Claim], extra: Sequence[str] = ()) -> str:
-    """CLAIMS.md: scoreboard, verdict key, one anchored section per paper with one short row per
-    claim (same order as claims.csv; measurements and regime notes in the CSV)."""
-    lines = ["# Claims scored by this pipeline", "",
-             "Generated from the fitted results; every verdict is measured by the rules of "
-             "`privrl.results.verdicts` (docs: docs/decisions/verdicts.md). Details per row in `claims.csv`.", "",
-             "## Scoreboard", ""] + scoreboard(claims) + ["", "## Key", ""]
-    lines += [f"* **{v}** -- {V.VERDICT_KEY[v]}" for v in V.VERDICTS]
-    for paper, cite in _papers(claims).items():
-        mine = [c for c in claims if c.paper == paper]
-        if not mine:
-            continue
-        lines += ["", f'<a id="{paper}"></a>', f"## {paper}: {cite}", "",
-                  "| id | item | kind | claim | verdict | K needed | reached by |", "|---|---|---|---|---|---|---|"]
-        for c in mine:
-            lines.append(f"| `{c.claim_id}` | {_cell(c.item)} | {c.kind} | {_cell(c.statement)} | **{c.verdict}** "
-                         f"| {_kneeded(c.k_needed)} | {_cell(c.reached_by)} |")
-    for sec in extra:
-        lines += ["", sec]
-    return "\n".join(lines) + "\n"
+    io.write_text(md_path, ledger.render_markdown(claims))
+    if rst_path is not None:
+        io.write_text(rst_path, ledger.render_rst(claims))
 
 
 # ---------------------------------------------------------------- the config's claims
@@ -193,13 +149,3 @@ def score_claims(experiment: str, claims: list[Mapping[str, Any]], fits: pd.Data
                                 c.get("item") or (m.group(0) if m else "-"), str(c["id"]), str(c["statement"]),
                                 kind, check.get("artifact", artifact), score, experiment, src))
     return claims_frame(out)
-
-
-def claims_markdown(table: pd.DataFrame, extra_sections: list[str] | None = None) -> str:
-    """CLAIMS.md from a claims.csv frame (:func:`render_markdown`)."""
-    return render_markdown(claims_from_frame(table), extra_sections or [])
-
-
-def extra_sections(paths) -> list[str]:  # noqa: ANN001
-    """Markdown claim sections written by other rules (files named *claims*.md)."""
-    return [Path(p).read_text() for p in paths if str(p).endswith(".md") and "claims" in Path(p).name]

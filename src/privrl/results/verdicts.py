@@ -34,6 +34,7 @@ VERDICT_KEY = {
     CHECKED: "an algebra or consistency check of the paper's formulas (not a reproduction)",
 }
 KINDS = ("rate", "bound", "order", "ratio", "check")
+SCOPES = ("paper_claim", "context", "out_of_reach")  # counted claim / labelled context, diagnostics / K needed > 1e11
 PAPERS = {  # canonical id -> citation
     "vietri2020": "Vietri, Balle, Krishnamurthy & Wu (ICML 2020)",
     "garcelon2021": "Garcelon, Perchet, Pike-Burke & Pirotta (ICML-21 RL-theory workshop note)",
@@ -85,16 +86,15 @@ class Claim:
     experiment: str = ""
     source: str = ""
     reached_by: str = ""  # "not reached" rows: the shipped design that runs the experiment to the K needed
+    scope: str = "paper_claim"  # one of SCOPES: only paper_claim rows count in the scoreboard
 
     def __post_init__(self) -> None:
         if not (isinstance(self.paper, str) and self.paper.isidentifier()):
             raise ValueError(f"claim {self.claim_id!r}: paper must be a paper id such as {list(PAPERS)}; got {self.paper!r}")
-        if self.kind not in KINDS:
-            raise ValueError(f"claim {self.claim_id!r}: kind must be one of {KINDS}; got {self.kind!r}")
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"claim {self.claim_id!r}: verdict must be one of {VERDICTS}; got {self.verdict!r}")
-        if (self.verdict == CHECKED and self.kind != "check") or (self.kind == "check" and self.verdict in
-                                                                    (REPRODUCED, NOT_REACHED)):
+        for name, allowed in (("kind", KINDS), ("verdict", VERDICTS), ("scope", SCOPES)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"claim {self.claim_id!r}: {name} must be one of {allowed}; got {getattr(self, name)!r}")
+        if self.verdict in ((CHECKED,) if self.kind != "check" else (REPRODUCED, NOT_REACHED)):
             raise ValueError(f"claim {self.claim_id!r}: a 'check' is checked, contradicted or inconclusive, "
                              "and 'checked' belongs to checks only")
 

@@ -355,7 +355,3 @@ def count_step(n_sa, n_sas, r_sum, p_hat, h, s, a, s_next, r):
     n = n_sa[h, s, a]
     refresh_row(n_sas[h, s, a], n, p_hat[h, s, a])
     return n
-
-
-def unvisited_q_base(H: int, S: int, A: int) -> np.ndarray:
-    return np.full((H, S, A), np.inf)

@@ -1,0 +1,197 @@
+"""The claims ledger as text: CLAIMS.md and the reStructuredText page of the Snakemake report.
+
+Both show the same thing: a scoreboard (verdict counts per paper and item, with per-paper
+totals), the verdict key, and one table per paper with one short row per claim (item, kind,
+statement, verdict, a one-line *why*, the K needed and the design that reaches it). Claim ids
+and the full measurements stay in claims.csv.
+
+Only the papers' claims (``scope == "paper_claim"``) are counted; ``context`` rows (labelled
+context and diagnostics) get their own section and ``out_of_reach`` rows (K needed > 1e11 or
+never) a short list with their K, neither counted.
+
+Item names are canonical (:func:`canonical_item`): one name per theorem, table or section of a
+paper, whatever spelling a producer used ("Thm 6 / Thm 11" and "Lemma 10 / Thm 11" are rows of
+Bai et al.'s Thm 6 and Thm 11); the spelling as produced stays in the ``source`` column.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Sequence
+
+from privrl.results import verdicts as V
+
+# paper -> {item as a producer spells it (parentheses dropped): the canonical item}. The choice
+# per spelling: the theorem whose statement the row measures (Bai et al.: Thm 6 is SDP-PE's
+# regret bound for any privatizer error, its X/A/H exponents are what the scaling rows test;
+# Thm 11 instantiates it under SDP with Lemma 10's privatizer; Lu et al.: Cor. 14 is the
+# (eps, delta) of Thm 13 that every row audits or converts).
+ITEM_ALIASES: dict[str, dict[str, str]] = {
+    "vietri2020": {"App. A, Thm 12": "Thm 12"},
+    "bai_sdp_pe": {"Thm 6 / Thm 11": "Thm 6", "Lemma 10 / Thm 11": "Thm 11", "Sec. I, V-B": "Sec. V-B",
+                   "Sec. V-A": "Sec. V"},
+    "lu2026": {"Lemma 12 / Cor. 14": "Cor. 14", "Thm 13, Cor. 14": "Cor. 14", "Thm 13 / Cor. 14": "Cor. 14",
+               "Sec. 4 / Cor. 14": "Sec. 4"},
+}
+_SPELLINGS = [(re.compile(r"\bTheorem\s*|\bThm\.\s*"), "Thm "), (re.compile(r"\bCorollary\s*|\bCor\s+"), "Cor. "),
+              (re.compile(r"\bProposition\s*|\bProp\s+"), "Prop. "), (re.compile(r"\s+"), " ")]
+WHY_CHARS = 110  # a why longer than this is cut (the full text is the ``regime`` column of claims.csv)
+
+
+def canonical_item(paper: str, item: str) -> str:
+    """The one name of a claim's theorem/table: spelling normalised ("Theorem 6" -> "Thm 6"), a
+    trailing parenthesis dropped, then the paper's alias (``ITEM_ALIASES``)."""
+    text = re.sub(r"\s*\(.*\)\s*$", "", str(item)).strip()
+    for pat, rep in _SPELLINGS:
+        text = pat.sub(rep, text)
+    return ITEM_ALIASES.get(paper, {}).get(text.strip(), text.strip())
+
+
+def why(c: V.Claim) -> str:
+    """One line saying why the row has its verdict: the first clause of its regime note (else of
+    its measurement), cut at ``WHY_CHARS``."""
+    text = (c.regime or c.measured or "").split("; ")[0].strip()
+    return text if len(text) <= WHY_CHARS else text[:WHY_CHARS - 3].rstrip() + "..."
+
+
+def k_needed_text(k: float) -> str:
+    if not isinstance(k, float) or math.isnan(k):
+        return ""
+    return f"none <= {V.THRESHOLDS.k_max:.0e}" if k == math.inf else f"{k:.2g}"
+
+
+def papers_of(claims: Sequence[V.Claim]) -> dict[str, str]:
+    """paper id -> citation: the known papers in their order, then any other paper of the claims."""
+    return {**V.PAPERS, **{c.paper: c.paper for c in claims if c.paper not in V.PAPERS}}
+
+
+def split_scope(claims: Sequence[V.Claim]) -> dict[str, list[V.Claim]]:
+    """scope -> its claims, every scope of ``V.SCOPES`` present (maybe empty)."""
+    return {s: [c for c in claims if c.scope == s] for s in V.SCOPES}
+
+
+def scoreboard(claims: Sequence[V.Claim]) -> list[tuple[str, str, Counter]]:
+    """(paper, item, verdict counts) of the papers' claims, items in order of appearance; after
+    each paper's items its total (item ``""``); last the total of all (paper ``""``)."""
+    mine = split_scope(claims)["paper_claim"]
+    out = []
+    for paper in papers_of(mine):
+        rows = [c for c in mine if c.paper == paper]
+        if rows:
+            out += [(paper, item, Counter(c.verdict for c in rows if c.item == item))
+                    for item in dict.fromkeys(c.item for c in rows)]
+            out.append((paper, "", Counter(c.verdict for c in rows)))
+    return out + [("", "", Counter(c.verdict for c in mine))]
+
+
+def scoreboard_counts(claims: Sequence[V.Claim]) -> dict[str, Counter]:
+    """paper -> verdict counts of its claims (the scoreboard's per-paper totals), then "all"."""
+    return {paper or "all": n for paper, item, n in scoreboard(claims) if not item}
+
+
+def run_summary(figures_dir: str) -> list[str]:
+    """What a finished workflow prints: where the figures and CLAIMS.md are and the scoreboard's
+    counts per paper (read from ``{figures_dir}/claims.csv``; a run that made no claims table says so)."""
+    import pandas as pd
+
+    from privrl.results.claims import claims_from_frame
+
+    csv = Path(figures_dir, "claims.csv")
+    lines = [f"figures: {figures_dir}/ (PNG and PDF, by paper)"]
+    if not csv.exists():
+        return lines + [f"no claims table yet ({csv} not made by this run)"]
+    lines.append(f"ledger: {Path(figures_dir, 'CLAIMS.md')} (full table: {csv})")
+    for paper, n in scoreboard_counts(claims_from_frame(pd.read_csv(csv))).items():
+        lines.append(f"  {paper:13s} " + ", ".join(f"{n[v]} {v}" for v in V.VERDICTS if n[v]) + f" ({sum(n.values())})")
+    return lines
+
+
+# ---------------------------------------------------------------- markdown
+def _md(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(claims: Sequence[V.Claim]) -> str:
+    """CLAIMS.md: scoreboard, verdict key, one anchored section per paper (claims.csv order),
+    then the context rows and the claims out of reach."""
+    head = "| paper | item | " + " | ".join(V.VERDICTS) + " | total |"
+    lines = ["# Claims scored by this pipeline", "",
+             "Generated from the fitted results; every verdict is measured by the rules of "
+             "`privrl.results.verdicts` (docs/decisions/verdicts.md). Claim ids, measurements and the full "
+             "regime notes are in `claims.csv`. The scoreboard counts the papers' claims only.", "",
+             "## Scoreboard", "", head, "|---|---|" + "---|" * (len(V.VERDICTS) + 1)]
+    for paper, item, n in scoreboard(claims):
+        cells = [str(n.get(v, 0) or "") for v in V.VERDICTS] + [str(sum(n.values()))]
+        if not paper or not item:  # a total row
+            cells = [f"**{x}**" if x else "" for x in cells]
+        name = f"[{paper}](#{paper})" if paper else "**all**"
+        lines.append(f"| {name} | {_md(item) if item else ('**total**' if paper else '')} | " + " | ".join(cells) + " |")
+    lines += ["", "## Key", ""] + [f"* **{v}** -- {V.VERDICT_KEY[v]}" for v in V.VERDICTS]
+    scoped = split_scope(claims)
+    for paper, cite in papers_of(claims).items():
+        mine = [c for c in scoped["paper_claim"] if c.paper == paper]
+        if mine:
+            lines += ["", f'<a id="{paper}"></a>', f"## {paper}: {cite}", "",
+                      "| item | kind | claim | verdict | why | K needed | reached by |", "|---|---|---|---|---|---|---|"]
+            lines += [f"| {_md(c.item)} | {c.kind} | {_md(c.statement)} | **{c.verdict}** | {_md(why(c))} "
+                      f"| {k_needed_text(c.k_needed)} | {_md(c.reached_by)} |" for c in mine]
+    if scoped["context"]:
+        lines += ["", "## Context and diagnostics", "",
+                  "Labelled context and diagnostics, not the papers' claims (not counted above).", "",
+                  "| paper | item | statement | verdict | why |", "|---|---|---|---|---|"]
+        lines += [f"| {c.paper} | {_md(c.item)} | {_md(c.statement)} | **{c.verdict}** | {_md(why(c))} |"
+                  for c in scoped["context"]]
+    if scoped["out_of_reach"]:
+        lines += ["", "## Out of reach", "", "Claims whose regime needs K > 1e11 episodes (or no K at all; not counted above):",
+                  ""] + [f"* {c.paper}, {_md(c.item)}: {_md(c.statement)} -- K needed {k_needed_text(c.k_needed)}"
+                         for c in scoped["out_of_reach"]]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- reStructuredText (the report)
+_RST_SPECIAL = re.compile(r"([\\*`_|<>\[\]:])")
+
+
+def rst_text(text: str) -> str:
+    """``text`` as literal rst inline text: markup characters escaped, one line, and a first
+    character that could open a list or an enumeration escaped."""
+    out = _RST_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    return "\\" + out if out[:1] in set("-+*#(0123456789") else out
+
+
+def _rst_table(header: Sequence[str], rows: Sequence[Sequence[str]], widths: Sequence[int]) -> list[str]:
+    lines = [".. list-table::", "   :header-rows: 1", f"   :widths: {' '.join(map(str, widths))}", ""]
+    for row in [header, *rows]:
+        lines += [f"   {'*' if i == 0 else ' '} - {rst_text(cell) if cell else '..'}" for i, cell in enumerate(row)]
+    return lines + [""]
+
+
+def render_rst(claims: Sequence[V.Claim]) -> str:
+    """The report's claims page: the scoreboard and each paper's claims as rst tables (rubrics,
+    not section titles: the page is a caption fragment), then the context rows and the claims out
+    of reach."""
+    lines = [".. rubric:: Scoreboard (the papers' claims)", ""]
+    board = [[f"{paper}: {item}" if item else (f"{paper}: total" if paper else "all papers: total"),
+              *[str(n.get(v, 0) or "") for v in V.VERDICTS], str(sum(n.values()))] for paper, item, n in scoreboard(claims)]
+    lines += _rst_table(["paper: item", *V.VERDICTS, "total"], board, [6] + [2] * (len(V.VERDICTS) + 1))
+    lines += ["Verdicts: " + "; ".join(f"**{v}**: {rst_text(V.VERDICT_KEY[v])}" for v in V.VERDICTS) + ".", ""]
+    scoped = split_scope(claims)
+    for paper, cite in papers_of(claims).items():
+        mine = [c for c in scoped["paper_claim"] if c.paper == paper]
+        if mine:
+            lines += [f".. rubric:: {rst_text(f'{paper}: {cite}')}", ""]
+            lines += _rst_table(["item", "claim", "verdict", "why", "K needed"],
+                                [[c.item, c.statement, c.verdict, why(c), k_needed_text(c.k_needed)] for c in mine],
+                                [2, 8, 2, 6, 2])
+    if scoped["context"]:
+        lines += [".. rubric:: Context and diagnostics (not counted)", ""]
+        lines += _rst_table(["paper", "item", "statement", "verdict", "why"],
+                            [[c.paper, c.item, c.statement, c.verdict, why(c)] for c in scoped["context"]],
+                            [2, 2, 8, 2, 6])
+    if scoped["out_of_reach"]:
+        lines += [".. rubric:: Out of reach (K needed > 1e11; not counted)", ""]
+        lines += [f"* {rst_text(f'{c.paper}, {c.item}: {c.statement}')} -- K needed {k_needed_text(c.k_needed)}"
+                  for c in scoped["out_of_reach"]] + [""]
+    return "\n".join(lines)
