@@ -42,6 +42,7 @@ class AgentSpec:
     guarantees: Callable[[Mapping[str, float], Any, int], list] | None = field(default=None, compare=False)
     # privrl.agents.crossover.CrossoverRule: the agent's own width formula vs the instance gap
     crossover_rule: Any = field(default=None, compare=False)
+    audit_probe: Any = field(default=None, compare=False)  # privrl.agents.audit_probe.AuditProbe; None = generic door probe
 
     def __post_init__(self) -> None:
         if self.privacy_model not in PRIVACY_MODELS:

@@ -39,6 +39,7 @@ from numba import njit
 
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import gaussian_noise
+from privrl.agents.audit_probe import AuditProbe
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import AgentSpec, register
 from privrl.rl.planning import count_step, perturbed_plan
@@ -193,5 +194,9 @@ SPEC = register(AgentSpec(
     description="RLSVI (Gaussian-perturbed empirical value iteration); JDP w.r.t. rewards without added noise",
     privatizer="none (its own exploration noise)",
     guarantees=guarantees,
+    # the audit reads the perturbed Q~ (the policies are its post-processing) at beta_scale 10, where the
+    # claim at a few episodes is small enough for an audit of 1e4 runs to exceed it if it is wrong
+    audit_probe=AuditProbe(released=(("perturbed_plan", 5),), audit_params={"beta_scale": 10.0}, rewards_only=True,
+                           power_multiplier=0.1),
     crossover_rule=optimism_rule(step_width, "sd sqrt(beta_k / (N + 1)), beta_k = (1/2) S H^3 log(2HSAk)"),
 ))
