@@ -46,7 +46,7 @@ from scipy import stats
 from privrl.agents import REGISTRY
 from privrl.mechanisms import events as ev
 from privrl.mechanisms.audit import epsilon_bounds
-from privrl.privacy_probe import dyadic_increments, probe_of, release_layout, sample_releases
+from privrl.privacy_probe import probe_of, release_layout, sample_releases
 from privrl.rl import envs
 
 #: every registered agent with a privacy model (each must be probe-able: privacy_probe.probe_of)
@@ -107,6 +107,25 @@ def claimed(agent: str, relation: str, params: dict | None = None, K: int = USER
 
 def get_spec(agent: str):
     return probe_of(agent)[0]
+
+
+def dyadic_increments(Y: np.ndarray, serial: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Z[n, D]: each privatizer value at release t minus the same counter's value at release
+    ``t - 2^i`` (i = the lowest set bit of t; 0 before the first release), a linear post-processing
+    of the release. For a binary-mechanism counter these are exactly its noisy nodes (each stream
+    element in one per level, independent noise; :mod:`privrl.mechanisms.tree`); declared releases
+    (serial -1) are kept as they are."""
+    Z = Y.copy()
+    index, seen = {}, {}
+    for j, key in enumerate(zip(serial.tolist(), t.tolist())):
+        c = seen.get(key, 0)  # the counter: the value's position within its release
+        seen[key] = c + 1
+        index[key + (c,)] = j
+    for (s, tj, c), j in index.items():
+        prev = index.get((s, tj - (tj & -tj), c))
+        if s >= 0 and prev is not None:
+            Z[:, j] -= Y[:, prev]
+    return Z
 
 
 # ----------------------------------------------------------------------------- test statistics
@@ -292,3 +311,29 @@ def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
     for _, row in df.iterrows():
         lines.append("| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |")
     return head + "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------- run-level manifest
+MANIFEST_COLUMNS = ["experiment", "env", "cell", "agent", "privacy_model", "model", "relation", "epsilon", "delta",
+                    "amplified", "headline", "source"]
+
+
+def privacy_manifest(infos: list[dict]) -> pd.DataFrame:
+    """One row per (cell, guarantee, neighbour relation) of the run infos a design recorded
+    (``privrl.run.run_info``): the privacy model, relation, (epsilon, delta) and whether the figure
+    relies on shuffle amplification; an agent without privacy gets one row with model "none"."""
+    rows = []
+    for info in infos:
+        base = {"experiment": info.get("experiment", ""), "env": info.get("env", ""), "cell": info.get("cell", ""),
+                "agent": info["agent"], "privacy_model": info.get("privacy_model", "")}
+        gs = info.get("guarantees") or []
+        if not gs:
+            rows.append(base | {"model": "none", "relation": "", "epsilon": math.inf, "delta": 0.0, "amplified": False,
+                                "headline": True, "source": "no privacy"})
+        for g in gs:
+            rels = [tuple(r) for r in g.get("relations") or []] or [(g["neighbour"], g["epsilon"], g["delta"])]
+            for relation, eps, delta in rels:
+                rows.append(base | {"model": g["model"], "relation": relation, "epsilon": float(eps),
+                                    "delta": float(delta), "amplified": bool(g.get("amplified", False)),
+                                    "headline": relation == g["neighbour"], "source": g["source"]})
+    return pd.DataFrame(rows, columns=MANIFEST_COLUMNS)

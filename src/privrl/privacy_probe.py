@@ -389,21 +389,3 @@ def release_layout(D: int) -> tuple[np.ndarray, np.ndarray]:
     base = HEAD + LOG_CAPACITY
     return _BUFFER[base:base + D].astype(np.int64), _BUFFER[base + LOG_CAPACITY:base + LOG_CAPACITY + D].astype(np.int64)
 
-
-def dyadic_increments(Y: np.ndarray, serial: np.ndarray, t: np.ndarray) -> np.ndarray:
-    """Z[n, D]: each privatizer value at release t minus the same counter's value at release
-    ``t - 2^i`` (i = the lowest set bit of t; 0 before the first release), a linear post-processing
-    of the release. For a binary-mechanism counter these are exactly its noisy nodes (each stream
-    element in one per level, independent noise; :mod:`privrl.mechanisms.tree`); declared releases
-    (serial -1) are kept as they are."""
-    Z = Y.copy()
-    index, seen = {}, {}
-    for j, key in enumerate(zip(serial.tolist(), t.tolist())):
-        c = seen.get(key, 0)  # the counter: the value's position within its release
-        seen[key] = c + 1
-        index[key + (c,)] = j
-    for (s, tj, c), j in index.items():
-        prev = index.get((s, tj - (tj & -tj), c))
-        if s >= 0 and prev is not None:
-            Z[:, j] -= Y[:, prev]
-    return Z

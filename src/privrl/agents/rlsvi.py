@@ -84,6 +84,8 @@ def init_state(env, params, K):
     """(n_sa, n_sas, r_sum, r_hat, p_hat, z, w, Q, pi, V, traj, evc): counts, reward sums and the
     model [H, S, A(, S)], the noise block z and perturbation w [H, S, A], Q [H, S, A], policy
     int64[H, S], values [H + 1, S]."""
+    if not (params[BETA_SCALE] > 0.0 and params[BETA_SCALE] < np.inf and params[DELTA] > 0.0 and params[DELTA] < 1.0):
+        raise ValueError("rlsvi: beta_scale must be finite and > 0, delta in (0, 1) (NaN refused)")
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     return (np.zeros((H, S, A)), np.zeros((H, S, A, S)), np.zeros((H, S, A)), np.zeros((H, S, A)),
