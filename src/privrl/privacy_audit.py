@@ -30,7 +30,7 @@ User ``A`` starts in state 0 and stays there, reward 1 at every step; user ``B``
 state 1 and stays there, reward 1 -- disjoint (h, s, a) paths whatever the policy, so a
 replacement changes the most counters; the empty user (add/remove) contributes nothing;
 ``A0`` is A with reward 0 (RLSVI's rewards-only neighbour, Lu et al. Remark 2). The other
-users stay in state 0 with reward 0. Broken variants (the probe's ``noise_multiplier`` and
+users stay in state 0 with reward 0 (state 1 for rewards-only neighbours: away from A's cells). Broken variants (the probe's ``noise_multiplier`` and
 ``variant``: half noise, noise dropped at the tree's levels >= 1, noise reused across
 releases, noise shared across counters, RLSVI at a tenth of its noise) must be flagged
 (lower bound above the claim): tests/test_agent_audit.py.
@@ -64,20 +64,18 @@ def tiny_mdp():
     return envs.riverswim(S=S_, H=H_, reward_noise="deterministic")
 
 
-def script(K: int, k_diff: int, user: str) -> tuple:
+def script(K: int, k_diff: int, user: str, others: int = 0) -> tuple:
     """(s0[K], nxt[K, H, S, A], R[K, H, S, A], absent[K]) with user ``k_diff`` = "A", "A0", "B" or
-    "empty" (the add/remove neighbour) and the others in state 0 with reward 0."""
-    s0 = np.zeros(K, np.int64)
-    nxt = np.zeros((K, H_, S_, A_), np.int64)
+    "empty" (the add/remove neighbour) and the others in state ``others`` with reward 0."""
+    s0 = np.full(K, others, np.int64)
+    nxt = np.full((K, H_, S_, A_), others, np.int64)
     R = np.zeros((K, H_, S_, A_))
     absent = np.zeros(K, np.int64)
     if user == "empty":
         absent[k_diff] = 1
-    elif user != "A0":
-        R[k_diff] = 1.0
-        if user == "B":
-            s0[k_diff] = 1
-            nxt[k_diff] = 1
+    else:
+        s0[k_diff], nxt[k_diff] = (1, 1) if user == "B" else (0, 0)
+        R[k_diff] = 0.0 if user == "A0" else 1.0
     return s0, nxt, R, absent
 
 
@@ -229,12 +227,15 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
     claim = claimed(agent, relation, params, users)
     p = audit_params(agent, params)
     u1, u0 = pair(agent, relation)
+    # rewards-only neighbours: the others avoid the differing user's cells, so its rewards enter every
+    # later release with N = 1 (the largest sensitivity of Lu et al. Lemma 11)
+    others = 1 if u0 == "A0" else 0
     mdp = tiny_mdp()
     samples = {}
     for k in positions or (0, users // 2):
         try:
-            Y1 = sample_releases(agent, p, mdp.P, script(users, k, u1), n, rng, noise_multiplier, variant)
-            Y0 = sample_releases(agent, p, mdp.P, script(users, k, u0), n, rng, noise_multiplier, variant)
+            Y1 = sample_releases(agent, p, mdp.P, script(users, k, u1, others), n, rng, noise_multiplier, variant)
+            Y0 = sample_releases(agent, p, mdp.P, script(users, k, u0, others), n, rng, noise_multiplier, variant)
         except ValueError as e:
             if "mixes the absent user" not in str(e):
                 raise
@@ -245,11 +246,17 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
             samples[f"user {k} of {users}, dyadic increments"] = tuple(dyadic_increments(Y, serial, t) for Y in (Y1, Y0))
     if not samples:
         raise ValueError(f"{agent}: no position of the differing user can be audited under {relation}")
+    if variant == "reused-noise" and release_layout(next(iter(samples.values()))[0].shape[1])[1].max() <= 1:
+        applicable = False  # every privatizer releases once (fresh per batch): nothing to reuse
+    else:
+        applicable = True
     eps, delta, src = claim if claim else (math.nan, 0.0, "no claim under this relation")
     lb, statistic = epsilon_lower_bound(samples, delta, alpha)
     weakened = noise_multiplier != 1.0 or variant != "exact"
     if claim is None:
         verdict = "not claimed"
+    elif not applicable:
+        verdict = "not applicable (one release per privatizer)"
     elif lb > eps:
         verdict = "flagged" if weakened else "VIOLATION"
     else:
@@ -269,8 +276,8 @@ def variants_of(agent: str, which=("noise",) + BROKEN) -> list[tuple[float, str]
     out = [(1.0, "exact")]
     if "noise" in which:
         out.append((probe.power_multiplier, "exact"))
-    if spec.privatizer in ("none", "none (its own exploration noise)") or probe.released:
-        return out  # no privatizer: only the noise multiplier applies
+    if probe.released:
+        return out  # not a privatizer's release (RLSVI): only the noise multiplier applies
     return out + [(1.0, v) for v in which if v in BROKEN and (v != "dropped-levels" or spec.privatizer == "central-tree")]
 
 

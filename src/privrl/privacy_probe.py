@@ -273,7 +273,7 @@ class _Swaps:
             self.hits += 1
             return _released_wrapper(v, self.released[name])
         if id(v) in self.by_id:
-            self.hits += v is not engine
+            self.hits += name not in ("engine", "gaussian_noise") and not name.endswith("new")  # a release reached
             return self.by_id[id(v)]
         if isinstance(v, CPUDispatcher) and v.py_func.__module__.startswith("privrl.") \
                 and not v.py_func.__module__.startswith("privrl.mechanisms"):
@@ -378,6 +378,9 @@ def sample_releases(agent: str, params: dict, P: np.ndarray, script: tuple, n: i
         if "number of released values" not in str(e):
             raise
     D = int(_BUFFER[CURSOR])
+    if D == 0:
+        raise ValueError(f"agent {agent!r}: the probe recorded no release (nothing to audit); declare the released "
+                         "statistics in its AgentSpec.audit_probe")
     out = np.empty((n, D))
     drive(env, vec, np.int64(K), rng, rec, extra, control, out)
     return out
