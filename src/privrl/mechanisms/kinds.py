@@ -128,31 +128,41 @@ def check_epsilon(epsilon):
         raise ValueError("privatizer_new: epsilon must be a finite number in [1e-9, 1e4]")
 
 
+# The checks count violations without an early exit: the loop vectorises, so a check costs less
+# than the former first-violation loop (~1.4 vs ~4 us for 1920 counters; docs/decisions/mechanisms.md).
 @njit(cache=True, inline="always")
 def check_counts(x):
     """Refuse a counting release of anything but non-negative numbers (NaN included)."""
+    bad = 0
     for c in range(x.shape[0]):
-        if not x[c] >= 0.0:
-            raise ValueError("privatizer release: counts must be >= 0")
+        v = x[c]
+        bad += (v < 0.0) | (v != v)
+    if bad:
+        raise ValueError("privatizer release: counts must be >= 0")
 
 
 @njit(cache=True, inline="always")
 def check_bounded_counts(x, bound):
     """Refuse counts outside ``[0, bound]`` (NaN included): ``bound`` = users in the batch x the
-    per-user bound of one counter (the kind's sensitivity) -- one comparison pair per counter."""
+    per-user bound of one counter (the kind's sensitivity)."""
+    bad = 0
     for c in range(x.shape[0]):
-        if not (x[c] >= 0.0 and x[c] <= bound):
-            raise ValueError("privatizer release: a count is outside [0, users x sensitivity] (the per-user domain)")
+        v = x[c]
+        bad += (v < 0.0) | (v > bound) | (v != v)
+    if bad:
+        raise ValueError("privatizer release: a count is outside [0, users x sensitivity] (the per-user domain)")
 
 
 @njit(cache=True, inline="always")
 def check_integer_counts(x, users):
     """Refuse anything but integers in ``[0, users]`` (a user holds one bit per counter: the bit
     counts of the shuffle bit-sum)."""
+    bad = 0
     for c in range(x.shape[0]):
         v = x[c]
-        if not (v >= 0.0 and v <= users and v == math.floor(v)):
-            raise ValueError("privatizer release: bit counts must be integers in [0, users] (one bit per user)")
+        bad += (v < 0.0) | (v > users) | (v != math.floor(v))
+    if bad:
+        raise ValueError("privatizer release: bit counts must be integers in [0, users] (one bit per user)")
 
 
 # ----------------------------------------------------------------------------- kind "none"
