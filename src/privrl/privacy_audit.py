@@ -90,10 +90,11 @@ def audit_params(agent: str, params: dict | None = None) -> dict:
     return {**probe_of(agent)[1].audit_params, **(params or {})}
 
 
-def claimed(agent: str, relation: str, params: dict | None = None, K: int = USERS):
+def claimed(agent: str, relation: str, params: dict | None = None, K: int | None = None):
     """(epsilon, delta, source) of the strongest claim ``agent`` makes under ``relation`` on the
     tiny MDP after K episodes (None if none covers it)."""
-    spec = get_spec(agent)
+    spec, probe = probe_of(agent)
+    K = K or probe.users
     p = spec.resolve(audit_params(agent, params))
     best = None
     for g in spec.guarantees(p, tiny_mdp(), K) or []:
@@ -101,10 +102,6 @@ def claimed(agent: str, relation: str, params: dict | None = None, K: int = USER
         if v is not None and math.isfinite(v[0]) and (best is None or v[0] < best[0]):
             best = (v[0], v[1], f"{g.model}: {g.source}")
     return best
-
-
-def get_spec(agent: str):
-    return probe_of(agent)[0]
 
 
 def dyadic_increments(Y: np.ndarray, serial: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -214,14 +211,17 @@ def epsilon_lower_bound(samples: dict, delta: float = 0.0, alpha: float = 0.05, 
 
 # ----------------------------------------------------------------------------- agent audits
 def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float = 1.0, alpha: float = 0.05,
-                params: dict | None = None, variant: str = "exact", users: int = USERS,
+                params: dict | None = None, variant: str = "exact", users: int | None = None,
                 positions: tuple | None = None) -> dict:
     """One row of the table: ``agent`` under ``relation``, ``n`` runs per neighbouring sequence and
-    position of the differing user (default: the first and the middle of ``users >= 4`` users).
+    position of the differing user (default: the first and the middle of ``users >= 4`` users, the
+    agent's ``AuditProbe.users`` if None; where add/remove puts the empty user in a batch with
+    others at both, the first position where it is alone).
 
     ``noise_multiplier`` / ``variant``: the probe's test-only broken variants
     (:data:`privrl.privacy_probe.VARIANTS`); 1.0 / "exact" audits the agent as it runs.
     """
+    users = int(users or probe_of(agent)[1].users)
     if users < 4:
         raise ValueError(f"the agent audit needs users >= 4 (several users and releases); got {users}")
     claim = claimed(agent, relation, params, users)
@@ -232,7 +232,10 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
     others = 1 if u0 == "A0" else 0
     mdp = tiny_mdp()
     samples = {}
-    for k in positions or (0, users // 2):
+    tried = list(positions or (0, users // 2))
+    for k in tried + ([] if positions else [k for k in range(users) if k not in tried]):
+        if samples and k not in tried:
+            break  # the other positions only stand in where the default ones cannot be audited
         try:
             Y1 = sample_releases(agent, p, mdp.P, script(users, k, u1, others), n, rng, noise_multiplier, variant)
             Y0 = sample_releases(agent, p, mdp.P, script(users, k, u0, others), n, rng, noise_multiplier, variant)
@@ -291,7 +294,7 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     sizes = dict(sizes or {})
     if isinstance(rng, np.random.SeedSequence):
         rng = np.random.default_rng(rng)
-    n, alpha, users = int(sizes.get("n", 20000)), float(sizes.get("alpha", 0.05)), int(sizes.get("users", USERS))
+    n, alpha, users = int(sizes.get("n", 20000)), float(sizes.get("alpha", 0.05)), sizes.get("users")
     which = tuple(sizes.get("variants", ("noise",) + BROKEN))
     rows = []
     for agent in sizes.get("agents", AGENTS):

@@ -14,7 +14,9 @@ the door is audited without any declaration. A probe is needed only where
   or the agent's neighbour relation is narrower than a whole user (``rewards_only``: Lu et
   al. Remark 2, neighbours share states and actions);
 * the claim is known to be loose beyond any half-noise audit (``power_multiplier``: the
-  noise multiplier the audit's power variant uses instead of 1/2).
+  noise multiplier the audit's power variant uses instead of 1/2);
+* the add/remove neighbour needs a user alone in its batch (``users``: SDP-PE's schedule gives
+  the 5th user a fine batch of its own).
 
 An agent with a privacy model other than ``none`` that the audit cannot probe is an error
 (:func:`privrl.privacy_probe.probe_of`), never skipped.
@@ -49,3 +51,4 @@ class AuditProbe:
     audit_params: Mapping[str, float] = field(default_factory=dict)
     rewards_only: bool = False
     power_multiplier: float = 0.5
+    users: int = 4

@@ -391,7 +391,7 @@ for _name, (_priv, _model, _code) in PRESETS.items():
         guarantees=_guarantees_for(_priv, _model),
         audit_probe=AuditProbe(init_state, run_episodes, lambda p, c=_code: (np.int64(c),), 0,
                                lambda p, c=_code: np.array([p.get(n, PLACEHOLDERS.get(n)) for n in FULL_ORDER] + [c]),
-                               power_multiplier=0.05 if _model == "SDP" else 0.5),
+                               power_multiplier=0.05 if _model == "SDP" else 0.5, users=5),
         crossover_rule=CrossoverRule(threshold_at(_code), max_policy_gap,
                                      "2C (sqrt(H^5 X^2 A iota / L) + X^3 A^2 H^5 E iota / L) <= V* - V^worst"),
     ))
