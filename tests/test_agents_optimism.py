@@ -318,12 +318,13 @@ def test_guarantees_reported():
     m = envs.riverswim(S=3, H=4)
     _, info = run.run("shuffled-obi", {"epsilon": 1.0, "tau_power": 1 / 3}, m, 1000, [0])
     models = sorted(g["model"] for g in info["guarantees"])
-    assert models == ["JDP", "JDP", "LDP"]
-    assert [g for g in info["guarantees"] if g["model"] == "LDP"][0]["epsilon"] == 1.0
-    for agent, model in (("pucb", "JDP"), ("ldp-obi", "LDP"), ("private-ucbvi-sdp", "SDP"),
-                         ("dp-ucbvi-ldp", "LDP"), ("private-ucbvi-jdp", "JDP")):
-        _, info = run.run(agent, {"epsilon": 0.5}, m, 100, [0])
-        assert any(g["model"] == model and g["epsilon"] == 0.5 for g in info["guarantees"]), agent
+    assert models == ["JDP", "LDP"]  # messages released per user: eps0-JDP, no amplified figure
+    assert all(g["epsilon"] == 1.0 and not g["amplified"] for g in info["guarantees"])
+    for agent, model, p, eps in (("pucb", "JDP", {}, 0.5), ("ldp-obi", "LDP", {}, 0.5),
+                                 ("private-ucbvi-sdp", "SDP", {"beta": 1e-3}, 1.0),  # 2 eps under replacement
+                                 ("dp-ucbvi-ldp", "LDP", {}, 0.5), ("private-ucbvi-jdp", "JDP", {}, 0.5)):
+        _, info = run.run(agent, {"epsilon": 0.5, **p}, m, 100, [0])
+        assert any(g["model"] == model and g["epsilon"] == eps for g in info["guarantees"]), agent
         _, info = run.run(agent, {"noise": 0}, m, 100, [0])
         assert info["guarantees"] == []
 

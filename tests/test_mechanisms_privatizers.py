@@ -75,8 +75,8 @@ def test_unbiased_cumulative_counts(kind):
     # 4000 counters x 30 episodes, same increment per counter; mean error within 5 sd (false-alarm < 1e-6)
     rng = np.random.default_rng(2)
     n, K = 4000, 30
-    st = make_privatizer(kind, n, K, 1.0, beta=0.1, bits_per_entry=2)
-    x = np.tile([0.0, 1.0, 2.0, 1.0], n // 4)
+    st = make_privatizer(kind, n, K, 1.0, beta=0.1, bits_per_entry=2, sensitivity=2.0)
+    x = np.tile([0.0, 1.0, 2.0 if kind != "shuffle-bitsum" else 1.0, 1.0], n // 4)  # one user holds one bit
     out = np.empty(n)
     for _ in range(K):
         privatizer_release(KIND_CODES[kind], st, x, rng, out)
@@ -85,6 +85,25 @@ def test_unbiased_cumulative_counts(kind):
     cum = np.empty(n)
     privatizer_cumulative(st, cum)
     np.testing.assert_array_equal(cum, out)
+
+
+@pytest.mark.parametrize("kind", ["central-tree", "local-laplace", "shuffle-bitsum", "shuffle-rr"])
+@pytest.mark.parametrize("bad", [2.0, np.nan, -1.0])
+def test_release_refuses_values_outside_the_per_user_domain(kind, bad):
+    """A count above one user's bound (a reward of 2 where a user adds at most 1, two ones from one
+    user in the bit-sum), negative or NaN is refused by every counting kind."""
+    st = make_privatizer(kind, 3, 4, 1.0, beta=0.1, bits_per_entry=1)
+    with pytest.raises(ValueError, match="domain|bit counts|integer|outside"):
+        privatizer_release(KIND_CODES[kind], st, np.array([0.0, 1.0, bad]), np.random.default_rng(0), np.empty(3))
+
+
+@pytest.mark.parametrize("eps", [math.inf, math.nan, 1e300, 1e-300, 5e-324, 0.0, -1.0])
+@pytest.mark.parametrize("kind", ["central-tree", "local-laplace", "shuffle-bitsum", "shuffle-rr"])
+def test_door_refuses_epsilon_outside_its_range(kind, eps):
+    with pytest.raises(ValueError, match="epsilon"):
+        make_privatizer(kind, 2, 4, eps, beta=0.1)
+    with pytest.raises(ValueError, match="epsilon"):  # the njit door itself, as the agents call it
+        privatizer_new(np.int64(KIND_CODES[kind]), np.int64(2), np.int64(4), eps, 1.0, 0.1, np.int64(1))
 
 
 @pytest.mark.parametrize("kind", list(KIND_CODES))

@@ -127,7 +127,7 @@ def test_post_processed_estimates_are_distributions(rng):
     n_sas = rng.integers(0, 50, size=(X * A, X)).astype(float)
     o_sas, o_sa, o_r = np.zeros((X * A, X)), np.zeros(X * A), np.zeros(X * A)
     E = pp.private_batch(pz.SHUFFLE_BITSUM, 0.5, 1e-5, 0.05, 100.0, n_sas, n_sas.sum(1), n_sas.sum(1) // 2,
-                         np.int64(60), rng, o_sas, o_sa, o_r)
+                         np.int64(200), rng, o_sas, o_sa, o_r)  # >= every count: one bit per user
     np.testing.assert_allclose(o_sas.sum(1), o_sa, rtol=1e-12)          # Assumption 4: N~(x,a) = sum N~(x,a,.)
     assert (o_sas > 0).all() and E > 0
     W = np.zeros((X, A, X), np.bool_)
@@ -148,12 +148,13 @@ def test_seed_identical_alone_and_in_batch():
 
 def test_presets_and_guarantees():
     m = envs.garnet(S=2, A=2, branching=2, H=2, seed=0)
-    expect = {"sdp-pe": ("SDP", 1e-5), "sdp-pe-jdp": ("JDP", 0.0), "sdp-pe-ldp": ("LDP", 0.0)}
-    for name, (model, delta) in expect.items():
+    # SDP: the counter accounting under replacement, (2 eps, 6 H beta) (decisions, mechanisms.md)
+    expect = {"sdp-pe": ("SDP", 4.0, 6 * 2 * 1e-5), "sdp-pe-jdp": ("JDP", 2.0, 0.0), "sdp-pe-ldp": ("LDP", 2.0, 0.0)}
+    for name, (model, eps, delta) in expect.items():
         spec = get(name)
         assert spec.privacy_model == model
         g = spec.guarantees(spec.resolve({"epsilon": 2.0}), m, 100)
-        assert [(x.model, x.epsilon, x.delta) for x in g] == [(model, 2.0, delta)]
+        assert [(x.model, x.epsilon, x.delta) for x in g] == [(model, eps, pytest.approx(delta))]
     assert "epsilon" not in get("pe").defaults and get("pe").guarantees(get("pe").resolve({}), m, 10) == []
     assert "beta" not in get("sdp-pe-jdp").defaults
 

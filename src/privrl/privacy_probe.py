@@ -2,40 +2,45 @@
 
 An end-to-end privacy audit (:mod:`privrl.privacy_audit`) needs three things of an agent's
 kernel that the production run never offers: (1) users chosen by the auditor (two
-neighbouring user sequences), (2) the statistics the kernel releases, (3) a test-only noise
-multiplier (a "half-noise" variant shows the audit has power). A *probe* gets all three
-without touching the agent modules: it re-compiles the agent's kernel -- the same bytecode
--- with three names of its module globals rebound:
+neighbouring user sequences), (2) the statistics the kernel releases, (3) test-only broken
+variants (to show the audit has power). A *probe* gets all three without touching the agent
+modules: it re-compiles the agent's kernels -- the same bytecode -- with some module globals
+rebound:
 
 * ``engine`` -> a scripted engine whose ``step`` plays user ``k`` of the script (a
   deterministic response: ``s0[k]``, successor ``nxt[k, h, s, a]``, reward ``R[k, h, s, a]``;
   the kernel's own policy picks the actions) and records nothing;
-* the privatizer door functions the kernel calls (``privatizer_new`` / ``privatizer_release``
-  / ``privatizer_release_sums``, or the module ``_DOOR``) -> thin wrappers that call the
-  *same* door functions the agent calls, after which they append the released vector to a
-  log; ``new`` passes ``epsilon / noise_multiplier`` (1 = the agent exactly; 0.5 halves
-  every Laplace / tree scale and the bit-sum noise s.d., and doubles R_p's per-bit epsilon);
-* nested kernels that call either of those (SDP-PE's ``_advance``, ``private_batch``,
-  ``release_counts``) are re-compiled the same way.
+* every privatizer door function (``new`` / ``release`` / ``release_sums`` /
+  ``release_batch`` of any door module of :mod:`privrl.mechanisms.privatizer`, or the door
+  module itself) -> a wrapper that calls the *same* door function and then appends the
+  released vector to a log; ``gaussian_noise`` -> a wrapper that scales ``sigma``;
+* calls named in the spec's :class:`~privrl.agents.audit_probe.AuditProbe` ``released``
+  (RLSVI's ``perturbed_plan``) -> a wrapper that logs the named array argument after the call;
+* every njit kernel of ``privrl`` (outside :mod:`privrl.mechanisms`) that reaches one of
+  these, found by walking the globals the kernels use, is re-compiled the same way.
 
-A probe's root runs the agent's ``init_state`` and then all K episodes of its ``run_episodes``
-(the resumable form of every kernel, :mod:`privrl.agents.registry`).
+So an agent that uses the door is probed with no declaration (:func:`probe_of`). A probe's
+root runs the agent's ``init_state`` and then all K episodes of its ``run_episodes``. Clones
+are compiled without numba's cache (they share the originals' code objects).
 
-Everything else (planning, counting, batching, post-processing, the privatizer kinds) is
-the agent's compiled code. Clones are compiled without numba's cache (they share the
-originals' code objects; a cache entry would collide with the original's).
+Test-only variants (``sample_releases(noise_multiplier=, variant=)``): the noise multiplier
+divides every privatizer's ``epsilon`` (0.5 halves every Laplace / tree scale and the bit-sum
+noise s.d.) and multiplies ``gaussian_noise``'s sigma; ``variant`` breaks the release after
+the real door computed it, from the exact cumulative counts the wrapper keeps (two extra rows
+appended to the privatizer state): ``dropped-levels`` (central-tree: no noise on the nodes of
+levels >= ``drop_from``), ``reused-noise`` (every release carries the first release's noise),
+``shared-noise`` (every counter carries counter 0's noise).
 
 Neighbour relations: *replacement* swaps one user's responses for another's; *add/remove*
-replaces one user by the empty user ``⊥`` (``absent[k] = 1``: the user is played but
-contributes nothing, i.e. its stream element is 0 -- the continual-observation convention of
-Vietri et al. Sec. 4 / Claim 1). The door wrapper zeroes the release input of a batch that
-consists of the absent user alone (and refuses a batch mixing it with other users).
+replaces one user by the empty user (``absent[k] = 1``: played but contributing nothing, its
+stream element is 0 -- Vietri et al. Sec. 4 / Claim 1). The door wrapper zeroes the release
+input of a batch that consists of the absent user alone (and refuses a batch mixing it with
+other users).
 
 Scripted env tuple: ``(P[H, S, A, S] (shapes only), s0[K] int64, nxt[K, H, S, A] int64,
-R[K, H, S, A] float64, absent[K] int64)``.
-
-The log lives in one float64 buffer shared by the wrappers and the scripted engine through
-its address (compiled in as a constant): ``[MULT, USERS, ABSENT, RELEASED, CURSOR | log...]``.
+R[K, H, S, A] float64, absent[K] int64)``. The log lives in one float64 buffer shared through
+its address (compiled in as a constant):
+``[MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, - | log...]``.
 """
 from __future__ import annotations
 
@@ -44,18 +49,25 @@ import types
 import numpy as np
 from numba import carray, njit
 from numba import types as nt
+from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
-from privrl.agents import obi, private_ucbvi, pucb, sdp_pe
-from privrl.agents import pe_privacy
+from privrl.agents.audit_probe import AuditProbe
+from privrl.agents.registry import get
 from privrl.mechanisms import privatizer
+from privrl.mechanisms.gaussian import gaussian_noise
+from privrl.mechanisms.kinds import I_KIND, I_LEVELS, I_T, ROW_CUM, ROW_LAST
 from privrl.rl import engine
 
-MULT, USERS, ABSENT, RELEASED, CURSOR, HEAD = 0, 1, 2, 3, 4, 8
+MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, SERIAL, HEAD = 0, 1, 2, 3, 4, 5, 6, 7, 8
+#: test-only broken variants of every release (see module docstring)
+VARIANTS = {"exact": 0, "dropped-levels": 1, "reused-noise": 2, "shared-noise": 3}
 LOG_CAPACITY = 1 << 16
-_BUFFER = np.zeros(HEAD + LOG_CAPACITY)  # module-lifetime: its address is compiled into the probes
+#: [control | log | each logged value's privatizer serial (-1: a declared release) | its release t]
+_BUFFER = np.zeros(HEAD + 3 * LOG_CAPACITY)  # module-lifetime: its address is compiled into the probes
 _ADDR = _BUFFER.ctypes.data
 _SIZE = _BUFFER.size
+_TREE = privatizer.CENTRAL_TREE
 
 
 @intrinsic
@@ -117,61 +129,174 @@ def _before_release(x):
 
 
 @njit
-def _log(out):
+def _log(out, serial, t):
+    """Append out[n] to the log, with the privatizer's serial number and release index t."""
     b = probe_buffer()
     cur = int(b[CURSOR])
-    if HEAD + cur + out.shape[0] > b.shape[0]:
+    if cur + out.shape[0] > LOG_CAPACITY:
         raise ValueError("probe: release log full")
     for c in range(out.shape[0]):
         b[HEAD + cur + c] = out[c]
+        b[HEAD + LOG_CAPACITY + cur + c] = serial
+        b[HEAD + 2 * LOG_CAPACITY + cur + c] = t
     b[CURSOR] = cur + out.shape[0]
 
 
-def door_wrappers(real_new, real_release, real_release_sums) -> types.ModuleType:
-    """A module with recording ``new`` / ``release`` / ``release_sums`` around a door's functions."""
-    @njit
-    def new(code, n, horizon, epsilon, sensitivity, beta, bits_per_entry):
-        return real_new(code, n, horizon, epsilon / probe_buffer()[MULT], sensitivity, beta, bits_per_entry)
+@njit
+def _break(state, out):
+    """Apply the buffer's broken variant to the release ``out`` (exact counts and the kept noise in
+    the rows the wrapper appended to the state), and keep the state consistent."""
+    b = probe_buffer()
+    v = int(b[VARIANT])
+    if v == 0:
+        return
+    fstate, istate = state[0], state[1]
+    R, n, t = fstate.shape[0] - 3, out.shape[0], istate[I_T]
+    true, kept = fstate[R], fstate[R + 1]
+    if v == 1:
+        if istate[I_KIND] != _TREE:
+            raise ValueError("probe: the dropped-levels variant needs a central-tree privatizer")
+        L = istate[I_LEVELS]
+        for c in range(n):
+            e = true[c]
+            for j in range(min(int(b[DROP_FROM]), L)):
+                if (t >> j) & 1:
+                    e += fstate[2 + L + j, c] - fstate[2 + j, c]  # noisy - exact node j
+            out[c] = e
+    elif v == 2:
+        for c in range(n):
+            if t == 1:
+                kept[c] = out[c] - true[c]
+            out[c] = true[c] + kept[c]
+    else:
+        z = out[0] - true[0]
+        for c in range(n):
+            out[c] = true[c] + z
+    cum, last = fstate[ROW_CUM], fstate[ROW_LAST]
+    for c in range(n):
+        last[c] = out[c] - (cum[c] - last[c])
+        cum[c] = out[c]
+
+
+def door_wrappers(real) -> types.ModuleType:
+    """A module with recording ``new`` / ``release`` / ``release_sums`` / ``release_batch`` around
+    the functions of the door module ``real``."""
+    real_new, real_sums = real.new, real.release_sums
 
     @njit
-    def release(code, state, x, rng, out):
-        _before_release(x)
-        real_release(code, state, x, rng, out)
-        _log(out)
+    def new(code, n, horizon, epsilon, sensitivity, beta, bits_per_entry):
+        b = probe_buffer()
+        f, i, p = real_new(code, n, horizon, epsilon / b[MULT], sensitivity, beta, bits_per_entry)
+        g = np.zeros((f.shape[0] + 3, f.shape[1]))  # + exact cumulative counts, kept noise, serial
+        g[:f.shape[0]] = f
+        b[SERIAL] += 1.0
+        g[f.shape[0] + 2, 0] = b[SERIAL]
+        return g, i, p
 
     @njit
     def release_sums(code, state, colsum, m, rng, out):
         _before_release(colsum)
-        real_release_sums(code, state, colsum, m, rng, out)
-        _log(out)
+        f = state[0]
+        true = f[f.shape[0] - 3]
+        for c in range(colsum.shape[0]):
+            true[c] += colsum[c]
+        real_sums(code, state, colsum, m, rng, out)
+        _break(state, out)
+        _log(out, f[f.shape[0] - 1, 0], state[1][I_T])
+
+    @njit
+    def release(code, state, x, rng, out):
+        release_sums(code, state, x, np.int64(1), rng, out)
+
+    @njit
+    def release_batch(code, state, X, rng, out):
+        colsum = np.zeros(X.shape[1])
+        for r in range(X.shape[0]):
+            colsum += X[r]
+        release_sums(code, state, colsum, np.int64(X.shape[0]), rng, out)
 
     mod = types.ModuleType("privrl_probe_door")
-    mod.new, mod.release, mod.release_sums = new, release, release_sums
+    mod.new, mod.release, mod.release_sums, mod.release_batch = new, release, release_sums, release_batch
     return mod
 
 
-def rebind(fn, **swaps):
-    """``fn`` (an njit dispatcher, or a plain Python function such as an agent's ``init_state``)
-    compiled with some module globals replaced (no cache)."""
-    py = getattr(fn, "py_func", fn)
-    g = dict(py.__globals__)
-    g.update(swaps)
-    clone = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
-    opts = {k: v for k, v in getattr(fn, "targetoptions", {}).items() if k not in ("cache", "nopython", "boundscheck")}
-    return njit(**opts)(clone)
+@njit
+def _scaled_gaussian(sigma, rng, out):
+    gaussian_noise(sigma * probe_buffer()[MULT], rng, out)
 
 
-def _door_globals(door_module) -> dict:
-    w = door_wrappers(door_module.new, door_module.release, door_module.release_sums)
-    return {"privatizer_new": w.new, "privatizer_release": w.release, "privatizer_release_sums": w.release_sums}
+def _released_wrapper(fn, idx: int):
+    """njit wrapper of ``fn`` that logs its argument ``idx`` (an array) after the call."""
+    nargs = fn.py_func.__code__.co_argcount
+    args = ", ".join(f"a{i}" for i in range(nargs))
+    ns = {"fn": fn, "_log": _log, "probe_buffer": probe_buffer, "RELEASED": RELEASED}
+    exec(f"def released({args}):\n    r = fn({args})\n    _log(a{idx}.ravel(), -1.0, 0)\n"
+         f"    probe_buffer()[RELEASED] = 1.0\n    return r\n", ns)
+    return njit(ns["released"])
 
 
-def _root(init, episodes, n_extra_init: int, swaps_init: dict, swaps_episodes: dict):
-    """njit ``root(env, params, K, rng, rec, *extra)``: the agent's ``init_state`` then all K episodes
-    of its ``run_episodes``, both re-compiled with their globals swapped. ``init_state`` takes the
-    first ``n_extra_init`` extra arguments (the privatizer kind), ``run_episodes`` all of them."""
-    init = rebind(init, **swaps_init)
-    episodes = rebind(episodes, **swaps_episodes)
+# ----------------------------------------------------------------------------- re-compiled kernels
+class _Swaps:
+    """The global rebinding of one probe: door functions/modules by identity, released calls by name."""
+
+    def __init__(self, released: tuple):
+        self.by_id, self.memo, self.released = {id(engine): SCRIPTED_ENGINE}, {}, dict(released)
+        self.by_id[id(gaussian_noise)] = _scaled_gaussian
+        for mod in list(privatizer._DOORS.values()):
+            w = door_wrappers(mod)
+            self.by_id[id(mod)] = w
+            for f in ("new", "release", "release_sums", "release_batch"):
+                self.by_id[id(getattr(mod, f))] = getattr(w, f)
+        self.hits = 0  # door / released swaps made
+
+    def clone(self, fn):
+        """``fn`` re-compiled with its globals swapped (itself if nothing it reaches is swapped)."""
+        if id(fn) in self.memo:
+            return self.memo[id(fn)]
+        self.memo[id(fn)] = fn  # recursion guard
+        py = getattr(fn, "py_func", fn)
+        g, changed = dict(py.__globals__), False
+        for name in py.__code__.co_names:
+            v = g.get(name)
+            new = self._swap(name, v)
+            if new is not v:
+                g[name], changed = new, True
+        if not changed:
+            return fn
+        clone = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
+        opts = {k: v for k, v in getattr(fn, "targetoptions", {}).items() if k not in ("cache", "nopython", "boundscheck")}
+        self.memo[id(fn)] = njit(**opts)(clone)
+        return self.memo[id(fn)]
+
+    def _swap(self, name, v):
+        if name in self.released and isinstance(v, CPUDispatcher):
+            self.hits += 1
+            return _released_wrapper(v, self.released[name])
+        if id(v) in self.by_id:
+            self.hits += name not in ("engine", "gaussian_noise") and not name.endswith("new")  # a release reached
+            return self.by_id[id(v)]
+        if isinstance(v, CPUDispatcher) and v.py_func.__module__.startswith("privrl.") \
+                and not v.py_func.__module__.startswith("privrl.mechanisms"):
+            return self.clone(v)
+        return v
+
+
+def probe_of(agent: str) -> tuple:
+    """(spec, AuditProbe) of a private agent: the spec's ``audit_probe`` or the generic default
+    (its own kernels through the door). ValueError for an agent without privacy."""
+    spec = get(agent)
+    if spec.privacy_model == "none":
+        raise ValueError(f"agent {agent!r} has privacy model 'none': nothing to audit")
+    return spec, getattr(spec, "audit_probe", None) or AuditProbe()
+
+
+def _as_njit(fn):
+    """A plain Python ``init_state`` compiled (no cache) so that the njit root can call it."""
+    return fn if isinstance(fn, CPUDispatcher) else njit(types.FunctionType(fn.__code__, fn.__globals__, fn.__name__,
+                                                                             fn.__defaults__, fn.__closure__))
+
+
+def _root(init, episodes, n_extra_init: int):
     zero = np.int64(0)
     if n_extra_init == 0:
         @njit
@@ -184,71 +309,6 @@ def _root(init, episodes, n_extra_init: int, swaps_init: dict, swaps_episodes: d
     return root
 
 
-def _pucb_root():
-    g = _door_globals(pucb._DOOR)
-    return _root(pucb.init_state, pucb.run_episodes, 0, g, dict(engine=SCRIPTED_ENGINE, **g))
-
-
-def _private_ucbvi_root():
-    g = _door_globals(private_ucbvi._DOOR)
-    return _root(private_ucbvi.init_state, private_ucbvi.run_episodes, 1, g, dict(engine=SCRIPTED_ENGINE, **g))
-
-
-def _obi_root(init, episodes):
-    def build():
-        g = _door_globals(privatizer._ALL)
-        return _root(init, episodes, 0, g, dict(engine=SCRIPTED_ENGINE, **g))
-    return build
-
-
-def _sdp_pe_root():
-    release_counts = rebind(pe_privacy.release_counts,
-                            _DOOR=door_wrappers(pe_privacy._DOOR.new, pe_privacy._DOOR.release,
-                                                pe_privacy._DOOR.release_sums))
-    private_batch = rebind(pe_privacy.private_batch, release_counts=release_counts)
-    advance = rebind(sdp_pe._advance, private_batch=private_batch)
-    return _root(sdp_pe.init_state, sdp_pe.run_episodes, 0, {}, dict(engine=SCRIPTED_ENGINE, _advance=advance))
-
-
-def _sdp_params(name, code):
-    def params(p: dict) -> tuple:
-        from privrl.agents.registry import get
-
-        resolved = get(name).resolve(p)
-        full = [resolved.get(n, sdp_pe.PLACEHOLDERS.get(n)) for n in sdp_pe.FULL_ORDER] + [float(code)]
-        return np.array(full), (np.int64(code),)
-    return params
-
-
-def _spec_params(name, *extra):
-    def params(p: dict) -> tuple:
-        from privrl.agents.registry import get
-
-        return get(name).param_vector(p), extra
-    return params
-
-
-#: agent -> (root builder key, params(p) -> (param vector, extra kernel arguments))
-PROBES = {
-    "pucb": ("pucb", _spec_params("pucb")),
-    "ldp-obi": ("ldp-obi", _spec_params("ldp-obi")),
-    "shuffled-obi": ("shuffled-obi", _spec_params("shuffled-obi")),
-    "private-ucbvi-jdp": ("private-ucbvi", _spec_params("private-ucbvi-jdp", np.int64(privatizer.CENTRAL_TREE), False)),
-    "private-ucbvi-ldp": ("private-ucbvi", _spec_params("private-ucbvi-ldp", np.int64(privatizer.LOCAL_LAPLACE), False)),
-    "private-ucbvi-sdp": ("private-ucbvi", _spec_params("private-ucbvi-sdp", np.int64(privatizer.SHUFFLE_BITSUM), False)),
-    "dp-ucbvi-jdp": ("private-ucbvi", _spec_params("dp-ucbvi-jdp", np.int64(privatizer.CENTRAL_TREE), True)),
-    "dp-ucbvi-ldp": ("private-ucbvi", _spec_params("dp-ucbvi-ldp", np.int64(privatizer.LOCAL_LAPLACE), True)),
-    "sdp-pe": ("sdp-pe", _sdp_params("sdp-pe", privatizer.SHUFFLE_BITSUM)),
-    "sdp-pe-jdp": ("sdp-pe", _sdp_params("sdp-pe-jdp", privatizer.CENTRAL_TREE)),
-    "sdp-pe-ldp": ("sdp-pe", _sdp_params("sdp-pe-ldp", privatizer.LOCAL_LAPLACE)),
-}
-_ROOT_BUILDERS = {"pucb": _pucb_root, "private-ucbvi": _private_ucbvi_root,
-                  "ldp-obi": _obi_root(obi.ldp_init_state, obi.ldp_run_episodes),
-                  "shuffled-obi": _obi_root(obi.shuffled_init_state, obi.shuffled_run_episodes),
-                  "sdp-pe": _sdp_pe_root}
-_DRIVERS: dict = {}
-
-
 def _make_driver(root, n_extra: int):
     """njit loop: n runs of ``root`` on the script, each run's release log into out[n, D]."""
     call = {0: lambda r: njit(lambda env, params, K, rng, rec, ex: r(env, params, K, rng, rec)),
@@ -257,15 +317,12 @@ def _make_driver(root, n_extra: int):
     run_once = call[n_extra](root)
 
     @njit
-    def drive(env, params, K, rng, rec, extra, mult, out):
+    def drive(env, params, K, rng, rec, extra, control, out):
         b = probe_buffer()
         D = out.shape[1]
         for i in range(out.shape[0]):
-            b[MULT] = mult
-            b[USERS] = 0.0
-            b[ABSENT] = 0.0
-            b[RELEASED] = 0.0
-            b[CURSOR] = 0.0
+            for j in range(control.shape[0]):
+                b[j] = control[j]
             run_once(env, params, K, rng, rec, extra)
             if int(b[CURSOR]) != D:
                 raise ValueError("probe: the number of released values changed between runs")
@@ -274,33 +331,64 @@ def _make_driver(root, n_extra: int):
     return drive
 
 
+_DRIVERS: dict = {}
+
+
 def driver(agent: str, n_extra: int):
-    key = PROBES[agent][0]
-    if (key, n_extra) not in _DRIVERS:
-        _DRIVERS[(key, n_extra)] = _make_driver(_ROOT_BUILDERS[key](), n_extra)
-    return _DRIVERS[(key, n_extra)]
+    """The compiled driver of ``agent`` (one per distinct pair of kernels: presets share it)."""
+    spec, probe = probe_of(agent)
+    init, episodes = probe.init_state or spec.init_state, probe.run_episodes or spec.run_episodes
+    key = (id(init), id(episodes), n_extra, probe.n_extra_init, probe.released)
+    if key not in _DRIVERS:
+        swaps = _Swaps(probe.released)
+        init_c, episodes_c = (_as_njit(swaps.clone(f)) for f in (init, episodes))
+        root = _root(init_c, episodes_c, probe.n_extra_init)
+        if swaps.hits == 0:
+            raise ValueError(f"agent {agent!r} (privacy model {spec.privacy_model}) cannot be probed: its kernels "
+                             "reach no privatizer door release and it declares no released statistic; give its "
+                             "AgentSpec an audit_probe (privrl.agents.audit_probe.AuditProbe)")
+        _DRIVERS[key] = _make_driver(root, n_extra)
+    return _DRIVERS[key]
 
 
 def sample_releases(agent: str, params: dict, P: np.ndarray, script: tuple, n: int, rng,
-                    noise_multiplier: float = 1.0) -> np.ndarray:
+                    noise_multiplier: float = 1.0, variant: str = "exact", drop_from: int = 1) -> np.ndarray:
     """``n`` runs of ``agent``'s kernel on the scripted users: out[n, D], every released vector
     of a run concatenated in release order. ``script = (s0[K], nxt[K, H, S, A], R[K, H, S, A],
-    absent[K])``; K = len(s0)."""
+    absent[K])``; K = len(s0). ``noise_multiplier`` / ``variant`` / ``drop_from``: the test-only
+    broken variants of the module docstring (1.0 / "exact": the agent exactly)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown probe variant {variant!r}; choose from {sorted(VARIANTS)}")
+    spec, probe = probe_of(agent)
     s0, nxt, R, absent = (np.ascontiguousarray(a) for a in script)
     K = int(s0.shape[0])
     env = (np.ascontiguousarray(P, dtype=np.float64), s0.astype(np.int64), nxt.astype(np.int64),
            R.astype(np.float64), absent.astype(np.int64))
-    vec, extra = PROBES[agent][1](params)
-    if agent.startswith("sdp-pe"):
-        sdp_pe.check_enumerable(*P.shape[:3], vec[sdp_pe.MAXPOL])
+    resolved = spec.resolve(params)
+    vec = (probe.param_vector or spec.param_vector)(resolved)
+    extra = tuple(probe.extra(resolved))
     drive = driver(agent, len(extra))
     rec = engine.new_recorder(K, np.zeros(0))
+    control = np.zeros(HEAD)
+    control[MULT], control[VARIANT], control[DROP_FROM] = float(noise_multiplier), VARIANTS[variant], drop_from
     first = np.empty((1, 0))
     try:  # learn D from one run (the release pattern is data-independent)
-        drive(env, vec, np.int64(K), rng, rec, extra, float(noise_multiplier), first)
-    except ValueError:
-        pass
+        drive(env, vec, np.int64(K), rng, rec, extra, control, first)
+    except ValueError as e:
+        if "number of released values" not in str(e):
+            raise
     D = int(_BUFFER[CURSOR])
+    if D == 0:
+        raise ValueError(f"agent {agent!r}: the probe recorded no release (nothing to audit); declare the released "
+                         "statistics in its AgentSpec.audit_probe")
     out = np.empty((n, D))
-    drive(env, vec, np.int64(K), rng, rec, extra, float(noise_multiplier), out)
+    drive(env, vec, np.int64(K), rng, rec, extra, control, out)
     return out
+
+
+def release_layout(D: int) -> tuple[np.ndarray, np.ndarray]:
+    """(serial[D], t[D]) of the last sampled release log: each value's privatizer (its serial number
+    within the run; -1 for a declared release) and release index (the pattern is data-independent)."""
+    base = HEAD + LOG_CAPACITY
+    return _BUFFER[base:base + D].astype(np.int64), _BUFFER[base + LOG_CAPACITY:base + LOG_CAPACITY + D].astype(np.int64)
+

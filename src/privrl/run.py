@@ -33,6 +33,7 @@ import pandas as pd
 
 from privrl.rl import engine, seeding
 from privrl.agents import get as get_agent
+from privrl.mechanisms.kinds import check_epsilon_range
 from privrl.rl.mdp import TabularMDP
 
 DEFAULT_ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
@@ -63,6 +64,15 @@ def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, epis
                               chunk_episodes, chunk_seconds, state_path, run_id, env_stream)[0]
 
 
+def check_privacy_parameters(agent: str, params: Mapping[str, Any] | None) -> None:
+    """Refuse a private agent's epsilon outside ``[AGENT_EPSILON_MIN, EPSILON_MAX]`` (inf, nan, 1e300,
+    1e-300 ...) before any episode, naming the agent, the value and the range."""
+    spec = get_agent(agent)
+    p = spec.resolve(params)
+    if spec.privacy_model != "none" and "epsilon" in p:
+        check_epsilon_range(p["epsilon"], f"agent {agent!r}: epsilon")
+
+
 def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seed: int,
                        experiment: str = "adhoc", setting: str = "default",
                        alphas: Iterable[float] = DEFAULT_ALPHAS, n_checkpoints: int = 120, env: tuple | None = None,
@@ -71,6 +81,7 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
                        on_chunk: Callable[[int, int], None] | None = None) -> tuple[pd.DataFrame, int]:
     """:func:`run_seed` and the episode it resumed from (0: a fresh run); ``on_chunk(k, K)``, if
     given, is called after each chunk (progress within a seed)."""
+    check_privacy_parameters(agent, params)
     if not (isinstance(chunk_episodes, (int, np.integer)) and chunk_episodes >= 0):
         raise ValueError(f"chunk_episodes must be an integer >= 0; got {chunk_episodes!r}")
     if not chunk_seconds >= 0:

@@ -100,4 +100,5 @@ def all_targets():
             + per_experiment_env(rules.fit_table.output.md)
             + [p for x in ("csv", "md", "pdf", "png") for p in per_analysis(rules.analysis.output[x])]
             + list(rules.theorem_checks.output) + list(rules.privacy_audit.output) + list(rules.agent_audit.output)
+            + [rules.privacy_manifest.output.csv]
             + [rules.claims.output.md])

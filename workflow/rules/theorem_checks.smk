@@ -67,6 +67,24 @@ rule agent_audit:
         "../scripts/mechanism_audit.py"
 
 
+rule privacy_manifest:
+    """Every cell's recorded guarantees (model, relation, eps, delta, amplified) in one table."""
+    input:
+        infos=[rules.run_cell.output.info.format(experiment=c.experiment, env=c.env, cell=c.cell) for c in CELLS],
+    output:
+        csv=report(f"{R}/privacy_manifest.csv", caption="../report/privacy_manifest.rst",
+                   category="Mechanisms (all papers)", labels={"table": "privacy manifest"}),
+    log:
+        f"{R}/logs/privacy_manifest.log",
+    params:
+        code=code_of("privacy_manifest.py"),
+    localrule: True
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/privacy_manifest.py"
+
+
 rule theorem_claims:
     """Verdicts of the theorem checks and the audit, as the mechanism-level section of CLAIMS.md."""
     input:

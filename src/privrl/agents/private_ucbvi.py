@@ -75,6 +75,7 @@ from privrl.mechanisms.privatizer import (
     door,
     postprocess_row,
 )
+from privrl.agents.audit_probe import AuditProbe
 from privrl.agents.optimism import bernstein_plan
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import NONNEGATIVE, OPEN_UNIT, POSITIVE, SWITCH, AgentSpec, register
@@ -288,8 +289,10 @@ def _guarantees_for(model):
         if model == "LDP":
             return [accounting.laplace_ldp_guarantee(eps, 6.0 * H, "Laplace(6H/eps) per coordinate, l1 sensitivity 6H",
                                                      src)]
-        return [accounting.Guarantee("SDP", eps, p["beta"], "Bai et al. Lemma 10 (Alg. 4 per counter at eps/(3H))",
-                                     "reconstruction: UCBVI on doubling batches", events.REPLACEMENT)]
+        return [accounting.sdp_counters_guarantee(eps, p["beta"], H, "Bai et al. Lemma 10 counters (Alg. 4 per counter "
+                                                  "at eps/(3H)), counter accounting",
+                                                  "reconstruction: UCBVI on doubling batches; a replacement flips 2H bits "
+                                                  "per family")]
     return g
 
 
@@ -369,5 +372,7 @@ for _name, (_init, _episodes), _model, _priv, _bonus, _ref in _PRESETS:
                     f"(+ privacy term 2(SH+1)E/N); noise=0 gives the exact-count counterpart; "
                     f"z > 0: E = 4 z sd of the release noise (matched coverage)",
         privatizer=_priv, reconstruction=True, guarantees=_guarantees_for(_model),
+        audit_probe=AuditProbe(init_state, run_episodes, lambda p, k=_KIND[_priv], b=_bonus == "bernstein": (k, b), 1,
+                               power_multiplier=0.05 if _priv == "shuffle-bitsum" else 0.5),
         crossover_rule=optimism_rule(width_for(_KIND[_priv], _bonus == "bernstein"),
                                      f"UCBVI-{_bonus} bonus + 2(SH+1)E/N, E of the {_priv} privatizer")))

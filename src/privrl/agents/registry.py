@@ -75,6 +75,7 @@ class AgentSpec:
     crossover_rule: Any = field(default=None, compare=False)
     # parameter name -> Domain: one per name of ``defaults`` (the config and the CLI check against it)
     domains: Mapping[str, Domain] = field(default_factory=dict, compare=False)
+    audit_probe: Any = field(default=None, compare=False)  # privrl.agents.audit_probe.AuditProbe; None = generic door probe
 
     def __post_init__(self) -> None:
         if self.privacy_model not in PRIVACY_MODELS:

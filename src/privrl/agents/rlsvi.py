@@ -39,6 +39,7 @@ from numba import njit
 
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import gaussian_noise
+from privrl.agents.audit_probe import AuditProbe
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import OPEN_UNIT, POSITIVE, AgentSpec, register
 from privrl.rl.planning import count_step, perturbed_plan
@@ -83,6 +84,8 @@ def init_state(env, params, K):
     """(n_sa, n_sas, r_sum, r_hat, p_hat, z, w, Q, pi, V, traj, evc): counts, reward sums and the
     model [H, S, A(, S)], the noise block z and perturbation w [H, S, A], Q [H, S, A], policy
     int64[H, S], values [H + 1, S]."""
+    if not (params[BETA_SCALE] > 0.0 and params[BETA_SCALE] < np.inf and params[DELTA] > 0.0 and params[DELTA] < 1.0):
+        raise ValueError("rlsvi: beta_scale must be finite and > 0, delta in (0, 1) (NaN refused)")
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     return (np.zeros((H, S, A)), np.zeros((H, S, A, S)), np.zeros((H, S, A)), np.zeros((H, S, A)),
@@ -194,5 +197,9 @@ SPEC = register(AgentSpec(
     description="RLSVI (Gaussian-perturbed empirical value iteration); JDP w.r.t. rewards without added noise",
     privatizer="none (its own exploration noise)",
     guarantees=guarantees,
+    # the audit reads the perturbed Q~ (the policies are its post-processing) at beta_scale 10, where the
+    # claim at a few episodes is small enough for an audit of 1e4 runs to exceed it if it is wrong
+    audit_probe=AuditProbe(released=(("perturbed_plan", 5),), audit_params={"beta_scale": 10.0}, rewards_only=True,
+                           power_multiplier=0.1),
     crossover_rule=optimism_rule(step_width, "sd sqrt(beta_k / (N + 1)), beta_k = (1/2) S H^3 log(2HSAk)"),
 ))

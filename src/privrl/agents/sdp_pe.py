@@ -41,6 +41,7 @@ from numba import njit
 
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
+from privrl.agents.audit_probe import AuditProbe
 from privrl.agents.crossover import CrossoverRule, max_policy_gap
 from privrl.agents.registry import COUNT, OPEN_UNIT, POSITIVE, AgentSpec, register
 from privrl.agents.pe_privacy import (
@@ -362,7 +363,7 @@ def _guarantees_for(privatizer: str, model: str):
         if model == "none":
             return []
         if model == "SDP":
-            return [accounting.sdp_pe_guarantee(params["epsilon"], params["beta"])]
+            return [accounting.sdp_pe_guarantee(params["epsilon"], params["beta"], mdp.H)]
         note = ("reconstruction: Bai et al. name the model only; per-counter eps/(3H) as Sec. V-A, "
                 + ("central Laplace on each batch (add/remove neighbours)" if model == "JDP"
                    else "each user's counts + Lap(2 * 3H/eps) per coordinate"))
@@ -391,6 +392,9 @@ for _name, (_priv, _model, _code) in PRESETS.items():
         privatizer=_priv,
         reconstruction=_model in ("JDP", "LDP"),
         guarantees=_guarantees_for(_priv, _model),
+        audit_probe=AuditProbe(init_state, run_episodes, lambda p, c=_code: (np.int64(c),), 0,
+                               lambda p, c=_code: np.array([p.get(n, PLACEHOLDERS.get(n)) for n in FULL_ORDER] + [c]),
+                               power_multiplier=0.05 if _model == "SDP" else 0.5, users=5),
         crossover_rule=CrossoverRule(threshold_at(_code), max_policy_gap,
                                      "2C (sqrt(H^5 X^2 A iota / L) + X^3 A^2 H^5 E iota / L) <= V* - V^worst"),
     ))

@@ -41,6 +41,7 @@ class Guarantee:
     note: str = ""
     neighbour: str = ev.REPLACEMENT
     relations: tuple = ()
+    amplified: bool = False  # the figure relies on shuffle amplification (only where the protocol delivers it)
 
     def __post_init__(self) -> None:
         if self.model not in MODELS:
@@ -61,7 +62,7 @@ class Guarantee:
     def as_dict(self) -> dict:
         return {"model": self.model, "epsilon": self.epsilon, "delta": self.delta,
                 "source": self.source, "note": self.note, "neighbour": self.neighbour,
-                "relations": [list(r) for r in self.relations]}
+                "relations": [list(r) for r in self.relations], "amplified": self.amplified}
 
 
 # ----------------------------------------------------------------------------- event accounting
@@ -369,25 +370,15 @@ def ldp_obi_guarantee(eps0: float, H: int = 1) -> Guarantee:
                                  "reconstruction: Laplace mechanism on one-hot user counts")
 
 
-def shuffled_obi_guarantees(eps0: float, m: int, H: int, tau: int, delta0: float) -> list[Guarantee]:
-    """Shuffled-OBI (Garcelon Thm 6): eps0-LDP (Lemma 4) and (eps_{c,tau}, delta0)-JDP (Prop. 5)."""
-    eps = garcelon_lemma4_epsilon(eps0, m, H)
-    p = 2.0 / (math.exp(eps) + 1.0)
-    ldp = ev.UserEvent(ev.RREvent(eps), ((ev.REPLACEMENT, int((4 + 2 * m) * H)),))
-    return [
-        event_guarantee("LDP", ldp, "Garcelon et al. Lemma 4", f"per-bit eps = {eps:.6g}", paper_epsilon=eps0),
-        Guarantee("JDP", garcelon_prop5_epsilon(tau, H, m, p, delta0), delta0,
-                  "Garcelon et al. Prop. 5 / Thm 6", "eps_{c,tau} as printed (may be inf)", ev.REPLACEMENT),
-    ]
-
-
-def sdp_pe_guarantee(epsilon: float, beta: float) -> Guarantee:
-    """SDP-PE with the shuffle Privatizer is (eps, beta)-SDP (Bai et al. Lemma 10, Thm 11)."""
-    return Guarantee("SDP", epsilon, beta, "Bai et al. Lemma 10 / Thm 11 (Alg. 4, Lemma 42)",
-                     "neighbouring datasets differ in one user's trajectory", ev.REPLACEMENT)
-
-
 def rlsvi_guarantee(delta: float, K: int, H: int, S: int, A: int) -> Guarantee:
     """RLSVI is (eps(delta), delta)-JDP w.r.t. rewards (Lu et al. Cor. 14)."""
     return Guarantee("JDP", lu_cor14_epsilon(delta, K, H, S, A), delta, "Lu et al. Cor. 14",
                      "neighbours differ in one trajectory's rewards only (Lu et al. Remark 2)", ev.REPLACEMENT)
+
+
+# guarantees that follow a protocol's release pattern (re-exported)
+from privrl.mechanisms.release_guarantees import (  # noqa: E402,F401
+    sdp_counters_guarantee,
+    sdp_pe_guarantee,
+    shuffled_obi_guarantees,
+)

@@ -89,8 +89,9 @@ def audit_laplace(rng, n_trials: int, epsilon: float = 1.0, noise_factor: float 
     """Laplace mechanism (local-laplace privatizer), inputs 0 vs 1, event ``{y >= 1}``:
     ``P1/P0 = e^eps`` exactly."""
     scale = noise_factor / epsilon
-    k1 = int((_release("local-laplace", np.ones(n_trials), rng, epsilon, sensitivity=noise_factor) >= 1.0).sum())
-    k0 = int((_release("local-laplace", np.zeros(n_trials), rng, epsilon, sensitivity=noise_factor) >= 1.0).sum())
+    eps_used = epsilon / noise_factor  # scale noise_factor / epsilon: the inputs stay in the domain [0, 1]
+    k1 = int((_release("local-laplace", np.ones(n_trials), rng, eps_used) >= 1.0).sum())
+    k0 = int((_release("local-laplace", np.zeros(n_trials), rng, eps_used) >= 1.0).sum())
     b = epsilon_bounds(k1, n_trials, k0, n_trials, 0.0, alpha)
     return _row("laplace", epsilon, 0.0, b, acc.laplace_epsilon(scale), n_trials, "Dwork et al. 2006")
 
@@ -132,9 +133,9 @@ def audit_tree(rng, n_trials: int, epsilon: float = 1.0, levels: int = 3, noise_
     Each trial is one counter of a central-tree privatizer with ``T = 2^(levels-1)``.
     """
     scale = levels * noise_factor / epsilon
-    nodes = _tree_path_nodes(np.ones(n_trials), levels, epsilon, noise_factor, rng)
+    nodes = _tree_path_nodes(np.ones(n_trials), levels, epsilon / noise_factor, 1.0, rng)
     k1 = int((nodes >= 1.0).all(axis=0).sum())
-    nodes = _tree_path_nodes(np.zeros(n_trials), levels, epsilon, noise_factor, rng)
+    nodes = _tree_path_nodes(np.zeros(n_trials), levels, epsilon / noise_factor, 1.0, rng)
     k0 = int((nodes >= 1.0).all(axis=0).sum())
     b = epsilon_bounds(k1, n_trials, k0, n_trials, 0.0, alpha)
     return _row("binary mechanism counter", epsilon, 0.0, b, acc.tree_counter_epsilon(scale, 1 << (levels - 1)),

@@ -157,7 +157,7 @@ def bitsum_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits
 def bitsum_kind_release(fstate, istate, fparams, t, x, m, rng, out):
     """shuffle-bitsum: Alg. 4 per counter over the batch's ``m`` users; x[n] = the number of
     ones per counter (non-negative integers; refused otherwise)."""
-    check_integer_counts(x)
+    check_integer_counts(x, m)
     bitsum_release(x, m, fparams[F_TAU], rng, fstate[ROW_LAST])
     commit_release(fstate, out)
 

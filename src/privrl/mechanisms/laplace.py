@@ -21,9 +21,10 @@ from numba import njit
 from privrl.mechanisms.events import LaplaceEvent
 from privrl.mechanisms.kinds import (
     F_SCALE,
+    F_SENS,
     ROW_LAST,
     MechanismKind,
-    check_counts,
+    check_bounded_counts,
     check_epsilon,
     commit_release,
     register_kind,
@@ -90,7 +91,7 @@ def laplace_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bit
 def laplace_kind_release(fstate, istate, fparams, t, x, m, rng, out):
     """local-laplace: each of the ``m`` users' vectors gets i.i.d. ``Lap(scale)`` per coordinate,
     i.e. the batch's column sums x[n] get ``m`` draws per counter (user by user)."""
-    check_counts(x)
+    check_bounded_counts(x, m * fparams[F_SENS])
     last = fstate[ROW_LAST]
     for c in range(x.shape[0]):
         last[c] = x[c]

@@ -53,8 +53,12 @@ Built-in kinds (``epsilon`` means, per kind):
   summed over h, ``m H`` for the unary reward codes); the released counts are the unbiased
   debiased sums. The shuffle is omitted: the analyzer only sums, so it is invariant.
 
-Every counting release refuses inputs outside its domain (negative or NaN counts; non-integer
-bit counts for the shuffle kinds) with ``ValueError`` -- one comparison per counter.
+Every counting release refuses inputs outside its per-user domain with ``ValueError`` -- one
+comparison pair per counter: central-tree and local-laplace counts in ``[0, m sensitivity]`` for a
+batch of m users (a reward of 2 where a user adds at most 1), shuffle-bitsum integer counts in
+``[0, m]`` (one bit per user), shuffle-rr integer counts in ``[0, m bits_per_entry]``, NaN always.
+Every kind refuses an epsilon outside ``[EPSILON_MIN, EPSILON_MAX] = [1e-9, 1e4]`` (inf, NaN,
+1e300, 1e-300, 5e-324; shuffle-rr: <= 36.7) at construction (:mod:`.kinds`).
 
 Batch releases (``privatizer_release_batch`` on rows X[m, n], or ``privatizer_release_sums`` on
 the batch's column sums alone) add the batch's private counts (also left in row ROW_LAST, for algorithms
@@ -77,6 +81,8 @@ from numba import njit
 from privrl.mechanisms.bitsum import bitsum_tau
 from privrl.mechanisms.gaussian import gaussian_noise
 from privrl.mechanisms.kinds import (
+    EPSILON_MAX,
+    EPSILON_MIN,
     F_BETA,
     F_EPS,
     F_P,
@@ -96,6 +102,7 @@ from privrl.mechanisms.kinds import (
     KINDS,
     ROW_CUM,
     ROW_LAST,
+    check_epsilon_range,
 )
 from privrl.mechanisms.postprocess import postprocess_counts, postprocess_row
 from privrl.mechanisms.rr import rr_p_from_epsilon, unary_count
@@ -289,6 +296,7 @@ def make_privatizer(
     code = KIND_CODES[kind]
     if code == NONE and not (epsilon > 0 and math.isfinite(epsilon)):
         epsilon = 1.0
+    check_epsilon_range(epsilon, f"privatizer {kind!r}: epsilon", EPSILON_MIN, EPSILON_MAX)
     new = privatizer_new if kind in BUILTIN_KINDS else door(kind).new
     return new(
         np.int64(code), np.int64(n_counters), np.int64(max(int(horizon), 1)), float(epsilon),

@@ -38,6 +38,8 @@ from privrl.mechanisms.kinds import (
     register_kind,
 )
 
+#: largest per-bit epsilon of R_p: ``p = 2/(e^eps + 1) >= 2^-52``, the resolution of the uniforms it is drawn with
+RR_EPSILON_MAX = math.log(2.0**53 - 1.0)
 #: below this many bits per entry, draw one uniform per bit instead of two binomials
 _PER_BIT_MAX = 12
 
@@ -172,9 +174,12 @@ def unary_encode(r, m, rng, bits):
 def unary_count(r, m, rng, out):
     """Number of ones of the Eq. 5 code of each reward: ``floor(m r) + Ber(frac(m r))``.
 
-    r[n] float64 in [0, 1]; out[n] float64. Equal in law to ``unary_encode(...).sum()``.
+    r[n] float64 in [0, 1] (refused otherwise, NaN included); out[n] float64. Equal in law to
+    ``unary_encode(...).sum()``.
     """
     for i in range(r.shape[0]):
+        if not (r[i] >= 0.0 and r[i] <= 1.0):
+            raise ValueError("unary_count: a reward is outside [0, 1] (the unary code's domain)")
         mr = m * r[i]
         f = math.floor(mr)
         out[i] = f + (1.0 if rng.random() < mr - f else 0.0)
@@ -260,6 +265,8 @@ def rr_analyzer(messages, bits_per_coord, p, out):
 def rr_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_per_entry):
     """shuffle-rr: ``p = rr_p_from_epsilon(epsilon)`` per bit, ``bits_per_entry >= 1``; two rows."""
     check_epsilon(epsilon)
+    if epsilon > RR_EPSILON_MAX:
+        raise ValueError("privatizer_new: shuffle-rr needs epsilon <= 36.7 (p = 2/(e^eps + 1) >= 2^-52)")
     if bits_per_entry < 1:
         raise ValueError("privatizer_new: shuffle-rr needs bits_per_entry >= 1")
     fparams[F_P] = rr_p_from_epsilon(epsilon)

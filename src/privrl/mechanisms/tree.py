@@ -38,11 +38,12 @@ from numba import njit
 from privrl.mechanisms.events import TreeEvent
 from privrl.mechanisms.kinds import (
     F_SCALE,
+    F_SENS,
     I_LEVELS,
     ROW_CUM,
     ROW_LAST,
     MechanismKind,
-    check_counts,
+    check_bounded_counts,
     check_epsilon,
     register_kind,
 )
@@ -200,7 +201,7 @@ def tree_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_p
 def tree_kind_release(fstate, istate, fparams, t, x, m, rng, out):
     """central-tree: one binary-mechanism step ``t`` with the batch's column sums x[n] as the
     stream elements (the number of users ``m`` does not enter)."""
-    check_counts(x)
+    check_bounded_counts(x, m * fparams[F_SENS])
     L = istate[I_LEVELS]
     tree_step(fstate[2:2 + L], fstate[2 + L:2 + 2 * L], fstate[2 + 2 * L:3 + 3 * L], t, x, fparams[F_SCALE],
               rng, out)

@@ -1,0 +1,14 @@
+"""Rule ``privacy_manifest``: every cell's privacy guarantees as its run recorded them
+(privrl.privacy_audit.privacy_manifest), one CSV for the run and the report."""
+import json
+
+from privrl import io
+from privrl.joblog import logged
+from privrl.privacy_audit import privacy_manifest
+
+with logged(snakemake) as log:  # noqa: F821
+    sm = snakemake  # noqa: F821
+    infos = [json.loads(open(p).read()) for p in sm.input.infos]
+    df = privacy_manifest(infos)
+    log.info("%d guarantee rows from %d cells", len(df), len(infos))
+    io.write_csv(sm.output.csv, df)
