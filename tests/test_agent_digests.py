@@ -1,0 +1,123 @@
+"""Every agent's per-seed outputs, hashed and compared with digests recorded in the repo.
+
+Speed work on the engine, the planners and the mechanisms must not change a single number:
+each registered agent runs a few seeds on RiverSwim S=2 H=3, RiverSwim S=6 H=20 and the
+Bai et al. Table I garnet (policy elimination only where it can enumerate), plus its
+noise-off twin and a small bonus / large epsilon variant where it has those parameters, and
+the sha256 of each run's numbers (every checkpoint's regret, aux and PAC mistakes) must equal
+:data:`EXPECTED`. A change of a random stream (e.g. a new Laplace sampler) changes the
+digests of the agents that draw it; such a change updates :data:`EXPECTED` in the same
+commit, with the reason (docs/decisions/performance.md).
+
+    python tests/test_agent_digests.py     # print the digests of the current code (to record)
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+from privrl import run
+from privrl.agents import get as get_agent
+from privrl.agents.registry import REGISTRY
+from privrl.rl import envs
+
+INSTANCES = {  # name -> (env, params, K, seeds)
+    "rs2": (("riverswim", {"S": 2, "H": 3}), 3000, [0, 1]),
+    "rs6": (("riverswim", {"S": 6, "H": 20}), 400, [0]),
+    "garnet": (("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}), 1500, [0]),
+}
+
+
+def variants(name: str) -> dict[str, dict]:
+    """label -> params: the defaults, the noise-off twin, and a small bonus / large epsilon."""
+    d = REGISTRY[name].defaults
+    out = {"default": {}}
+    if "noise" in d:
+        out["noise0"] = {"noise": 0.0}
+    small = {k: v for k, v in (("bonus_scale", 0.01), ("epsilon", 10.0)) if k in d}
+    if small:
+        out["small"] = small
+    return out
+
+
+def digests() -> dict[str, str]:
+    get_agent("ucbvi")  # loads the registry
+    out = {}
+    for inst, ((env, env_params), K, seeds) in INSTANCES.items():
+        mdp = envs.make(env, **env_params)
+        for name in sorted(REGISTRY):
+            for label, params in variants(name).items():
+                try:
+                    df, _ = run.run(name, params, mdp, K, seeds)
+                except ValueError:  # an agent that refuses the instance (policy enumeration)
+                    continue
+                num = np.ascontiguousarray(df.select_dtypes("number").to_numpy())
+                out[f"{inst}|{name}|{label}"] = hashlib.sha256(num.tobytes()).hexdigest()[:16]
+    return out
+
+
+#: recorded with the code before the lean-engine work (2026-11-25); must not change without a
+#: decision record naming the random stream that changed
+EXPECTED: dict[str, str] = {
+    "garnet|dp-ucbvi-jdp|default": "089d4d09977407de", "garnet|dp-ucbvi-jdp|noise0": "db175c6016f56442",
+    "garnet|dp-ucbvi-jdp|small": "9351d6439677c3a9", "garnet|dp-ucbvi-ldp|default": "df67aaa80b5695db",
+    "garnet|dp-ucbvi-ldp|noise0": "db175c6016f56442", "garnet|dp-ucbvi-ldp|small": "649da52eaa77dd85",
+    "garnet|ldp-obi|default": "5a245e3898ff5dfd", "garnet|ldp-obi|noise0": "90d36fd566233333",
+    "garnet|ldp-obi|small": "8c8682fcd55199ae", "garnet|pe|default": "b44bd3818caece08",
+    "garnet|private-ucbvi-jdp|default": "089d4d09977407de", "garnet|private-ucbvi-jdp|noise0": "1cd790765c47d018",
+    "garnet|private-ucbvi-jdp|small": "c9cdf0f8cbef99e6", "garnet|private-ucbvi-ldp|default": "df67aaa80b5695db",
+    "garnet|private-ucbvi-ldp|noise0": "1cd790765c47d018", "garnet|private-ucbvi-ldp|small": "f663a7de429b316f",
+    "garnet|private-ucbvi-sdp|default": "b0105bdbcc1a451e", "garnet|private-ucbvi-sdp|noise0": "6b6a45954305cb03",
+    "garnet|private-ucbvi-sdp|small": "2acb9f61c4503055", "garnet|pucb|default": "903d09274e226dff",
+    "garnet|pucb|noise0": "d2740f33c66efdd6", "garnet|pucb|small": "c10531059c6e38ee",
+    "garnet|rlsvi|default": "f19dae548e6e0f46", "garnet|sdp-pe-jdp|default": "b44bd3818caece08",
+    "garnet|sdp-pe-jdp|small": "b44bd3818caece08", "garnet|sdp-pe-ldp|default": "b44bd3818caece08",
+    "garnet|sdp-pe-ldp|small": "b44bd3818caece08", "garnet|sdp-pe|default": "b44bd3818caece08",
+    "garnet|sdp-pe|small": "b44bd3818caece08", "garnet|shuffled-obi|default": "e4377b6d54a145c3",
+    "garnet|shuffled-obi|noise0": "90d36fd566233333", "garnet|shuffled-obi|small": "d230c990fae6679b",
+    "garnet|ucbvi|default": "1cd790765c47d018", "garnet|ucbvi|small": "ad358fffe69e656b",
+    "rs2|dp-ucbvi-jdp|default": "b61e56f6ba467b79", "rs2|dp-ucbvi-jdp|noise0": "048df17b75f10250",
+    "rs2|dp-ucbvi-jdp|small": "0f37d71ed2525de7", "rs2|dp-ucbvi-ldp|default": "d149a1d3d167a178",
+    "rs2|dp-ucbvi-ldp|noise0": "048df17b75f10250", "rs2|dp-ucbvi-ldp|small": "a0260af6556c7788",
+    "rs2|ldp-obi|default": "f093d730c01d734d", "rs2|ldp-obi|noise0": "75a2d47c06bb5a2e",
+    "rs2|ldp-obi|small": "5caa80b422f1ec66", "rs2|pe|default": "70c7dbe4a2e4af3b",
+    "rs2|private-ucbvi-jdp|default": "b61e56f6ba467b79", "rs2|private-ucbvi-jdp|noise0": "a4ac37954df1bd82",
+    "rs2|private-ucbvi-jdp|small": "42ec8eb567450685", "rs2|private-ucbvi-ldp|default": "d149a1d3d167a178",
+    "rs2|private-ucbvi-ldp|noise0": "a4ac37954df1bd82", "rs2|private-ucbvi-ldp|small": "f5379370b2fd7e52",
+    "rs2|private-ucbvi-sdp|default": "4b55c2c4c9e02b75", "rs2|private-ucbvi-sdp|noise0": "2b9e70adcc74af83",
+    "rs2|private-ucbvi-sdp|small": "c7ad4f72e7a27056", "rs2|pucb|default": "8e39c092d92bdfb2",
+    "rs2|pucb|noise0": "edb1bd99de929f87", "rs2|pucb|small": "31a5f7d835780cce",
+    "rs2|rlsvi|default": "8e2021abf01a7a97", "rs2|sdp-pe-jdp|default": "70c7dbe4a2e4af3b",
+    "rs2|sdp-pe-jdp|small": "70c7dbe4a2e4af3b", "rs2|sdp-pe-ldp|default": "70c7dbe4a2e4af3b",
+    "rs2|sdp-pe-ldp|small": "70c7dbe4a2e4af3b", "rs2|sdp-pe|default": "70c7dbe4a2e4af3b",
+    "rs2|sdp-pe|small": "70c7dbe4a2e4af3b", "rs2|shuffled-obi|default": "97a3485dcb140835",
+    "rs2|shuffled-obi|noise0": "75a2d47c06bb5a2e", "rs2|shuffled-obi|small": "81bbebc19d154246",
+    "rs2|ucbvi|default": "a4ac37954df1bd82", "rs2|ucbvi|small": "c9516dc77a9dc597",
+    "rs6|dp-ucbvi-jdp|default": "c02c55c0aa4127ff", "rs6|dp-ucbvi-jdp|noise0": "3328e59b92617e3f",
+    "rs6|dp-ucbvi-jdp|small": "100eaca6489e5c5d", "rs6|dp-ucbvi-ldp|default": "ec4d67ab6520681c",
+    "rs6|dp-ucbvi-ldp|noise0": "3328e59b92617e3f", "rs6|dp-ucbvi-ldp|small": "b5dafe40a715d75e",
+    "rs6|ldp-obi|default": "abdedbc442c6a3b0", "rs6|ldp-obi|noise0": "6be881ad34ec2ee0",
+    "rs6|ldp-obi|small": "f65e5412e9200ac5", "rs6|private-ucbvi-jdp|default": "c02c55c0aa4127ff",
+    "rs6|private-ucbvi-jdp|noise0": "3328e59b92617e3f", "rs6|private-ucbvi-jdp|small": "100eaca6489e5c5d",
+    "rs6|private-ucbvi-ldp|default": "ec4d67ab6520681c", "rs6|private-ucbvi-ldp|noise0": "3328e59b92617e3f",
+    "rs6|private-ucbvi-ldp|small": "b5dafe40a715d75e", "rs6|private-ucbvi-sdp|default": "d4a64f2d23d7e907",
+    "rs6|private-ucbvi-sdp|noise0": "96d133b370472a98", "rs6|private-ucbvi-sdp|small": "36e3374963f123d8",
+    "rs6|pucb|default": "9c75a211e2d09f77", "rs6|pucb|noise0": "dcaf529f63918d1b",
+    "rs6|pucb|small": "51bb1f6f6d8fc1cf", "rs6|rlsvi|default": "dbb773cc857f8a91",
+    "rs6|shuffled-obi|default": "d260dbb37e315df3", "rs6|shuffled-obi|noise0": "6be881ad34ec2ee0",
+    "rs6|shuffled-obi|small": "0b29b0c9bcad1ee4", "rs6|ucbvi|default": "3328e59b92617e3f",
+    "rs6|ucbvi|small": "3328e59b92617e3f",
+}
+
+
+def test_every_agent_gives_its_recorded_bytes():
+    got = digests()
+    assert set(got) == set(EXPECTED)
+    diff = {k: (EXPECTED[k], got[k]) for k in EXPECTED if got[k] != EXPECTED[k]}
+    assert not diff, f"per-seed outputs changed: {diff}"
+
+
+if __name__ == "__main__":
+    print(json.dumps(digests(), indent=1, sort_keys=True))
