@@ -92,7 +92,7 @@ def sample_index(cdf, u):
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def policy_gap(env, pi, evc):
     """V*_1 - V^pi_1 averaged over rho; re-evaluated only when pi changed (exact either way)."""
     P, R, rho, v_star = env[0], env[2], env[5], env[7]
@@ -110,7 +110,7 @@ def policy_gap(env, pi, evc):
     return gap if gap > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_episode(env, pi, rng, traj):
     """Sample one episode of pi[H, S]; fills traj = (states[H + 1], actions[H], rewards[H])."""
     P_cdf, R, det_next, bern, rho_cdf = env[1], env[2], env[3], env[4], env[6]
