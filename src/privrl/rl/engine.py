@@ -23,6 +23,12 @@ Per-episode helpers without fastmath arithmetic are ``inline="always"``: a numba
 every array of its tuple arguments field by field, which cost more than the work inside
 (docs/decisions/performance.md, "Throughput"); inlining does not change a single number as long as
 no fastmath function calls them (an inlined body takes its caller's flags; tested).
+
+Reference counting: an agent may run its episodes in a loop compiled with ``_nrt=False`` (numba's
+reference-counting runtime off), called from the registry's ``run_episodes``, which keeps it on and
+owns the arguments for the call: the atomic counts of the arrays these helpers unpack were most of
+a small instance's episode (docs/decisions/performance.md, "A lean engine"). Such a loop must not
+allocate (numba refuses) nor receive a new array from a call (it would never be freed; tested).
 """
 from __future__ import annotations
 
