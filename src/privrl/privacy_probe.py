@@ -186,7 +186,8 @@ def _root(init, episodes, n_extra_init: int, swaps_init: dict, swaps_episodes: d
 
 def _pucb_root():
     g = _door_globals(pucb._DOOR)
-    return _root(pucb.init_state, pucb.run_episodes, 0, g, dict(engine=SCRIPTED_ENGINE, **g))
+    # pucb.run_episodes only calls its episode loop (numba's reference counting off there): rebind the loop
+    return _root(pucb.init_state, pucb.episode_loop, 0, g, dict(engine=SCRIPTED_ENGINE, **g))
 
 
 def _private_ucbvi_root():
