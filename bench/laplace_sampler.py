@@ -1,13 +1,13 @@
-"""What a cheaper Laplace draw would buy: three samplers of Lap(b), timed side by side.
+"""What a cheaper Laplace draw buys: four samplers of Lap(b), timed side by side.
 
     python bench/laplace_sampler.py
 
-The tree and local-Laplace privatizers draw one Lap(b) per counter per release as
+Until 2026-11-25 the tree and local-Laplace privatizers drew one Lap(b) per counter per release as
 ``b * E * sign`` with ``E = rng.standard_exponential()`` (numpy's ziggurat) and the sign from
-``rng.random() < 0.5`` (privrl.mechanisms.tree / laplace): two 64-bit PCG64 words, each through
-an indirect call into numpy's C generator. Measured here (ns per Laplace, one core):
+``rng.random() < 0.5``: two 64-bit PCG64 words, each through an indirect call into numpy's C
+generator. They now draw (4). Measured here (ns per Laplace, one core):
 
-1. ``numba``: that, as the mechanisms do it;
+1. ``numba``: the two-word sampler;
 2. ``inline PCG64``: the same two words from PCG64 (XSL-RR 128/64) stepped in registers by an
    LLVM intrinsic on numpy's own generator state (read from and written back to numpy's
    ``pcg64_state``); the script asserts it gives the *same stream* (values and final state) as
@@ -17,6 +17,9 @@ an indirect call into numpy's C generator. Measured here (ns per Laplace, one co
    discards bits 0-2: ``ri >> 3``), so one word per Laplace. Exactly Laplace(b) too (the sign bit
    is independent of the bits the exponential uses), but a *different stream*: every committed
    number of a tree / local-Laplace agent would change. A proposal only.
+4. ``one word, public API`` (adopted: privrl.mechanisms.laplace.laplace_unit,
+   docs/decisions/mechanisms.md D13): the word's top 53 bits from ``rng.random()``, the sign from
+   bit 0 and numpy's ziggurat on the other 52 (one call into numpy's generator per draw).
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 from numba.np.random._constants import fe_double, ke_double, we_double, ziggurat_exp_r
 
+from privrl.mechanisms.laplace import laplace_noise
 from privrl.rl import seeding
 
 _MULT = (2549297995355413924 << 64) + 4865540595714422341  # PCG64's 128-bit LCG multiplier
@@ -137,6 +141,11 @@ def laplace_one_word(rng, scale, out):
 
 
 @njit
+def laplace_adopted(rng, scale, out):
+    laplace_noise(scale, rng, out)
+
+
+@njit
 def _loop(f, rng, scale, out, reps):
     s = 0.0
     for _ in range(reps):
@@ -158,8 +167,9 @@ def main() -> None:
         assert r1.bit_generator.state == r2.bit_generator.state
     print("inline PCG64 == numba's draws: same values, same final generator state")
     reps = 1000
-    for name, f in [("numba (as the mechanisms draw)", laplace_numba), ("inline PCG64 (same stream)", laplace_inline),
-                    ("one word (different stream)", laplace_one_word)]:
+    for name, f in [("two words (before D13)", laplace_numba), ("inline PCG64 (same stream)", laplace_inline),
+                    ("one word (different stream)", laplace_one_word),
+                    ("one word, public API (adopted)", laplace_adopted)]:
         rng = seeding.generator("bench", "laplace", 9)
         _loop(f, rng, 2.0, a, 2)
         best = min(_timed(f, rng, a, reps) for _ in range(5))

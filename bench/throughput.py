@@ -1,7 +1,16 @@
 """Throughput of the numba agent engine, measured side by side in one run.
 
-    python bench/throughput.py [--episodes 2000] [--seeds 16] [--parts-only]
+    python bench/throughput.py [--episodes 2000] [--seeds 16] [--parts-only] [--lean-only]
 
+0. privrl's fixed per-episode cost: UCBVI through the registry (``AgentSpec.kernel``: recorder,
+   evaluation cache, tie-breaking, state tuples) against ``bench/lean_kernel.py`` (the same
+   algorithm in one function, same regret bit for bit) and the numpy reference, on RiverSwim S=2
+   H=3 (target: privrl <= 1.5x the lean kernel) and S=6 H=20, K = 1e5 episodes; the three
+   interleaved in ``--rounds`` rounds of process CPU time, each one's fastest round kept; and
+   rlberry 0.5.0's numba UCBVIAgent (stage-dependent, its simplified-Bernstein bonus: 0.5.0 has no
+   Hoeffding one) on the same MDP as an rlberry FiniteMDP, if rlberry is importable (it is not a
+   project requirement: e.g. ``pip install --target DIR rlberry==0.5.0 gymnasium==0.29.1 ...`` and
+   DIR on PYTHONPATH).
 1. UCBVI on RiverSwim (S=6, H=20) and (S=20, H=20), K episodes: episodes x seeds / s of
    the numba engine and of a straightforward per-seed numpy implementation of the same
    algorithm (privrl.rl.reference.ucbvi_numpy) on the same MDP, and their ratio.
@@ -22,9 +31,11 @@ import numpy as np
 from numba import njit
 
 from privrl.rl import engine, envs, reference, seeding
+from lean_kernel import lean_seconds  # bench/ is on sys.path when this script runs
 from privrl.agents import REGISTRY
 from privrl.rl.planning import optimistic_plan
 from privrl.agents.ucbvi import observe
+from privrl.run import DEFAULT_ALPHAS
 
 
 def engine_rate(agent: str, params: dict, mdp, K: int, seeds: int) -> float:
@@ -45,15 +56,78 @@ def numpy_rate(mdp, K: int, bonus_scale: float) -> float:
     return K / (time.perf_counter() - t0)
 
 
+LEAN_TARGET = 1.5  # privrl UCBVI's time per episode over the lean kernel's, at RiverSwim S=2 H=3
+
+
+def rlberry_seconds(mdp, K: int) -> float | None:
+    """CPU seconds per episode of rlberry's UCBVIAgent.fit over K episodes (None: rlberry not installed)."""
+    try:
+        import logging
+
+        from rlberry.agents.ucbvi import UCBVIAgent
+        from rlberry.envs.finite import FiniteMDP
+    except ImportError:
+        return None
+    logging.getLogger("rlberry_logger").setLevel(logging.ERROR)
+    env = FiniteMDP(mdp.R[0], mdp.P[0], initial_state_distribution=mdp.rho)  # RiverSwim's layers are equal
+    agent = UCBVIAgent(env, horizon=mdp.H, gamma=1.0, stage_dependent=True, bonus_scale_factor=1.0, seeder=0)
+    agent.fit(20)  # compile
+    t0 = time.process_time()
+    agent.fit(K)
+    return (time.process_time() - t0) / K
+
+
+def lean_comparison(K: int = 100_000, rounds: int = 3, numpy_K: int = 5_000, rlberry_K: int = 1_000) -> None:
+    """Section 0: privrl UCBVI vs the lean kernel vs the numpy reference, ns per episode (CPU time)."""
+    print(f"# fixed per-episode cost: privrl UCBVI vs lean kernel vs numpy reference (K={K:g}; numpy K={numpy_K}; "
+          f"best of {rounds} interleaved rounds, CPU time)")
+    print(f"{'instance':22s} {'privrl ns/ep':>12s} {'lean ns/ep':>10s} {'numpy ns/ep':>11s} {'rlberry ns/ep':>13s} "
+          f"{'privrl/lean':>11s} {'numpy/privrl':>12s} {'rlberry/privrl':>14s} {'target':>8s}")
+    spec = REGISTRY["ucbvi"]
+    for S, H in ((2, 3), (6, 20)):
+        mdp = envs.riverswim(S=S, H=H)
+        env = engine.env_arrays(mdp)
+        pv = spec.param_vector({})
+        spec.kernel(env, pv, 50, seeding.generator("bench", "lean", 999), engine.new_recorder(50, np.array([0.1])))
+        best = {"privrl": np.inf, "lean": np.inf, "numpy": np.inf, "rlberry": np.inf}
+        for _ in range(rounds):
+            t0 = time.process_time()
+            rec = engine.new_recorder(K, np.array(DEFAULT_ALPHAS))
+            spec.kernel(env, pv, K, seeding.generator("bench", "lean", 0), rec)
+            best["privrl"] = min(best["privrl"], (time.process_time() - t0) / K)
+            lean = lean_seconds(env, K, 1, lambda s: seeding.generator("bench", "lean", s)) / K
+            best["lean"] = min(best["lean"], lean)
+            t0 = time.process_time()
+            reference.ucbvi_numpy(mdp, numpy_K, seeding.generator("bench", "numpy", 0))
+            best["numpy"] = min(best["numpy"], (time.process_time() - t0) / numpy_K)
+            rl = rlberry_seconds(mdp, rlberry_K)
+            best["rlberry"] = min(best["rlberry"], rl if rl is not None else np.nan)
+        ratio = best["privrl"] / best["lean"]
+        verdict = ("met" if ratio <= LEAN_TARGET else "NOT met") if (S, H) == (2, 3) else ""
+        rlb = best["rlberry"]
+        rlb_cols = (f"{rlb * 1e9:13.0f}", f"{rlb / best['privrl']:13.0f}x") if np.isfinite(rlb) else \
+            (f"{'not installed':>13s}", f"{'':>14s}")
+        print(f"riverswim S={S:<2d} H={H:<2d}     {best['privrl'] * 1e9:12.1f} {best['lean'] * 1e9:10.1f} "
+              f"{best['numpy'] * 1e9:11.0f} {rlb_cols[0]} {ratio:10.2f}x {best['numpy'] / best['privrl']:11.0f}x "
+              f"{rlb_cols[1]} {verdict:>8s}")
+    print(f"(target: privrl <= {LEAN_TARGET}x the lean kernel at S=2 H=3; the lean kernel's regret equals privrl's "
+          "bit for bit, tests/test_lean_kernel.py)\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--episodes", type=int, default=2000)
     ap.add_argument("--seeds", type=int, default=16)
     ap.add_argument("--parts-only", action="store_true", help="only section 4 (where an episode's time goes)")
+    ap.add_argument("--lean-only", action="store_true", help="only section 0 (privrl vs the lean kernel)")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of section 0 (best of)")
     args = ap.parse_args()
     K = args.episodes
     if args.parts_only:
         episode_parts(K, args.seeds)
+        return
+    lean_comparison(rounds=args.rounds)
+    if args.lean_only:
         return
     print(f"# UCBVI engine vs numpy reference, K={K} (1 core)")
     print(f"{'instance':22s} {'bonus_scale':>11s} {'numba eps*seeds/s':>18s} {'numpy eps/s':>12s} {'ratio':>7s}")

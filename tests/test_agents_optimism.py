@@ -259,7 +259,7 @@ def _python_mode(init, episodes, *extra):
 
 
 SPY_CASES = {
-    "pucb": (pucb, lambda: _python_mode(pucb.init_state, pucb.run_episodes), None),
+    "pucb": (pucb, lambda: _python_mode(pucb.init_state, pucb.episode_loop), None),  # run_episodes calls it
     "ldp-obi": (obi, lambda: _python_mode(obi.ldp_init_state, obi.ldp_run_episodes), None),
     "shuffled-obi": (obi, lambda: _python_mode(obi.shuffled_init_state, obi.shuffled_run_episodes), None),
     "private-ucbvi-jdp": (private_ucbvi, lambda: _python_mode(private_ucbvi.init_state, private_ucbvi.run_episodes,

@@ -34,9 +34,12 @@ for agent, mdp in [("ucbvi", big), ("rlsvi", big), ("pucb", big), ("ldp-obi", bi
     out[agent] = hashlib.sha256(np.ascontiguousarray(df.select_dtypes("number").to_numpy()).tobytes()).hexdigest()[:16]
 print(json.dumps(out))
 """
-#: digests on the reference machine (identical for its host, haswell and skylake-avx512 targets)
-EXPECTED = {"ucbvi": "43c3b3d571a326a5", "rlsvi": "a86383c420f7d6fa", "pucb": "2416097d2b035288",
-            "ldp-obi": "ac17bb2f2938a650", "dp-ucbvi-jdp": "0163a6d35b6bcf01", "pe": "3f6ab00b17bbf6bc"}
+#: digests on the reference machine (identical for its host, haswell and skylake-avx512 targets);
+#: pucb, ldp-obi and dp-ucbvi-jdp re-recorded (host target, Intel Xeon family 6 model 167, where ucbvi,
+#: rlsvi and pe reproduced the AMD EPYC digests) for the one-word Laplace sampler, which changed their
+#: noise stream (docs/decisions/mechanisms.md, D13)
+EXPECTED = {"ucbvi": "43c3b3d571a326a5", "rlsvi": "a86383c420f7d6fa", "pucb": "97a67b0fd93ddb6e",
+            "ldp-obi": "3fc272aa6b9d71c4", "dp-ucbvi-jdp": "50509d247fd0e7c8", "pe": "3f6ab00b17bbf6bc"}
 
 HASWELL = {"avx2", "fma", "bmi1", "bmi2", "movbe", "f16c", "abm"}
 SKYLAKE_AVX512 = HASWELL | {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"}

@@ -78,6 +78,13 @@ def init_state(env, params, K):
 
 @njit(cache=True)
 def run_episodes(env, params, K, k0, k1, rng, rec, st):
+    """The registry's entry point: :func:`episode_loop` (the arguments' owner, so numba's
+    reference counting stays on here and off in the loop; engine.py)."""
+    episode_loop(env, params, K, k0, k1, rng, rec, st)
+
+
+@njit(cache=True, _nrt=False)
+def episode_loop(env, params, K, k0, k1, rng, rec, st):
     """PUCB (Alg. 2), episodes k0..k1-1: PrivQ -> engine.step -> feed the private counters."""
     state, x, c, pi, V, traj, evc = st
     P = env[0]

@@ -95,6 +95,13 @@ def init_state(env, params, K):
 
 @njit(cache=True)
 def run_episodes(env, params, K, k0, k1, rng, rec, state):
+    """The registry's entry point: :func:`episode_loop` (the arguments' owner, so numba's
+    reference counting stays on here and off in the loop; engine.py)."""
+    episode_loop(env, params, K, k0, k1, rng, rec, state)
+
+
+@njit(cache=True, _nrt=False)
+def episode_loop(env, params, K, k0, k1, rng, rec, state):
     n_sa, n_sas, r_sum, r_hat, p_hat, z, w, Q, pi, V, traj, evc = state
     H = n_sa.shape[0]
     for k in range(k0, k1):

@@ -19,7 +19,7 @@ from privrl.rl.planning import count_step, optimistic_plan
 BONUS_SCALE, DELTA = 0, 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hoeffding_bonus(n, H, L, scale):
     """Azar et al. (2017) bonus_1: 7 H L sqrt(1/n) (times scale); n > 0."""
     return scale * 7.0 * H * L / np.sqrt(n)
@@ -37,6 +37,13 @@ def init_state(env, params, K):
 
 @njit(cache=True)
 def run_episodes(env, params, K, k0, k1, rng, rec, state):
+    """The registry's entry point: :func:`episode_loop` (the arguments' owner, so numba's
+    reference counting stays on here and off in the loop; engine.py)."""
+    episode_loop(env, params, K, k0, k1, rng, rec, state)
+
+
+@njit(cache=True, _nrt=False)
+def episode_loop(env, params, K, k0, k1, rng, rec, state):
     n_sa, n_sas, r_sum, p_hat, q_base, pi, V, traj, evc = state
     H, S, A = n_sa.shape
     L = np.log(5.0 * S * A * K * H / params[DELTA])

@@ -6,10 +6,12 @@ Table 1 "LDP-OBI (with Laplace Mechanism)"; *reconstruction*, the note does not 
 -- and by the nodes of the binary mechanism (Vietri et al. 2020, App. A, Alg. 5:
 ``alpha_hat_i <- alpha_i + Lap(1/eps')``).
 
-Sampling: ``Lap(b) = b * sign * E`` with ``E ~ Exp(1)`` drawn by numpy's ziggurat
-(``Generator.standard_exponential``) and an independent fair sign from one uniform.
-This is exactly Laplace(0, b) (the Laplace law is the symmetrised exponential) and about
-4x faster than numpy's inverse-CDF ``Generator.laplace`` inside numba.
+Sampling (:func:`laplace_unit`): ``Lap(b) = b * sign * E`` from *one* 64-bit word of the
+generator: its top 53 bits (``Generator.random`` returns exactly ``(w >> 11) 2^-53``), bit 0 the
+sign, bits 1-8 the layer and bits 9-52 the 44-bit uniform of numpy's own 256-layer exponential
+ziggurat (numpy's tables, as numba's ``standard_exponential`` uses them; the rare wedge and tail
+steps draw further uniforms, as numpy's do). Exactly Laplace(0, b) up to the resolution of the
+uniform (docs/decisions/mechanisms.md, D13); one generator call per variate instead of two.
 
 Every function takes a ``numpy.random.Generator``; none touches a global RNG.
 """
@@ -17,6 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from numba.np.random._constants import fe_double, ke_double, we_double, ziggurat_exp_r
 
 from privrl.mechanisms.events import LaplaceEvent
 from privrl.mechanisms.kinds import (
@@ -31,15 +35,43 @@ from privrl.mechanisms.kinds import (
 )
 
 
+TWO_53 = 9007199254740992.0
+U1 = np.uint64(1)
+BYTE = np.uint64(0xFF)
+LOW9 = np.uint64(9)
+
+
+@njit(cache=True, inline="always")
+def laplace_unit(rng):
+    """One Laplace(0, 1) variate from one 64-bit word w of ``rng`` (more only in the ziggurat's wedges
+    and tail: ~0.034 words per variate): k = w >> 11 (53 bits, exactly ``random() * 2^53``);
+    sign = bit 0 of k; numpy's exponential ziggurat on bits 1-52: layer i = bits 1-8, uniform
+    r = bits 9-52 as a 53-bit integer with its low 9 bits zero (``(k >> 9) << 9``), x = r we[i],
+    accepted if r < ke[i]; else the base layer's tail ``x_r - log1p(-U)`` (i = 0) or the wedge
+    test ``(fe[i-1] - fe[i]) U + fe[i] < exp(-x)``, U fresh uniforms, a new word on rejection.
+    The sign bit is independent of the bits (and draws) that decide E, so sign * E ~ Laplace(0, 1).
+    """
+    while True:
+        k = np.uint64(rng.random() * TWO_53)
+        i = (k >> U1) & BYTE
+        r = (k >> LOW9) << LOW9
+        x = r * we_double[i]
+        if r < ke_double[i]:
+            break
+        if i == 0:
+            x = ziggurat_exp_r - np.log1p(-rng.random())
+            break
+        if (fe_double[i - U1] - fe_double[i]) * rng.random() + fe_double[i] < np.exp(-x):
+            break
+    return -x if k & U1 else x
+
+
 @njit(cache=True)
 def laplace_draw(scale, rng):
     """One Laplace(0, ``scale``) variate (float). ``scale == 0`` returns 0 without drawing."""
     if scale == 0.0:
         return 0.0
-    e = rng.standard_exponential()
-    if rng.random() < 0.5:
-        return -scale * e
-    return scale * e
+    return scale * laplace_unit(rng)
 
 
 @njit(cache=True)
@@ -59,11 +91,7 @@ def laplace_add_noise(scale, rng, out):
     if scale == 0.0:
         return
     for i in range(out.shape[0]):
-        e = rng.standard_exponential()
-        if rng.random() < 0.5:
-            out[i] -= scale * e
-        else:
-            out[i] += scale * e
+        out[i] += scale * laplace_unit(rng)
 
 
 @njit(cache=True)

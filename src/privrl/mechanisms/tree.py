@@ -47,6 +47,7 @@ from privrl.mechanisms.kinds import (
     check_epsilon,
     register_kind,
 )
+from privrl.mechanisms.laplace import laplace_unit
 
 
 @njit(cache=True)
@@ -98,11 +99,7 @@ def tree_step(exact, noisy, psum, t, x, scale, rng, out):
             ni[c] = ai[c]
     else:
         for c in range(n):
-            e = rng.standard_exponential()
-            if rng.random() < 0.5:
-                ni[c] = ai[c] - scale * e
-            else:
-                ni[c] = ai[c] + scale * e
+            ni[c] = ai[c] + scale * laplace_unit(rng)
     up = psum[i + 1]
     for c in range(n):
         out[c] = up[c] + ni[c]

@@ -32,6 +32,12 @@ Per-episode helpers without fastmath arithmetic are ``inline="always"``: a numba
 every array of its tuple arguments field by field, which cost more than the work inside
 (docs/decisions/performance.md, "Throughput"); inlining does not change a single number as long as
 no fastmath function calls them (an inlined body takes its caller's flags; tested).
+
+Reference counting: an agent may run its episodes in a loop compiled with ``_nrt=False`` (numba's
+reference-counting runtime off), called from the registry's ``run_episodes``, which keeps it on and
+owns the arguments for the call: the atomic counts of the arrays these helpers unpack were most of
+a small instance's episode (docs/decisions/performance.md, "A lean engine"). Such a loop must not
+allocate (numba refuses) nor receive a new array from a call (it would never be freed; tested).
 """
 from __future__ import annotations
 
@@ -106,7 +112,7 @@ def sample_index(cdf, u):
     return i
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def policy_gap(env, pi, evc):
     """V*_1 - V^pi_1 averaged over rho; re-evaluated only when pi changed (exact either way)."""
     P, R, rho, v_star = env[0], env[2], env[5], env[7]
@@ -124,7 +130,7 @@ def policy_gap(env, pi, evc):
     return gap if gap > 0.0 else 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_episode(env, pi, rng, traj):
     """Sample one episode of pi[H, S]; fills traj = (states[H + 1], actions[H], rewards[H])."""
     P_cdf, R, det_next, bern, rho_cdf = env[1], env[2], env[3], env[4], env[6]
