@@ -124,13 +124,13 @@ def test_a_new_agent_using_the_door_is_audited_without_a_declaration(temporary_a
     base = registry.get("pucb")
     name = temporary_agents(registry.AgentSpec(
         name="test-door-agent", init_state=pucb.init_state, run_episodes=pucb.run_episodes, defaults=base.defaults,
-        privacy_model="JDP", reference="test", guarantees=base.guarantees))
+        privacy_model="JDP", reference="test", guarantees=base.guarantees, domains=base.domains))
     row = pa.audit_agent(name, ev.ADD_REMOVE, np.random.default_rng(2), 2000)
     assert row["verdict"] == "pass" and row["claimed_epsilon"] == 1.0
     plain = registry.get("ucbvi")
     bad = temporary_agents(registry.AgentSpec(
         name="test-unprobeable", init_state=ucbvi.init_state, run_episodes=ucbvi.run_episodes,
-        defaults=plain.defaults, privacy_model="JDP", reference="test"))
+        defaults=plain.defaults, domains=plain.domains, privacy_model="JDP", reference="test"))
     with pytest.raises(ValueError, match="cannot be probed"):
         probe.sample_releases(bad, {}, pa.tiny_mdp().P, pa.script(4, 0, "A"), 10, np.random.default_rng(0))
 

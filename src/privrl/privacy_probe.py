@@ -264,7 +264,10 @@ class _Swaps:
         if not changed:
             return fn
         clone = types.FunctionType(py.__code__, g, py.__name__, py.__defaults__, py.__closure__)
-        opts = {k: v for k, v in getattr(fn, "targetoptions", {}).items() if k not in ("cache", "nopython", "boundscheck")}
+        # the probe's clones keep numba's reference counting (its logging wrappers allocate): an
+        # episode loop compiled with _nrt=False (engine.py) is cloned with it on; same arithmetic
+        opts = {k: v for k, v in getattr(fn, "targetoptions", {}).items()
+                if k not in ("cache", "nopython", "boundscheck", "_nrt")}
         self.memo[id(fn)] = njit(**opts)(clone)
         return self.memo[id(fn)]
 
