@@ -132,6 +132,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     env_params = check_env_params(args.env, split_assignments(args.env_param, "--env-param"))
     params = check_agent_params(args.agent, split_assignments(args.param, "--param"))
+    from privrl.agents import simulation
+
+    try:
+        simulation.check(args.agent, args.simulation)
+    except ValueError as exc:
+        raise UsageError(f"--simulation: {exc}") from None
     if args.out is not None and args.out.suffix != ".parquet":
         raise UsageError(f"--out: {str(args.out)!r} must end in .parquet (the run info goes next to it as .json)")
     try:
@@ -145,7 +151,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     df, info = run(args.agent, params, mdp, args.episodes, range(args.seeds), experiment="cli",
                    setting=f"{args.env}/{args.agent}", on_seed=_progress if show else None,
                    chunk_episodes=args.chunk_episodes, chunk_seconds=60.0 * args.chunk_minutes,
-                   state_dir=args.state_dir)
+                   state_dir=args.state_dir, simulation=args.simulation)
     for seed, k in info.get("resumed_from", {}).items():
         print(f"resumed seed {seed} from episode {k} (state in {args.state_dir})")
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -266,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --state-dir: save the state every N episodes (0 = off; results are identical)")
     r.add_argument("--chunk-minutes", type=_nonnegative_float, default=0.0, metavar="M",
                    help="with --state-dir: save the state about every M minutes (0 = off)")
+    r.add_argument("--simulation", choices=("episode", "aggregate"), default="episode",
+                   help="episode by episode (the reference) or aggregate: a block of a fixed policy drawn at "
+                        "once, exactly in law (sdp-pe, sdp-pe-jdp, sdp-pe-ldp, pe)")
     r.set_defaults(fn=_cmd_run)
     e = sub.add_parser("estimate", help="expected CPU and wall time of a design, from the measured throughput",
                        description="Expected CPU time per experiment of a design (overlays resolved), from the "

@@ -64,14 +64,14 @@ RUN_CODE = f"{digests.digest(['privrl.rl.envs', 'privrl.rl.mdp', 'privrl.io'])}+
 _AGENT_CODE = {}
 
 
-def agent_code(agent):
+def agent_code(agent, simulation="episode"):
     """Code digest of one agent's runs: its module and what it imports, the runner and the run
     script (privrl.run.agent_digest); a new agent module changes no other agent's digest."""
-    if agent not in _AGENT_CODE:
+    if (agent, simulation) not in _AGENT_CODE:
         from privrl import run as runs
 
-        _AGENT_CODE[agent] = f"{runs.agent_digest(agent)}+{script_digest('run_cell.py')}"
-    return _AGENT_CODE[agent]
+        _AGENT_CODE[agent, simulation] = f"{runs.agent_digest(agent, simulation)}+{script_digest('run_cell.py')}"
+    return _AGENT_CODE[agent, simulation]
 
 
 def code_of(script):
@@ -104,7 +104,7 @@ def run_record(c):
     """The config's view of one cell's run file (privrl.results.run_files): what the downstream
     jobs check the file against, and its current label and tags."""
     return stable({"cell": c.cell, "agent": c.agent, "params": c.params, "label": c.label, "tags": c.tags,
-                   "experiment": c.experiment, "setting": c.setting, "code": agent_code(c.agent),
+                   "experiment": c.experiment, "setting": c.setting, "code": agent_code(c.agent, c.simulation),
                    "episodes": int(config["experiments"][c.experiment]["episodes"]),
                    "seeds": X.seeds_of(config, c.experiment), "n_checkpoints": N_CHECKPOINTS})
 
@@ -191,7 +191,7 @@ def _build_shards():
             mdps[c.experiment, c.env] = envs.make(spec[0], **spec[1])
         exp = config["experiments"][c.experiment]
         key = runs.run_key(c.agent, c.params, mdps[c.experiment, c.env], int(exp["episodes"]), c.experiment,
-                           c.setting, N_CHECKPOINTS, agent_code(c.agent))
+                           c.setting, N_CHECKPOINTS, agent_code(c.agent, c.simulation), simulation=c.simulation)
         digests = []
         for seeds in runs.seed_shards(X.seeds_of(config, c.experiment), SEEDS_PER_JOB):
             d = runs.key_digest(key, seeds)
