@@ -340,5 +340,5 @@ def agent_digest(agent: str, simulation: str = simulations.EPISODE) -> str:
     the aggregate kernel's module under aggregate simulation; episode digests are unchanged)."""
     from privrl.digests import RUN_MODULES, digest
 
-    extra = [simulations.AGGREGATE_MODULES[agent]] if simulations.check(agent, simulation) != simulations.EPISODE else []
+    extra = simulations.kernel_modules(agent, simulation)
     return digest([get_agent(agent).run_episodes.__module__, *extra, *RUN_MODULES])

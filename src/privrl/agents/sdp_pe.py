@@ -104,8 +104,8 @@ def _set_policy(pols, i, pi):
 
 # Where the run stands, pos int64[8]: stage b, phase (PH_STAGE: stage b not started; PH_CRUDE /
 # PH_FINE: playing layer h of crude / fine exploration), layer h, block (x A + a) of the layer,
-# episodes left in the block, episodes played, policies still active, the block's statistics drawn
-# already (aggregate simulation only: privrl.agents.sdp_pe_aggregate). fv float64[1]: aux.
+# episodes left in the block, episodes played, policies still active, the block's size once its
+# statistics are drawn (aggregate simulation only, else 0: privrl.agents.sdp_pe_aggregate). fv float64[1]: aux.
 P_B, P_PHASE, P_H, P_BLK, P_LEFT, P_K, P_ACTIVE, P_DRAWN = 0, 1, 2, 3, 4, 5, 6, 7
 PH_STAGE, PH_CRUDE, PH_FINE = 0, 1, 2
 

@@ -22,7 +22,9 @@ elimination are identical functions of the counts.
 Work per seed: O(blocks x H S^2) draws plus the between-block planning, independent of K
 (~2 H S A blocks per stage, log2 K stages). The state is the episode kernel's
 (:func:`privrl.agents.sdp_pe.init_state`); the block's counts are drawn when its first episode is
-reached (``pos[P_DRAWN]``), so a run in chunks draws the same numbers as one in a single call.
+reached (``pos[P_DRAWN]`` = the block's size once drawn), and its regret is added once it is
+complete (:func:`~privrl.rl.block_sampling.record_block`), so a run in chunks writes the same
+numbers, bit for bit, as one in a single call.
 """
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ import numpy as np
 from numba import njit
 
 from privrl.agents import sdp_pe
+from privrl.agents.registry import REGISTRY
+from privrl.agents.simulation import register_aggregate
 from privrl.agents.sdp_pe import P_B, P_DRAWN, P_H, P_K, P_LEFT, P_PHASE, PH_CRUDE, _advance
 from privrl.rl import engine
 from privrl.rl.block_sampling import record_block, sample_block
@@ -75,11 +79,12 @@ def run_blocks(env, params, K, k0, k1, rng, rec, st, code):
     while k < k1:
         while pos[P_LEFT] == 0:
             _advance(params, K, rng, st, code, True)
-        if pos[P_DRAWN] == 0:
+        if pos[P_DRAWN] == 0:  # the block's first episode: draw all its statistics now
             _add_block_counts(pi, pos[P_LEFT], pos[P_PHASE] == PH_CRUDE, pos[P_H], env, rng, st)
-            pos[P_DRAWN] = 1
+            pos[P_DRAWN] = pos[P_LEFT]
+        m = pos[P_DRAWN]
         n = min(pos[P_LEFT], k1 - k)
-        record_block(rec, k, n, engine.policy_gap(env, pi, evc), fv[0])
+        record_block(rec, k + pos[P_LEFT] - m, m, k + n, engine.policy_gap(env, pi, evc), fv[0])
         pos[P_LEFT] -= n
         k += n
         if pos[P_LEFT] == 0:
@@ -90,10 +95,5 @@ def run_blocks(env, params, K, k0, k1, rng, rec, st, code):
             _advance(params, K, rng, st, code, True)
 
 
-def aggregate_kernels(name: str) -> tuple:
-    """(init_state, run_episodes) of SDP-PE preset ``name`` (sdp_pe.PRESETS) in aggregate
-    simulation: the registry's parameter vector, the episode kernels' front-door checks."""
-    from privrl.agents.registry import get
-
-    code = sdp_pe.PRESETS[name][2]
-    return sdp_pe._checked(code, tuple(get(name).defaults), run_blocks)
+for _name, (_priv, _model, _code) in sdp_pe.PRESETS.items():
+    register_aggregate(_name, *sdp_pe._checked(_code, tuple(REGISTRY[_name].defaults), run_blocks), __name__)

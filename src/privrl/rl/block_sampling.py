@@ -96,24 +96,27 @@ def sample_block(env, pi, m, n_layers, with_rewards, rng, visits, rsum):
 
 
 @njit(cache=True)
-def record_block(rec, k, n, gap, aux):
-    """Episodes k..k+n-1 (0-based) of one policy into the recorder (see
-    :func:`privrl.rl.engine.record`): each adds ``gap`` to the regret, ``aux`` to the
-    diagnostic and one PAC mistake per alpha < gap; every checkpoint inside the block gets the
-    totals at that episode (``acc + j gap`` for its j-th episode of the block)."""
+def record_block(rec, kb, m, k1, gap, aux):
+    """Episodes of the block kb..kb+m-1 (0-based) of one policy, up to episode k1 - 1, into the
+    recorder (see :func:`privrl.rl.engine.record`): each episode adds ``gap`` to the regret,
+    ``aux`` to the diagnostic and one PAC mistake per alpha < gap. Every checkpoint up to k1 gets
+    the totals at its episode (``acc + j gap`` for the block's j-th episode); the totals ``acc``
+    advance once the block is complete (k1 = kb + m), by ``m gap``. So a block recorded in pieces
+    (a run in chunks) writes the same numbers, bit for bit, as in one piece."""
     ckpts, alphas, cum, auxo, mist, acc, cursor = rec
     J = alphas.shape[0]
     c = cursor[0]
-    while c < ckpts.shape[0] and ckpts[c] <= k + n:
-        j = ckpts[c] - k
+    while c < ckpts.shape[0] and ckpts[c] <= k1:
+        j = ckpts[c] - kb
         cum[c] = acc[0] + j * gap
         auxo[c] = acc[1] + j * aux
         for i in range(J):
             mist[c, i] = np.int64(acc[2 + i]) + (j if gap > alphas[i] else 0)
         c += 1
     cursor[0] = c
-    acc[0] += n * gap
-    acc[1] += n * aux
-    for i in range(J):
-        if gap > alphas[i]:
-            acc[2 + i] += n
+    if k1 == kb + m:
+        acc[0] += m * gap
+        acc[1] += m * aux
+        for i in range(J):
+            if gap > alphas[i]:
+                acc[2 + i] += m
