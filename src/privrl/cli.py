@@ -15,6 +15,7 @@ import inspect
 import math
 import os
 import sys
+import warnings
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -204,7 +205,11 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
     config = _read_design(args.configfile)
     table = cost.load_table(args.table)
-    costs = cost.estimate_cost(config, table)
+    with warnings.catch_warnings(record=True) as caught:  # unmeasured agents: planned, one line each
+        warnings.simplefilter("always")
+        costs = cost.estimate_cost(config, table)
+    for w in caught:
+        print(f"privrl estimate: warning: {w.message}", file=sys.stderr)
     summary = cost.summarize(costs)
     cpus = ", ".join(sorted(set(table["cpu"].astype(str))))
     dates = ", ".join(sorted(set(table["date"].astype(str))))

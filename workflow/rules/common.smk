@@ -213,7 +213,8 @@ def shard_minutes(w, attempt):
     """SLURM runtime limit of a shard (minutes): the measured-throughput estimate (privrl.cost)
     x 1.5 + 5 min, doubled on every retry (the profile's retries: 2)."""
     sh = SHARDS[w.digest]
-    est_s = cost.shard_seconds(sh["key"]["agent"], sh["env"], sh["key"]["episodes"], len(sh["seeds"]))
+    est_s = cost.shard_seconds(sh["key"]["agent"], sh["env"], sh["key"]["episodes"], len(sh["seeds"]),
+                               params=sh["key"]["params"], simulation=sh["key"].get("simulation", "episode"))
     return int(math.ceil((1.5 * est_s / 60 + 5) * 2 ** (attempt - 1)))
 
 
