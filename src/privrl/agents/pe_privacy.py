@@ -36,9 +36,9 @@ from privrl.mechanisms.privatizer import (
     SHUFFLE_BITSUM,
     bitsum_tau,
     door,
+    laplace_sum_release,
     postprocess_counts,
 )
-from privrl.mechanisms.laplace_sum import laplace_sum_release
 
 # the privatizer door restricted to the kinds SDP-PE uses (numba compiles only those)
 _DOOR = door("none", "central-tree", "local-laplace", "shuffle-bitsum")
