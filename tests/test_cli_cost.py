@@ -110,7 +110,7 @@ def test_cost_is_overhead_plus_seeds_times_line_times_size_ratio():
     config = _design({"small": {"name": "riverswim", "params": {"S": 6, "H": 20}},
                       "big": {"name": "riverswim", "params": {"S": 12, "H": 20}}},
                      episodes=10_000, seeds=3, cells=[{"agent": "ucbvi"}])
-    raw = cost.estimate_cost(config, table, overhead_s=2.0)
+    raw = cost.estimate_cost(config, table, overhead_s=2.0, seed_overhead_s=0.0)
     assert list(raw.columns[:len(cost.COST_COLUMNS)]) == list(cost.COST_COLUMNS)
     df = raw.set_index("env")
     per_seed = 5e-4 * 10_000 + 0.5

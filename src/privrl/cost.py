@@ -5,9 +5,9 @@ instance (env, S, A, H) and per K, the episodes x seeds / s on one core. A cell'
 shards of ``seeds_per_job`` (config; default 10), one run job each (:func:`privrl.run.seed_shards`),
 so the model of a cell is
 
-    est_cpu_s = jobs * JOB_OVERHEAD_S + seeds * t(K) * scale,   jobs = ceil(seeds / seeds_per_job)
+    est_cpu_s = jobs * JOB_OVERHEAD_S + seeds * (t(K) + SEED_OVERHEAD_S),   jobs = ceil(seeds / seeds_per_job)
 
-and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * t(K) * scale``.
+and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * (t(K) + SEED_OVERHEAD_S)``.
 
 * ``t(K)``: one seed's CPU seconds at K episodes, fitted through the agent's measured points
   ``t_i = K_i / episodes_per_s_i`` on one instance (least squares; a negative coefficient is
@@ -58,6 +58,9 @@ DEFAULT_SEEDS_PER_JOB = 10  # seeds per run job when the config sets no seeds_pe
 
 TABLE = Path(__file__).with_name("throughput.csv")
 JOB_OVERHEAD_S = 1.2
+#: the runner's own cost per seed beyond the kernel (recorder, the seed's DataFrame): 0.9 ms CPU
+#: measured for run_seed at K = 1 (Intel Xeon); decisive only for aggregate-simulation cells
+SEED_OVERHEAD_S = 0.0009
 COST_COLUMNS = ("experiment", "env", "cell", "agent", "episodes", "seeds", "est_cpu_s")
 
 
@@ -252,17 +255,18 @@ def _cached_table() -> pd.DataFrame:
 
 def shard_seconds(agent: str, env: tuple[str, Mapping[str, Any]], K: int, n_seeds: int,
                   overhead_s: float = JOB_OVERHEAD_S, params: Mapping[str, Any] | None = None,
-                  simulation: str = "episode") -> float:
+                  simulation: str = "episode", seed_overhead_s: float = SEED_OVERHEAD_S) -> float:
     """Expected CPU s of one run job of ``n_seeds`` seeds (a shard) of ``agent`` (with ``params``,
     under ``simulation``) on env spec (name, params) at K (the SLURM runtime limits start from it)."""
     name, env_params = env
     S, A, H = _dims(name, env_params)
     variant = variant_of(params or {}, simulation)
-    return overhead_s + n_seeds * seed_seconds(_cached_table(), agent, name, S, A, H, int(K), variant)[0]
+    return overhead_s + n_seeds * (seed_seconds(_cached_table(), agent, name, S, A, H, int(K), variant)[0]
+                                   + seed_overhead_s)
 
 
 def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
-                  overhead_s: float = JOB_OVERHEAD_S) -> pd.DataFrame:
+                  overhead_s: float = JOB_OVERHEAD_S, seed_overhead_s: float = SEED_OVERHEAD_S) -> pd.DataFrame:
     """One row per cell: COST_COLUMNS plus its run jobs (shards), the longest job's CPU s and the
     instance and throughput used.
 
@@ -281,6 +285,7 @@ def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
         name, S, A, H = dims[cell.experiment, cell.env]
         K, seeds = int(exp["episodes"]), int(exp["seeds"])
         per_seed, m, scale = seed_seconds(table, cell.agent, name, S, A, H, K, variant_of(cell.params, cell.simulation))
+        per_seed += seed_overhead_s
         jobs = -(-seeds // per_job)
         out.append({"experiment": cell.experiment, "env": cell.env, "cell": cell.cell, "agent": cell.agent,
                     "episodes": K, "seeds": seeds, "est_cpu_s": jobs * overhead_s + seeds * per_seed, "jobs": jobs,
