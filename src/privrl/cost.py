@@ -179,7 +179,8 @@ def measured_agent(table: pd.DataFrame, agent: str, variant: str = "") -> tuple[
                                                  or REGISTRY[a].privacy_model != spec.privacy_model,
                                                  REGISTRY[a].privacy_model != spec.privacy_model, a != "ucbvi", a))
         if not ranked:
-            raise ValueError("the throughput table has no row of a registered agent; run bench/agent_throughput.py --write")
+            raise ValueError("the throughput table has no row of a registered agent; "
+                             "run bench/agent_throughput.py --write")
         fallback = (ranked[0], "")
     if (agent, variant) not in _NEAREST_AGENT_WARNED:
         _NEAREST_AGENT_WARNED.add((agent, variant))

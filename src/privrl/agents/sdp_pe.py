@@ -104,8 +104,8 @@ def _set_policy(pols, i, pi):
 
 # Where the run stands, pos int64[8]: stage b, phase (PH_STAGE: stage b not started; PH_CRUDE /
 # PH_FINE: playing layer h of crude / fine exploration), layer h, block (x A + a) of the layer,
-# episodes left in the block, episodes played, policies still active, the block's size once its
-# statistics are drawn (aggregate simulation only, else 0: privrl.agents.sdp_pe_aggregate). fv float64[1]: aux.
+# episodes left in the block, episodes played, policies still active, the block's size once drawn
+# (aggregate simulation only, else 0: privrl.agents.sdp_pe_aggregate). fv float64[1]: aux.
 P_B, P_PHASE, P_H, P_BLK, P_LEFT, P_K, P_ACTIVE, P_DRAWN = 0, 1, 2, 3, 4, 5, 6, 7
 PH_STAGE, PH_CRUDE, PH_FINE = 0, 1, 2
 
@@ -323,7 +323,7 @@ FULL_ORDER = ("epsilon", "beta", "delta", "C", "C1", "max_policies")
 PLACEHOLDERS = {"epsilon": 1.0, "beta": 0.5}  # unused by the presets that lack them
 
 
-def _checked(code: int, keys: tuple, episodes_kernel=None):
+def _checked(code: int, keys: tuple, episodes_kernel=run_episodes):
     """Python front doors of a preset, (init_state, run_episodes): refuse too-large instances up
     front, then call the njit kernels with FULL_ORDER plus the privatizer code. ``episodes_kernel``:
     another kernel with :func:`run_episodes`' signature (the aggregate simulation's ``run_blocks``).
@@ -344,10 +344,8 @@ def _checked(code: int, keys: tuple, episodes_kernel=None):
         check_enumerable(H, S, A, p[MAXPOL])
         return init_state(env, p, K)
 
-    kernel = run_episodes if episodes_kernel is None else episodes_kernel
-
     def preset_run_episodes(env, params, K, k0, k1, rng, rec, state):
-        kernel(env, full(params), K, k0, k1, rng, rec, state, np.int64(code))
+        episodes_kernel(env, full(params), K, k0, k1, rng, rec, state, np.int64(code))
     return preset_init_state, preset_run_episodes
 
 
