@@ -44,9 +44,15 @@ measures one).
 measurements are ratios taken in one run on one machine. ``--json FILE`` saves the measured
 rates (used by ``--before-src``).
 
-``--write`` saves the measured table as src/privrl/throughput.csv (columns agent, env, S, A,
-H, K, episodes_per_s, cpu, date), read by privrl.cost: there the *median* round's rate (what a
-job should expect), where the printed ratios use each agent's fastest round. The floor pairs the
+``--write`` saves the measured table as src/privrl/throughput.csv (columns agent, variant, env,
+S, A, H, K, episodes_per_s, cpu, date), read by privrl.cost: there the *median* round's rate (what
+a job should expect), where the printed ratios use each agent's fastest round. Rows of variant
+``noise-off`` are the agent's noise-off twin (``noise = 0``, measured as its own agent); rows of
+variant ``aggregate`` the policy-elimination agents in aggregate simulation at K = 1e8, 1e10,
+1e12 (privrl.agents.simulation), on the garnets the design runs them on (ELIMINATION_INSTANCES,
+episode by episode too). ``--agents NAME ...`` measures only those agents (UCBVI too, for the
+ratios) and ``--write`` then replaces only their rows in the table (a new agent needs no
+re-bench of all). The floor pairs the
 fastest draw loop with UCBVI's fastest round: an estimate of the same kind as the ratios.
 """
 from __future__ import annotations
@@ -66,7 +72,7 @@ import pandas as pd
 from numba import njit
 
 from privrl import io
-from privrl.agents import REGISTRY
+from privrl.agents import REGISTRY, simulation
 from privrl.mechanisms.laplace import laplace_unit
 from privrl.rl import engine, envs, seeding
 
@@ -75,6 +81,13 @@ INSTANCES = {  # env name, params
     "riverswim S=2 H=3": ("riverswim", {"S": 2, "H": 3}),
     "garnet S=3 A=2 b=2 H=4": ("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}),
 }
+#: the instances the design runs the policy-elimination agents on (Bai et al. Table I and the scaling garnet)
+ELIMINATION_INSTANCES = {
+    "garnet S=2 A=2 b=2 H=1": ("garnet", {"S": 2, "A": 2, "branching": 2, "H": 1, "seed": 1}),
+    "garnet S=2 A=2 b=2 H=3": ("garnet", {"S": 2, "A": 2, "branching": 2, "H": 3, "seed": 1}),
+    "garnet S=3 A=2 b=2 H=4": ("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}),
+}
+AGGREGATE_K = (10**8, 10**10, 10**12)
 NOISE_FREE_TWIN = {"sdp-pe": ("pe", {}), "sdp-pe-jdp": ("pe", {}), "sdp-pe-ldp": ("pe", {}), "rlsvi": ("ucbvi", {})}
 DRAW_KIND = {"central-tree": "laplace", "local-laplace": "laplace", "shuffle-bitsum": "bernoulli",
              "shuffle-rr": "bernoulli"}
@@ -116,17 +129,22 @@ def _params(name: str) -> dict:
     return {"epsilon": 1.0} if "epsilon" in REGISTRY[name].defaults else {}
 
 
-def measure(name: str, params: dict, mdp, K: int, min_cpu: float) -> tuple[float, float]:
+def measure(name: str, params: dict, mdp, K: int, min_cpu: float, sim: str = "episode") -> tuple[float, float]:
     """(episodes x seeds / CPU s, RNG words per episode of seed 0) of one agent at K episodes."""
     spec = REGISTRY[name]
+    init, episodes = simulation.kernels(name, sim)
     env = engine.env_arrays(mdp)
     pv = spec.param_vector(params)
-    spec.kernel(env, pv, 50, seeding.generator("bench", name, 999), engine.new_recorder(50, np.array([0.1])))
+
+    def kernel(K, rng):
+        K = np.int64(K)
+        episodes(env, pv, K, np.int64(0), K, rng, engine.new_recorder(int(K), np.array([0.1])), init(env, pv, K))
+    kernel(50, seeding.generator("bench", name, 999))
     done, words, t0 = 0, 0.0, time.process_time()
     while True:
         rng = seeding.generator("bench", name, done)
         before = rng.bit_generator.state
-        spec.kernel(env, pv, K, rng, engine.new_recorder(K, np.array([0.1])))
+        kernel(K, rng)
         if done == 0:
             words = pcg_distance(before, rng.bit_generator.state) / K
         done += 1
@@ -198,7 +216,7 @@ def twin_of(name: str) -> tuple[str, dict] | None:
     return NOISE_FREE_TWIN.get(name)
 
 
-def best_of(names: list[str], mdp, k_grid: list[int], min_cpu: float, repeat: int
+def best_of(names: list, mdp, k_grid: list[int], min_cpu: float, repeat: int
             ) -> tuple[dict[tuple[str, int], tuple[float, float]], dict[tuple[str, int], float], dict[str, str]]:
     """Measure every agent in ``repeat`` rounds, each round measuring every agent once in turn (a
     slowdown of the shared machine then hits one round of every agent, not every round of one).
@@ -206,17 +224,19 @@ def best_of(names: list[str], mdp, k_grid: list[int], min_cpu: float, repeat: in
     Returns {(agent, K): (fastest round's rate, RNG words per episode)} -- the least disturbed
     round, for the ratios -- {(agent, K): median rate} -- what a job should expect, for
     ``--write`` (privrl.cost's time limits) -- and {agent: why} for agents that refuse the instance.
+    An entry of ``names`` is an agent name or (key, agent, params, simulation) (a variant).
     """
     rounds: dict[tuple[str, int], list[float]] = {}
     words: dict[tuple[str, int], float] = {}
     refused: dict[str, str] = {}
     for _ in range(repeat):
-        for name in names:
+        for entry in names:
+            name, agent, params, sim = (entry, entry, _params(entry), "episode") if isinstance(entry, str) else entry
             if name in refused:
                 continue
             try:
                 for K in k_grid:
-                    rate, w = measure(name, _params(name), mdp, K, min_cpu)
+                    rate, w = measure(agent, params, mdp, K, min_cpu, sim)
                     rounds.setdefault((name, K), []).append(rate)
                     words.setdefault((name, K), w)
             except ValueError as exc:
@@ -238,6 +258,32 @@ def run_before(args) -> dict[str, float]:
         return json.loads(out.read_text())
 
 
+def elimination_rows(names: list[str], args, cpu: str, date: str) -> list[dict]:
+    """The policy-elimination agents on the garnets the design runs them on: episode by episode at
+    ``--k-grid`` and in aggregate simulation at AGGREGATE_K (median rounds), printed as CPU s per seed."""
+    rows = []
+    for inst, (env_name, env_params) in ELIMINATION_INSTANCES.items() if names else ():
+        mdp = envs.make(env_name, **env_params)
+        entries = [(f"{n}/aggregate", n, _params(n), "aggregate") for n in names]
+        print(f"\n# {inst}: CPU s per seed, episode by episode at K = {', '.join(f'{k:g}' for k in args.k_grid)}; "
+              f"aggregate simulation at K = {', '.join(f'{k:.0e}' for k in AGGREGATE_K)}")
+        if inst not in INSTANCES:
+            _, ep_median, _ = best_of(names, mdp, args.k_grid, args.min_cpu, args.repeat)
+        _, agg_median, _ = best_of(entries, mdp, list(AGGREGATE_K), args.min_cpu, args.repeat)
+        for n in names:
+            line = f"{n:19s}"
+            if inst not in INSTANCES:
+                rows += [{"agent": n, "variant": "", "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H, "K": K,
+                          "episodes_per_s": round(ep_median[n, K], 1), "cpu": cpu, "date": date} for K in args.k_grid]
+                line += " " + " ".join(f"{K / ep_median[n, K]:10.4f}" for K in args.k_grid)
+            rows += [{"agent": n, "variant": "aggregate", "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H, "K": K,
+                      "episodes_per_s": round(agg_median[f"{n}/aggregate", K], 1), "cpu": cpu, "date": date}
+                     for K in AGGREGATE_K]
+            print(line + "  aggregate: " + " ".join(f"{K / agg_median[f'{n}/aggregate', K]:9.5f}" for K in AGGREGATE_K),
+                  flush=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -245,7 +291,10 @@ def main() -> None:
     ap.add_argument("--min-cpu", type=float, default=0.3, help="CPU seconds per measurement (at least one seed)")
     ap.add_argument("--repeat", type=int, default=3,
                     help="rounds over all agents; each agent's fastest round is kept (and the fastest draw loop)")
-    ap.add_argument("--write", action="store_true", help=f"save the table as {TABLE}")
+    ap.add_argument("--write", action="store_true",
+                    help=f"save the table as {TABLE} (with --agents: replace only those agents' rows)")
+    ap.add_argument("--agents", nargs="+", choices=sorted(REGISTRY), metavar="NAME",
+                    help="measure only these agents (and ucbvi, the ratios' unit)")
     ap.add_argument("--json", type=Path, help="save the measured rates as JSON ({instance|agent|K: rate})")
     ap.add_argument("--before-src", type=Path,
                     help="first measure the privrl package under this src dir (the code before a change)")
@@ -260,6 +309,7 @@ def main() -> None:
     rows = []
     rates: dict[str, float] = {}
     Kmax = max(args.k_grid)
+    selected = set(args.agents or REGISTRY)
     for inst, (env_name, env_params) in INSTANCES.items():
         mdp = envs.make(env_name, **env_params)
         print(f"\n# {inst}   episodes x seeds / s / core at K = {', '.join(f'{k:g}' for k in args.k_grid)}; "
@@ -268,15 +318,22 @@ def main() -> None:
               + f" {'x UCBVI':>8s}" + (f" {'before':>7s} {'speedup':>7s}" if before else "")
               + f" {'target':>11s} {'ns/ep':>8s} {'draws/ep':>9s} {'kind':>9s} {'floor ns/ep':>11s} {'floor %':>7s}"
               + f" {'floor xU':>8s} {'rest xU':>8s} {'x floor':>7s}")
-        names = ["ucbvi"] + sorted(n for n in REGISTRY if n != "ucbvi")
-        measured, median, refused = best_of(names, mdp, args.k_grid, args.min_cpu, args.repeat)
+        names = ["ucbvi"] + sorted(n for n in selected if n != "ucbvi")
+        twins = [(f"{n}/noise-off", n, {**_params(n), "noise": 0.0}, "episode") for n in names
+                 if "noise" in REGISTRY[n].defaults and n in selected]
+        measured, median, refused = best_of(names + twins, mdp, args.k_grid, args.min_cpu, args.repeat)
+        for key, tw_name, _p, _s in twins:
+            if key not in refused:
+                rows += [{"agent": tw_name, "variant": "noise-off", "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H,
+                          "K": K, "episodes_per_s": round(median[key, K], 1), "cpu": cpu, "date": date}
+                         for K in args.k_grid]
         for name in names:
             spec = REGISTRY[name]
             if name in refused:  # an agent that refuses this instance (policy enumeration)
                 print(f"{name:19s} {spec.privacy_model:7s} refused: {refused[name][:70]}")
                 continue
-            for K in args.k_grid:
-                rows.append({"agent": name, "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H, "K": K,
+            for K in args.k_grid if name in selected else ():
+                rows.append({"agent": name, "variant": "", "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H, "K": K,
                              "episodes_per_s": round(median[name, K], 1), "cpu": cpu, "date": date})
             rate, words = measured[name, Kmax]
             ns_ep = 1e9 / rate
@@ -301,14 +358,20 @@ def main() -> None:
             print(line + floor_cols, flush=True)
         for (name, K), (rate, _w) in measured.items():
             rates[f"{inst}|{name}|{K}"] = rate
+    rows += elimination_rows(sorted(selected & set(simulation.AGGREGATE)), args, cpu, date)
     print("\n# target: ok = x UCBVI within the target; MISS(floor) = missed, but the noise floor alone (floor xU) "
           "exceeds the target and the rest of the agent's time (rest xU = x UCBVI - floor xU) is within it; "
           "MISS = otherwise")
     if args.json:
         args.json.write_text(json.dumps(rates, indent=0))
     if args.write:
-        io.write_csv(TABLE, pd.DataFrame(rows))
-        print(f"\nwrote {TABLE} ({len(rows)} rows)")
+        new = pd.DataFrame(rows)
+        if args.agents and TABLE.exists():  # keep every other agent's rows
+            old = pd.read_csv(TABLE)
+            old = old.assign(variant=old["variant"].fillna("") if "variant" in old else "")
+            new = pd.concat([old[~old["agent"].isin(selected)], new], ignore_index=True)
+        io.write_csv(TABLE, new[["agent", "variant", "env", "S", "A", "H", "K", "episodes_per_s", "cpu", "date"]])
+        print(f"\nwrote {TABLE} ({len(new)} rows; measured now: {len(rows)})")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import inspect
 import math
 import os
 import sys
+import warnings
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -192,6 +193,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         args.env_stream = None
     env_params = check_env_params(args.env, split_assignments(args.env_param, "--env-param"))
     params = check_agent_params(args.agent, split_assignments(args.param, "--param"))
+    from privrl.agents import simulation
+
+    try:
+        simulation.check(args.agent, args.simulation)
+    except ValueError as exc:
+        raise UsageError(f"--simulation: {exc}") from None
     if args.out is not None and args.out.suffix != ".parquet":
         raise UsageError(f"--out: {str(args.out)!r} must end in .parquet (the run info goes next to it as .json)")
     try:
@@ -208,7 +215,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                    setting=args.stream[1], n_checkpoints=args.n_checkpoints,
                    on_seed=prog.on_seed if prog else None, on_chunk=prog.on_chunk if prog else None,
                    chunk_episodes=args.chunk_episodes, chunk_seconds=chunk_s, state_dir=args.state_dir,
-                   env_stream=args.env_stream)
+                   env_stream=args.env_stream, simulation=args.simulation)
     for seed, k in info.get("resumed_from", {}).items():
         print(f"resumed seed {seed} from episode {k} (state in {args.state_dir})")
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -264,6 +271,7 @@ def _pipeline_cell(args: argparse.Namespace) -> None:
     args.seeds = args.seeds or len(experiments.seeds_of(config, args.experiment))
     args.stream, args.n_checkpoints = (c.experiment, c.setting), int(config.get("n_checkpoints", 120))
     args.env_stream = env if exps[args.experiment].get("common_random_numbers") else None
+    args.simulation = c.simulation
 
 
 def _read_design(configfile: Path) -> dict:
@@ -295,7 +303,11 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 
     config = _read_design(args.configfile)
     table = cost.load_table(args.table)
-    costs = cost.estimate_cost(config, table)
+    with warnings.catch_warnings(record=True) as caught:  # unmeasured agents: planned, one line each
+        warnings.simplefilter("always")
+        costs = cost.estimate_cost(config, table)
+    for w in caught:
+        print(f"privrl estimate: warning: {w.message}", file=sys.stderr)
     summary = cost.summarize(costs)
     cpus = ", ".join(sorted(set(table["cpu"].astype(str))))
     dates = ", ".join(sorted(set(table["date"].astype(str))))
@@ -390,6 +402,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --state-dir: save the state every N episodes (0 = off; results are identical)")
     r.add_argument("--chunk-minutes", type=_nonnegative_float, default=0.0, metavar="M",
                    help="with --state-dir: save the state about every M minutes (0 = off)")
+    r.add_argument("--simulation", choices=("episode", "aggregate"), default="episode",
+                   help="episode by episode (the reference) or aggregate: a block of a fixed policy drawn at "
+                        "once, exactly in law (sdp-pe, sdp-pe-jdp, sdp-pe-ldp, pe)")
     r.set_defaults(fn=_cmd_run)
     e = sub.add_parser("estimate", help="expected CPU and wall time of a design, from the measured throughput",
                        description="Expected CPU time per experiment of a design (overlays resolved), from the "

@@ -5,25 +5,36 @@ instance (env, S, A, H) and per K, the episodes x seeds / s on one core. A cell'
 shards of ``seeds_per_job`` (config; default 10), one run job each (:func:`privrl.run.seed_shards`),
 so the model of a cell is
 
-    est_cpu_s = jobs * JOB_OVERHEAD_S + seeds * t(K) * scale,   jobs = ceil(seeds / seeds_per_job)
+    est_cpu_s = jobs * JOB_OVERHEAD_S + seeds * (t(K) + SEED_OVERHEAD_S),   jobs = ceil(seeds / seeds_per_job)
 
-and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * t(K) * scale``.
+and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * (t(K) + SEED_OVERHEAD_S)``.
 
-* ``t(K) = a K + b``: one seed's CPU seconds at K episodes, the least-squares line through the
-  agent's measured points ``t_i = K_i / episodes_per_s_i`` on the instance used. ``a`` is the
-  per-episode cost; ``b`` the per-seed cost that does not grow with K (the policy-elimination
-  agents' stage work: their per-episode cost falls ~4x from K = 1e4 to 1e5). ``b`` is clipped
-  at 0; with one measured K, ``t = K / episodes_per_s``.
-* ``scale = size(cell) / size(measured)``, ``size = H * S * A * S``: the planning agents'
-  per-episode work is a backward induction over (h, s, a, s') (optimistic or perturbed value
-  iteration, exact policy evaluation) and a noisy count update of the same (h, s, a, s')
-  counters, so cost ~ H S A S. The measured instance used is the agent's nearest in
-  |log size| (an exact (env, S, A, H) match first). For the policy-elimination agents (pe,
-  sdp-pe*) the rule is only a placeholder: their cost follows the A^(S H) policies, and the
-  design runs them on the measured garnet only (scale 1).
+* ``t(K)``: one seed's CPU seconds at K episodes, fitted through the agent's measured points
+  ``t_i = K_i / episodes_per_s_i`` on one instance (least squares; a negative coefficient is
+  dropped and the rest refitted), with terms by kind of agent (:func:`cost_terms`):
+  ``a K + b`` for the planning agents (``b``: per-seed set-up); ``a K + c B(K)`` for the
+  policy-elimination agents (pe, sdp-pe*: ``B(K)`` stages of Bai et al. Alg. 1, each an
+  enumeration over the A^(S H) policies -- their per-episode cost falls ~4x from K = 1e4 to
+  1e5 because this stage work, not a per-seed constant, dominates at small K); ``b + c B(K)``
+  for a cell in aggregate simulation (:mod:`privrl.agents.simulation`: a stage's ~2 H S A
+  blocks cost the same whatever K). Noise-off twins (``noise: 0``) and aggregate cells are
+  priced from their own measured rows (column ``variant``: ``noise-off``, ``aggregate``).
+* instance size ``size = H * S * A * S``: an episode's backward induction and count update run
+  over (h, s, a, s'). The per-episode cost is ``a(size) = a0 + a1 size``, a fixed part (the
+  runner's recorder, generator calls, policy evaluation cache) plus a per-(h, s, a, s') part,
+  fitted through the agent's per-instance ``a`` on >= 2 measured sizes (else proportional to
+  size from the one measured). The other terms come from the nearest measured instance (an
+  exact (env, S, A, H) match first, then |log size|), scaled by ``size`` (per-seed set-up) or by
+  the policy enumeration's ``A^(S H) H^2 S^2 A`` (stage work) when the instance differs.
+* an agent with no measured row is priced from the nearest measured agent (same privatizer
+  and model first, then same model, then ucbvi) with a warning -- never refused, so a new agent
+  can run before a re-bench (``bench/agent_throughput.py --agents NAME --write``).
 * ``JOB_OVERHEAD_S``: python start, imports and the numba cache load of one run job, measured
   as 1.1-1.3 CPU s (``python -c 'from privrl import run; run.run(agent, ..., K=1)'``); tiny
   jobs in the Snakemake benchmarks of a smoke run take 0.95-1.0 CPU s.
+
+The check: ``bench/cost_check.py`` runs 14 cells (every kind of term, measured and unmeasured
+instances, twins, aggregate cells) and prints each estimate over its measured CPU time.
 
 The workflow around the runs (:func:`workflow_jobs`), measured by ``bench/startup_compile.py``
 and a smoke run's benchmarks (Intel Xeon, 2026-11-25, a machine shared with other work; CPU
@@ -43,6 +54,7 @@ from __future__ import annotations
 import functools
 import heapq
 import math
+import warnings
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -55,6 +67,9 @@ DEFAULT_SEEDS_PER_JOB = 10  # seeds per run job when the config sets no seeds_pe
 
 TABLE = Path(__file__).with_name("throughput.csv")
 JOB_OVERHEAD_S = 1.2
+#: the runner's own cost per seed beyond the kernel (recorder, the seed's DataFrame): 0.9 ms CPU
+#: measured for run_seed at K = 1 (Intel Xeon); decisive only for aggregate-simulation cells
+SEED_OVERHEAD_S = 0.0009
 COST_COLUMNS = ("experiment", "env", "cell", "agent", "episodes", "seeds", "est_cpu_s")
 
 
@@ -100,8 +115,19 @@ def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) ->
     return np.concatenate([runs, other]), parts
 
 
+VARIANT_NOISE_OFF, VARIANT_AGGREGATE = "noise-off", "aggregate"
+
+
 def load_table(path: str | Path = TABLE) -> pd.DataFrame:
-    return pd.read_csv(path)
+    return with_variant(pd.read_csv(path))
+
+
+def with_variant(table: pd.DataFrame) -> pd.DataFrame:
+    """The table with its ``variant`` column ('' where absent: a table of plain agents only)."""
+    if "variant" in table.columns and table["variant"].dtype == object and not table["variant"].isna().any():
+        return table
+    old = table["variant"] if "variant" in table.columns else pd.Series("", index=table.index)
+    return table.assign(variant=old.fillna("").astype(str))
 
 
 def instance_size(S: int, A: int, H: int) -> int:
@@ -114,6 +140,58 @@ def _dims(name: str, params: Mapping[str, Any]) -> tuple[int, int, int]:
 
     mdp = envs.make(name, **dict(params))
     return mdp.S, mdp.A, mdp.H
+
+
+def policy_work(S: int, A: int, H: int) -> float:
+    """The scaling unit of one policy-elimination stage: A^(S H) policies x H^2 S^2 A."""
+    return float(A) ** (S * H) * H * H * S * S * A
+
+
+def n_stages(K: int) -> int:
+    """Stages B(K) of Bai et al. Alg. 1 (privrl.agents.sdp_pe.stage_schedule): the first b with
+    2 (2^(b+1) - 2) >= K."""
+    b = 1
+    while 2 * ((1 << (b + 1)) - 2) < K:
+        b += 1
+    return b
+
+
+def variant_of(params: Mapping[str, Any], simulation: str = "episode") -> str:
+    """The table variant pricing a cell: aggregate simulation, a noise-off twin, or '' (the agent)."""
+    if simulation == VARIANT_AGGREGATE:
+        return VARIANT_AGGREGATE
+    return VARIANT_NOISE_OFF if float(params.get("noise", 1.0)) == 0.0 else ""
+
+
+def cost_terms(agent: str, variant: str) -> tuple[str, str]:
+    """The two terms of one seed's t(K) besides each other: ("K", "1") planning agents,
+    ("K", "B") policy elimination, ("1", "B") aggregate simulation (module docstring)."""
+    if variant == VARIANT_AGGREGATE:
+        return "1", "B"
+    from privrl.agents import simulation
+
+    simulation.check(agent, "episode")  # loads the agents (and their aggregate registrations)
+    return ("K", "B") if agent in simulation.AGGREGATE else ("K", "1")
+
+
+def _feature(term: str, K: np.ndarray) -> np.ndarray:
+    return {"K": K, "1": np.ones_like(K), "B": np.array([n_stages(int(k)) for k in K], float)}[term]
+
+
+def fit_terms(rows: pd.DataFrame, terms: tuple[str, str] = ("K", "1")) -> dict[str, float]:
+    """{term: coefficient >= 0} of t(K) through the measured rows of one instance (least squares;
+    a negative coefficient dropped and the rest refitted; one K: the first term alone)."""
+    K = rows["K"].to_numpy(float)
+    t = K / rows["episodes_per_s"].to_numpy(float)
+    live = list(terms) if np.unique(K).size >= 2 else [terms[0]]
+    while True:
+        X = np.column_stack([_feature(term, K) for term in live])
+        coef = np.linalg.lstsq(X, t, rcond=None)[0]
+        if (coef >= 0).all() or len(live) == 1:
+            out = {term: 0.0 for term in terms}
+            out.update({term: max(float(c), 0.0) for term, c in zip(live, coef)})
+            return out
+        live = [term for term, c in zip(live, coef) if c >= 0] or [terms[0]]
 
 
 def seed_cost_line(rows: pd.DataFrame) -> tuple[float, float]:
@@ -131,11 +209,45 @@ def seed_cost_line(rows: pd.DataFrame) -> tuple[float, float]:
     return float(a), float(b)
 
 
-def nearest_instance(table: pd.DataFrame, agent: str, env: str, S: int, A: int, H: int) -> pd.DataFrame:
-    """The agent's measured rows on its nearest instance (exact match first, then |log size|)."""
-    rows = table[table["agent"] == agent]
-    if rows.empty:
-        raise ValueError(f"agent {agent!r} has no row in the throughput table; run bench/agent_throughput.py --write")
+_NEAREST_AGENT_WARNED: set = set()
+
+
+def measured_agent(table: pd.DataFrame, agent: str, variant: str = "") -> tuple[str, str]:
+    """(agent, variant) whose rows price ``agent``'s ``variant``: its own, else the agent's plain
+    rows (a variant not measured), else the nearest measured agent -- same privatizer and privacy
+    model, then same model, then ucbvi (warned once, never refused)."""
+    table = with_variant(table)
+    have = set(zip(table["agent"], table["variant"]))
+    if (agent, variant) in have:
+        return agent, variant
+    fallback = (agent, "") if (agent, "") in have else None
+    if fallback is None:
+        from privrl.agents import REGISTRY, get
+
+        spec = get(agent)
+        measured = sorted({a for a, v in have if v == "" and a in REGISTRY})
+        ranked = sorted(measured, key=lambda a: (REGISTRY[a].privatizer != spec.privatizer
+                                                 or REGISTRY[a].privacy_model != spec.privacy_model,
+                                                 REGISTRY[a].privacy_model != spec.privacy_model, a != "ucbvi", a))
+        if not ranked:
+            raise ValueError("the throughput table has no row of a registered agent; "
+                             "run bench/agent_throughput.py --write")
+        fallback = (ranked[0], "")
+    if (agent, variant) not in _NEAREST_AGENT_WARNED:
+        _NEAREST_AGENT_WARNED.add((agent, variant))
+        warnings.warn(f"agent {agent!r}{' (' + variant + ')' if variant else ''} has no row in the throughput table; "
+                      f"priced as {fallback[0]!r} (run bench/agent_throughput.py --agents {agent} --write)",
+                      stacklevel=2)
+    return fallback
+
+
+def nearest_instance(table: pd.DataFrame, agent: str, env: str, S: int, A: int, H: int,
+                     variant: str = "") -> pd.DataFrame:
+    """The measured rows pricing ``agent`` (:func:`measured_agent`) on its nearest instance
+    (exact match first, then |log size|)."""
+    table = with_variant(table)
+    name, var = measured_agent(table, agent, variant)
+    rows = table[(table["agent"] == name) & (table["variant"] == var)]
     size = instance_size(S, A, H)
     best, best_key = None, None
     for key, grp in rows.groupby(["env", "S", "A", "H"], sort=True):
@@ -147,14 +259,45 @@ def nearest_instance(table: pd.DataFrame, agent: str, env: str, S: int, A: int, 
     return best
 
 
-def seed_seconds(table: pd.DataFrame, agent: str, env: str, S: int, A: int, H: int, K: int
+def _per_episode(rows: pd.DataFrame, terms: tuple[str, str], size: int, near: pd.Series) -> float:
+    """a(size) = a0 + a1 size through the per-instance a of >= 2 measured sizes (each >= 0), else
+    the nearest instance's a scaled by size."""
+    per = {}
+    for key, grp in rows.groupby(["S", "A", "H"]):
+        per.setdefault(instance_size(*key), []).append(fit_terms(grp, terms)["K"])
+    a_near = fit_terms(rows[(rows["env"] == near["env"]) & (rows["S"] == near["S"]) & (rows["A"] == near["A"])
+                            & (rows["H"] == near["H"])], terms)["K"]
+    size_near = instance_size(near["S"], near["A"], near["H"])
+    if size == size_near or len(per) < 2:
+        return a_near * size / size_near
+    x = np.array(sorted(per), float)
+    y = np.array([np.mean(per[k]) for k in sorted(per)])
+    a1, a0 = np.polyfit(x, y, 1)
+    if a1 < 0 or a0 < 0:
+        return a_near * size / size_near
+    return float(a0 + a1 * size)
+
+
+def seed_seconds(table: pd.DataFrame, agent: str, env: str, S: int, A: int, H: int, K: int, variant: str = ""
                  ) -> tuple[float, pd.Series, float]:
-    """(CPU s of one seed at K, the measured row used, scale) of ``agent`` on (env, S, A, H)."""
-    rows = nearest_instance(table, agent, env, S, A, H)
-    m = rows.iloc[0]
-    scale = instance_size(S, A, H) / instance_size(m["S"], m["A"], m["H"])
-    a, b = seed_cost_line(rows)
-    return (a * K + b) * scale, m, scale
+    """(CPU s of one seed at K, the measured row used, the cell's time over the nearest measured
+    instance's at the same K) of ``agent``'s ``variant`` on (env, S, A, H)."""
+    table = with_variant(table)
+    near = nearest_instance(table, agent, env, S, A, H, variant)
+    m = near.iloc[0]
+    name, var = m["agent"], m["variant"]
+    terms = cost_terms(name, var)
+    coef = fit_terms(near, terms)
+    exact = (m["env"], m["S"], m["A"], m["H"]) == (env, S, A, H)
+    size, size_m = instance_size(S, A, H), instance_size(m["S"], m["A"], m["H"])
+    scale_other = 1.0 if exact else (policy_work(S, A, H) / policy_work(m["S"], m["A"], m["H"])
+                                     if "B" in terms else size / size_m)
+    t_near = sum(coef[term] * _feature(term, np.array([float(K)]))[0] for term in terms)
+    t = sum(coef[term] * _feature(term, np.array([float(K)]))[0] * scale_other for term in terms if term != "K")
+    if "K" in terms:
+        rows = table[(table["agent"] == name) & (table["variant"] == var)]
+        t += K * (coef["K"] if exact else _per_episode(rows, terms, size, m))
+    return t, m, (t / t_near if t_near > 0 else 1.0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -163,16 +306,19 @@ def _cached_table() -> pd.DataFrame:
 
 
 def shard_seconds(agent: str, env: tuple[str, Mapping[str, Any]], K: int, n_seeds: int,
-                  overhead_s: float = JOB_OVERHEAD_S) -> float:
-    """Expected CPU s of one run job of ``n_seeds`` seeds (a shard) of ``agent`` on env spec
-    (name, params) at K (the SLURM profile's runtime limits start from it)."""
-    name, params = env
-    S, A, H = _dims(name, params)
-    return overhead_s + n_seeds * seed_seconds(_cached_table(), agent, name, S, A, H, int(K))[0]
+                  overhead_s: float = JOB_OVERHEAD_S, params: Mapping[str, Any] | None = None,
+                  simulation: str = "episode", seed_overhead_s: float = SEED_OVERHEAD_S) -> float:
+    """Expected CPU s of one run job of ``n_seeds`` seeds (a shard) of ``agent`` (with ``params``,
+    under ``simulation``) on env spec (name, params) at K (the SLURM runtime limits start from it)."""
+    name, env_params = env
+    S, A, H = _dims(name, env_params)
+    variant = variant_of(params or {}, simulation)
+    return overhead_s + n_seeds * (seed_seconds(_cached_table(), agent, name, S, A, H, int(K), variant)[0]
+                                   + seed_overhead_s)
 
 
 def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
-                  overhead_s: float = JOB_OVERHEAD_S) -> pd.DataFrame:
+                  overhead_s: float = JOB_OVERHEAD_S, seed_overhead_s: float = SEED_OVERHEAD_S) -> pd.DataFrame:
     """One row per cell: COST_COLUMNS plus its run jobs (shards), the longest job's CPU s and the
     instance and throughput used.
 
@@ -190,12 +336,14 @@ def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
             dims[cell.experiment, cell.env] = (name, *_dims(name, params))
         name, S, A, H = dims[cell.experiment, cell.env]
         K, seeds = int(exp["episodes"]), int(exp["seeds"])
-        per_seed, m, scale = seed_seconds(table, cell.agent, name, S, A, H, K)
+        per_seed, m, scale = seed_seconds(table, cell.agent, name, S, A, H, K, variant_of(cell.params, cell.simulation))
+        per_seed += seed_overhead_s
         jobs = -(-seeds // per_job)
         out.append({"experiment": cell.experiment, "env": cell.env, "cell": cell.cell, "agent": cell.agent,
                     "episodes": K, "seeds": seeds, "est_cpu_s": jobs * overhead_s + seeds * per_seed, "jobs": jobs,
                     "job_cpu_s": overhead_s + min(seeds, per_job) * per_seed,
-                    "measured_on": f"{m['env']} S={m['S']} A={m['A']} H={m['H']}", "scale": scale,
+                    "measured_on": f"{m['agent']}{'/' + m['variant'] if m['variant'] else ''} on {m['env']} "
+                                   f"S={m['S']} A={m['A']} H={m['H']}", "scale": scale,
                     "episodes_per_s": K / per_seed})
     return pd.DataFrame(out)
 

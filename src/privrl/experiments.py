@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from privrl.agents import get as get_agent
+from privrl.agents import simulation as simulations
 from privrl.config_files import OVERLAY_PROSE, deep_merge, did_you_mean  # noqa: F401 (re-exported)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
@@ -45,6 +46,9 @@ class Cell:
     params: Mapping[str, float] = field(default_factory=dict)
     label: str = ""
     tags: Mapping[str, Any] = field(default_factory=dict)
+    # "episode" (the reference) or "aggregate" (privrl.agents.simulation; not part of the cell id
+    # nor of the stream key, so a cell switched to aggregate keeps its name and its setting)
+    simulation: str = "episode"
 
     @property
     def setting(self) -> str:
@@ -151,14 +155,15 @@ def expand_cells(config: Mapping[str, Any], experiment: str) -> list[Cell]:
     out: list[Cell] = []
     seen: set[tuple[str, str]] = set()
 
-    def add(env_key, agent, params, label, tags, tag, twin=False):
+    def add(env_key, agent, params, label, tags, tag, twin=False, simulation="episode"):
         cid = cell_id(agent, params, tag)
         if (env_key, cid) in seen:
             if twin:
                 return
             raise ValueError(f"experiment {experiment!r}: cell {cid!r} declared twice for env {env_key!r}")
         seen.add((env_key, cid))
-        out.append(Cell(experiment, env_key, cid, agent, params, _label(label, params) if label else cid, tags))
+        out.append(Cell(experiment, env_key, cid, agent, params, _label(label, params) if label else cid, tags,
+                        simulation))
 
     for env_key, env_spec_ in exp["envs"].items():
         env = (env_spec_["name"], env_spec_.get("params", {}) or {})
@@ -166,12 +171,17 @@ def expand_cells(config: Mapping[str, Any], experiment: str) -> list[Cell]:
             agent = spec["agent"]
             defaults = get_agent(agent).defaults
             cell_sweep = spec.get("sweep") or sweep
+            try:
+                sim = simulations.check(agent, spec.get("simulation", simulations.EPISODE))
+            except ValueError as e:
+                raise ValueError(f"experiment {experiment!r}: {e}") from None
             for fixed, label, tags in _cell_variants(exp, spec, env):
                 for point in sweep_points(cell_sweep, defaults, fixed):
-                    add(env_key, agent, {**fixed, **point}, label, tags, spec.get("tag"))
+                    add(env_key, agent, {**fixed, **point}, label, tags, spec.get("tag"), simulation=sim)
             if spec.get("noise_off"):
                 twin = {**dict(spec.get("params", {}) or {}), "noise": 0, "epsilon": NOISE_OFF_EPSILON}
-                add(env_key, agent, twin, f"{spec.get('label') or agent} noise off", {}, spec.get("tag"), twin=True)
+                add(env_key, agent, twin, f"{spec.get('label') or agent} noise off", {}, spec.get("tag"), twin=True,
+                    simulation=sim)
     return out
 
 

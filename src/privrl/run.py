@@ -33,12 +33,14 @@ import pandas as pd
 
 from privrl.rl import engine, seeding
 from privrl.agents import get as get_agent
+from privrl.agents import simulation as simulations
 from privrl.mechanisms.kinds import check_epsilon_range
 from privrl.rl.mdp import TabularMDP
 
 DEFAULT_ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
 KEY_FIELDS = ("agent", "params", "mdp", "episodes", "experiment", "setting", "n_checkpoints", "alphas", "code")
-# (+ "env_stream" under common random numbers only)
+# (+ "env_stream" under common random numbers only, and "simulation" when it is not "episode":
+# privrl.agents.simulation; so episode keys never changed)
 RESULT_COLUMNS = ("seed", "episode", "cum_regret", "cum_aux")
 
 
@@ -51,7 +53,7 @@ def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, epis
              experiment: str = "adhoc", setting: str = "default", alphas: Iterable[float] = DEFAULT_ALPHAS,
              n_checkpoints: int = 120, env: tuple | None = None, chunk_episodes: int = 0,
              chunk_seconds: float = 0.0, state_path: str | Path | None = None, run_id: str = "",
-             env_stream: str | None = None) -> pd.DataFrame:
+             env_stream: str | None = None, simulation: str = simulations.EPISODE) -> pd.DataFrame:
     """One seed of one cell: a long DataFrame with one row per checkpoint.
 
     ``chunk_episodes`` / ``chunk_seconds`` (0 = off): run the K episodes in chunks of at most that
@@ -59,9 +61,11 @@ def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, epis
     chunk but the last, and resume from a state saved there for ``run_id`` (whatever the chunking).
     ``env_stream`` (None = off): common random numbers, the episodes sampled from the environment
     stream of (experiment, env_stream, seed) (module docstring).
+    ``simulation``: ``episode`` (the reference) or ``aggregate`` (:mod:`privrl.agents.simulation`).
     """
     return run_seed_resumable(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
-                              chunk_episodes, chunk_seconds, state_path, run_id, env_stream)[0]
+                              chunk_episodes, chunk_seconds, state_path, run_id, env_stream,
+                              simulation=simulation)[0]
 
 
 def check_privacy_parameters(agent: str, params: Mapping[str, Any] | None) -> None:
@@ -78,7 +82,8 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
                        alphas: Iterable[float] = DEFAULT_ALPHAS, n_checkpoints: int = 120, env: tuple | None = None,
                        chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_path: str | Path | None = None,
                        run_id: str = "", env_stream: str | None = None,
-                       on_chunk: Callable[[int, int], None] | None = None) -> tuple[pd.DataFrame, int]:
+                       on_chunk: Callable[[int, int], None] | None = None,
+                       simulation: str = simulations.EPISODE) -> tuple[pd.DataFrame, int]:
     """:func:`run_seed` and the episode it resumed from (0: a fresh run); ``on_chunk(k, K)``, if
     given, is called after each chunk (progress within a seed)."""
     check_privacy_parameters(agent, params)
@@ -87,6 +92,10 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
     if not chunk_seconds >= 0:
         raise ValueError(f"chunk_seconds must be >= 0; got {chunk_seconds!r}")
     spec = get_agent(agent)
+    init_state, run_episodes = simulations.kernels(agent, simulation)
+    if env_stream is not None and simulation != simulations.EPISODE:
+        raise ValueError(f"agent {agent!r}: common random numbers need the episode simulation (an aggregate "
+                         "block draws no per-episode environment stream)")
     pv = spec.param_vector(params)
     env = env if env is not None else engine.env_arrays(mdp)
     K = np.int64(episodes)
@@ -95,7 +104,7 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
     env_rng = None if env_stream is None else seeding.environment_generator(experiment, env_stream, seed)
     if env_rng is not None:
         env = engine.with_environment_stream(env, env_rng)
-    state = spec.init_state(env, pv, K)
+    state = init_state(env, pv, K)
     k = resume_state(state_path, run_id, agent, K, state, rec, rng, env_rng) if state_path is not None else 0
     resumed_from, rate = k, 0.0
     while k < K:
@@ -106,7 +115,7 @@ def run_seed_resumable(agent: str, params: Mapping[str, Any] | None, mdp: Tabula
             n = min(n, max(1, int(chunk_seconds * rate)) if rate > 0 else FIRST_TIMED_CHUNK)
             save = save or rate > 0
         t0 = time.perf_counter()
-        spec.run_episodes(env, pv, K, np.int64(k), np.int64(k + n), rng, rec, state)
+        run_episodes(env, pv, K, np.int64(k), np.int64(k + n), rng, rec, state)
         rate = n / max(time.perf_counter() - t0, 1e-9)
         k += n
         if on_chunk is not None:
@@ -179,7 +188,8 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
         experiment: str = "adhoc", setting: str = "default", alphas: Iterable[float] = DEFAULT_ALPHAS,
         n_checkpoints: int = 120, on_seed: Callable[[int, int, float], None] | None = None,
         chunk_episodes: int = 0, chunk_seconds: float = 0.0, state_dir: str | Path | None = None,
-        env_stream: str | None = None, on_chunk: Callable[[int, int], None] | None = None) -> tuple[pd.DataFrame, dict]:
+        env_stream: str | None = None, on_chunk: Callable[[int, int], None] | None = None,
+        simulation: str = simulations.EPISODE) -> tuple[pd.DataFrame, dict]:
     """All seeds of one cell (sequentially, one process). Returns (results, run info).
 
     ``on_seed(done, total, elapsed_s)``, if given, is called after each seed, ``on_chunk(k, K)``
@@ -192,13 +202,14 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
     env = engine.env_arrays(mdp)
     seeds = [int(s) for s in seeds]
     key = None if state_dir is None else run_key(agent, params, mdp, episodes, experiment, setting, n_checkpoints,
-                                                 agent_digest(agent), alphas, env_stream)
+                                                 agent_digest(agent, simulation), alphas, env_stream, simulation)
     _clean_state_dir(state_dir)
     t0 = time.perf_counter()
     frames, resumed = [], {}
     for s in seeds:
         df, k0, path = _seed_with_state(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints,
-                                        env, chunk_episodes, chunk_seconds, state_dir, key, env_stream, on_chunk)
+                                        env, chunk_episodes, chunk_seconds, state_dir, key, env_stream, on_chunk,
+                                        simulation)
         frames.append(df)
         if path is not None:
             path.unlink(missing_ok=True)
@@ -206,7 +217,7 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
             resumed[str(s)] = k0
         if on_seed is not None:
             on_seed(len(frames), len(seeds), time.perf_counter() - t0)
-    info = run_info(agent, params, mdp, episodes, seeds, experiment, setting, env_stream)
+    info = run_info(agent, params, mdp, episodes, seeds, experiment, setting, env_stream, simulation)
     info["seconds"] = time.perf_counter() - t0
     if key is not None:
         info["resumed_from"] = resumed
@@ -222,14 +233,14 @@ def _clean_state_dir(state_dir: str | Path | None) -> None:
 
 
 def _seed_with_state(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
-                     chunk_episodes, chunk_seconds, state_dir, key, env_stream=None, on_chunk=None
-                     ) -> tuple[pd.DataFrame, int, Path | None]:
+                     chunk_episodes, chunk_seconds, state_dir, key, env_stream=None, on_chunk=None,
+                     simulation=simulations.EPISODE) -> tuple[pd.DataFrame, int, Path | None]:
     """One seed, resumable in ``state_dir`` (None: not saved): (results, episode resumed from, the
     state file the caller deletes once the result is safe)."""
     path = None if state_dir is None else state_file(state_dir, key, seed)
     df, k0 = run_seed_resumable(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
                                 chunk_episodes, chunk_seconds, path, "" if path is None else path.stem, env_stream,
-                                on_chunk)
+                                on_chunk, simulation)
     return df, k0, path
 
 
@@ -240,15 +251,17 @@ def state_file(state_dir: str | Path, key: Mapping[str, Any], seed: int) -> Path
 
 
 def run_info(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seeds: list[int],
-             experiment: str, setting: str, env_stream: str | None = None) -> dict:
-    """The run info filed next to a run's results: agent, resolved params, guarantees, K, seeds
-    (and the environment stream under common random numbers)."""
+             experiment: str, setting: str, env_stream: str | None = None,
+             simulation: str = simulations.EPISODE) -> dict:
+    """The run info filed next to a run's results: agent, resolved params, guarantees, K, seeds,
+    simulation (episode by episode or aggregate), and the environment stream under common random
+    numbers."""
     spec = get_agent(agent)
     info = {
         "agent": agent, "params": spec.resolve(params), "privacy_model": spec.privacy_model,
         "reference": spec.reference, "reconstruction": spec.reconstruction, "env": mdp.name,
         "env_params": mdp.params, "episodes": int(episodes), "seeds": seeds, "experiment": experiment,
-        "setting": setting,
+        "setting": setting, "simulation": simulation,
         "guarantees": [g.__dict__ for g in spec.guarantees(spec.resolve(params), mdp, int(episodes))]
         if spec.guarantees else [],
     }
@@ -277,10 +290,12 @@ def mdp_digest(mdp: TabularMDP) -> str:
 
 def run_key(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, experiment: str,
             setting: str, n_checkpoints: int, code: str, alphas: Iterable[float] = DEFAULT_ALPHAS,
-            env_stream: str | None = None) -> dict:
+            env_stream: str | None = None, simulation: str = simulations.EPISODE) -> dict:
     """What determines one seed's result of a cell, but the seed (KEY_FIELDS; JSON-able, canonical);
-    ``env_stream`` only under common random numbers (so every other key is unchanged)."""
-    key = {"agent": agent, "params": get_agent(agent).resolve(params), "mdp": mdp_digest(mdp),
+    ``env_stream`` only under common random numbers and ``simulation`` only when it is not
+    ``episode`` (so every other key is unchanged)."""
+    sim = {} if simulations.check(agent, simulation) == simulations.EPISODE else {"simulation": simulation}
+    key = {**sim, "agent": agent, "params": get_agent(agent).resolve(params), "mdp": mdp_digest(mdp),
            "episodes": int(episodes), "experiment": experiment, "setting": setting,
            "n_checkpoints": int(n_checkpoints), "alphas": [float(a) for a in alphas], "code": code}
     if env_stream is not None:
@@ -336,7 +351,8 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
         else:
             df, k0, path = _seed_with_state(key["agent"], key["params"], mdp, key["episodes"], s, key["experiment"],
                                             key["setting"], key["alphas"], key["n_checkpoints"], env, chunk_episodes,
-                                            chunk_seconds, state_dir, key, key.get("env_stream"))
+                                            chunk_seconds, state_dir, key, key.get("env_stream"),
+                                            simulation=key.get("simulation", simulations.EPISODE))
             frames.append(df)
             if k0:
                 resumed[str(s)] = k0
@@ -347,7 +363,7 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
         if on_seed is not None:
             on_seed(len(frames), len(seeds), time.perf_counter() - t0)
     info = run_info(key["agent"], key["params"], mdp, key["episodes"], seeds, key["experiment"], key["setting"],
-                    key.get("env_stream"))
+                    key.get("env_stream"), key.get("simulation", simulations.EPISODE))
     info.update(seconds=time.perf_counter() - t0, reused_seeds=reused, resumed_from=resumed, key=dict(key),
                 digest=key_digest(key, seeds))
     return pd.concat(frames, ignore_index=True), info
@@ -375,8 +391,10 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
         store.record_merge(store.store_of(list(shard_paths)), info["shards"], written[io.HASH_FIELD])
 
 
-def agent_digest(agent: str) -> str:
-    """What one agent's runs depend on: its module, the runner and the environments, closed."""
+def agent_digest(agent: str, simulation: str = simulations.EPISODE) -> str:
+    """What one agent's runs depend on: its module, the runner and the environments, closed (and
+    the aggregate kernel's module under aggregate simulation; episode digests are unchanged)."""
     from privrl.digests import RUN_MODULES, digest
 
-    return digest([get_agent(agent).run_episodes.__module__, *RUN_MODULES])
+    extra = simulations.kernel_modules(agent, simulation)
+    return digest([get_agent(agent).run_episodes.__module__, *extra, *RUN_MODULES])

@@ -105,14 +105,16 @@ class WorkflowPlan:
         """The MDP rule's code: the environments and the MDP writer only (static imports)."""
         return f"{digests.digest(['privrl.rl.envs', 'privrl.rl.mdp', 'privrl.io'])}+{self.script_digest('make_mdp.py')}"
 
-    def agent_code(self, agent: str) -> str:
-        """Code digest of one agent's runs: its module and what it imports, the runner and the run
-        script (:func:`privrl.run.agent_digest`); a new agent module changes no other agent's digest."""
-        if agent not in self._agent_code:
+    def agent_code(self, agent: str, simulation: str = "episode") -> str:
+        """Code digest of one agent's runs: its module and what it imports (and its aggregate
+        kernel's under aggregate simulation), the runner and the run script
+        (:func:`privrl.run.agent_digest`); a new agent module changes no other agent's digest."""
+        if (agent, simulation) not in self._agent_code:
             from privrl import run as runs
 
-            self._agent_code[agent] = f"{runs.agent_digest(agent)}+{self.script_digest('run_cell.py')}"
-        return self._agent_code[agent]
+            self._agent_code[agent, simulation] = (f"{runs.agent_digest(agent, simulation)}"
+                                                   f"+{self.script_digest('run_cell.py')}")
+        return self._agent_code[agent, simulation]
 
     def code_of(self, script: str) -> str:
         """Code digest param of a downstream rule: its script and the library code it imports
@@ -141,7 +143,8 @@ class WorkflowPlan:
         """The config's view of one cell's run file (:mod:`privrl.results.run_files`): what the
         downstream jobs check the file against, and its current label and tags."""
         return stable({"cell": c.cell, "agent": c.agent, "params": c.params, "label": c.label, "tags": c.tags,
-                       "experiment": c.experiment, "setting": c.setting, "code": self.agent_code(c.agent),
+                       "experiment": c.experiment, "setting": c.setting,
+                       "code": self.agent_code(c.agent, c.simulation),
                        "episodes": int(self.config["experiments"][c.experiment]["episodes"]),
                        "seeds": X.seeds_of(self.config, c.experiment), "n_checkpoints": self.n_checkpoints})
 
@@ -186,8 +189,9 @@ class WorkflowPlan:
                 mdps[c.experiment, c.env] = envs.make(spec[0], **spec[1])
             exp = self.config["experiments"][c.experiment]
             key = runs.run_key(c.agent, c.params, mdps[c.experiment, c.env], int(exp["episodes"]), c.experiment,
-                               c.setting, self.n_checkpoints, self.agent_code(c.agent),
-                               env_stream=c.env if exp.get("common_random_numbers") else None)
+                               c.setting, self.n_checkpoints, self.agent_code(c.agent, c.simulation),
+                               env_stream=c.env if exp.get("common_random_numbers") else None,
+                               simulation=c.simulation)
             names = []
             for seeds in runs.seed_shards(X.seeds_of(self.config, c.experiment), self.seeds_per_job):
                 d = runs.key_digest(key, seeds)
@@ -214,5 +218,6 @@ class WorkflowPlan:
         """SLURM runtime limit of a shard (minutes): the measured-throughput estimate
         (:mod:`privrl.cost`) x 1.5 + 5 min, doubled on every retry (the profile's retries: 2)."""
         sh = self.shards[digest]
-        est_s = cost.shard_seconds(sh["key"]["agent"], sh["env"], sh["key"]["episodes"], len(sh["seeds"]))
+        est_s = cost.shard_seconds(sh["key"]["agent"], sh["env"], sh["key"]["episodes"], len(sh["seeds"]),
+                                   params=sh["key"]["params"], simulation=sh["key"].get("simulation", "episode"))
         return int(math.ceil((1.5 * est_s / 60 + 5) * 2 ** (attempt - 1)))

@@ -36,6 +36,7 @@ from privrl.mechanisms.privatizer import (
     SHUFFLE_BITSUM,
     bitsum_tau,
     door,
+    laplace_sum_release,
     postprocess_counts,
 )
 
@@ -82,11 +83,14 @@ def release_counts(code, eps_c, beta, x, n_users, rng, out):
 
 
 @njit(cache=True)
-def private_batch(code, eps_c, beta, delta, n_rel, n_sas, n_sa, r_sa, n_users, rng, o_sas, o_sa, o_r):
+def private_batch(code, eps_c, beta, delta, n_rel, n_sas, n_sa, r_sa, n_users, rng, o_sas, o_sa, o_r, summed=False):
     """Private N~(x,a,x') [m, X], N~(x,a) [m] (Eq. 4-5 post-processed) and R~ [m]; returns E.
 
     Rows are (h, x, a) tuples; ``r_sa`` may be empty (crude batches release no rewards).
     With ``n_users == 0`` nothing is released (no data): all outputs are zero.
+    ``summed`` (the aggregate simulation): the local-laplace noise of the ``n_users`` users is
+    drawn as one sum per counter (:func:`~privrl.mechanisms.laplace_sum.laplace_sum_release`,
+    the same law); the other kinds already draw one variate per counter.
     """
     m, X = n_sas.shape
     nr = r_sa.shape[0]
@@ -113,7 +117,10 @@ def private_batch(code, eps_c, beta, delta, n_rel, n_sas, n_sa, r_sa, n_users, r
     for i in range(nr):
         x[m * X + m + i] = r_sa[i]
     y = np.empty_like(x)
-    release_counts(code, eps_c, beta, x, n_users, rng, y)
+    if summed and code == LOCAL_LAPLACE:
+        laplace_sum_release(x, sensitivity_of(code) / eps_c, n_users, rng, y)
+    else:
+        release_counts(code, eps_c, beta, x, n_users, rng, y)
     noisy_sas = y[: m * X].copy().reshape((m, X))
     noisy_sa = y[m * X: m * X + m].copy()
     t = np.empty(m)

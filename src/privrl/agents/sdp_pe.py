@@ -105,8 +105,9 @@ def _set_policy(pols, i, pi):
 
 # Where the run stands, pos int64[8]: stage b, phase (PH_STAGE: stage b not started; PH_CRUDE /
 # PH_FINE: playing layer h of crude / fine exploration), layer h, block (x A + a) of the layer,
-# episodes left in the block, episodes played, policies still active. fv float64[1]: aux.
-P_B, P_PHASE, P_H, P_BLK, P_LEFT, P_K, P_ACTIVE = 0, 1, 2, 3, 4, 5, 6
+# episodes left in the block, episodes played, policies still active, the block's size once drawn
+# (aggregate simulation only, else 0: privrl.agents.sdp_pe_aggregate). fv float64[1]: aux.
+P_B, P_PHASE, P_H, P_BLK, P_LEFT, P_K, P_ACTIVE, P_DRAWN = 0, 1, 2, 3, 4, 5, 6, 7
 PH_STAGE, PH_CRUDE, PH_FINE = 0, 1, 2
 
 
@@ -136,11 +137,12 @@ def init_state(env, params, K):
 
 
 @njit(cache=True)
-def _advance(params, K, rng, st, code):
+def _advance(params, K, rng, st, code, summed):
     """Move to the next block of episodes, doing the work between blocks (Alg. 1-3 in order):
     a stage's start, a crude layer's release and model update (Alg. 2 lines 7-10) and the next
     layer's best visitors, the fine batch's release, the estimates and the elimination
-    (Alg. 3, Alg. 1 lines 7-13). Sets the block's policy and episodes (possibly 0)."""
+    (Alg. 3, Alg. 1 lines 7-13). Sets the block's policy and episodes (possibly 0).
+    ``summed``: batch releases as in the aggregate simulation (:func:`pe_privacy.private_batch`)."""
     (pols, active, occ, vals, Pcru, Pref, rref, W, d1, d1_ref, idx, pi, traj, evc, c_sas, c_sa, no_r, oc_sas,
      oc_sa, f_sas, f_sa, f_r, of_sas, of_sa, of_r, sched, log, sizes, pos, fv) = st
     npol, H, X = pols.shape
@@ -177,7 +179,8 @@ def _advance(params, K, rng, st, code):
         n_users = np.int64(0)
         for j in range(XA):
             n_users += sizes[h * XA + j]
-        E = private_batch(code, eps_c, beta, delta, n_rel, c_sas, c_sa, no_r, n_users, rng, oc_sas, oc_sa, no_r)
+        E = private_batch(code, eps_c, beta, delta, n_rel, c_sas, c_sa, no_r, n_users, rng, oc_sas, oc_sa, no_r,
+                          summed)
         mark_infrequent(oc_sas, C1 * E * H * H * iota, W[h])
         estimate_layer(oc_sas, oc_sa, W[h], Pcru[h])
         if h == 0:
@@ -196,7 +199,8 @@ def _advance(params, K, rng, st, code):
     if h + 1 < H:
         _fine_layer_start(pols, active, occ, h + 1, idx, pos)
         return
-    E = private_batch(code, eps_c, beta, delta, n_rel, f_sas, f_sa, f_r, sched[b, 1], rng, of_sas, of_sa, of_r)
+    E = private_batch(code, eps_c, beta, delta, n_rel, f_sas, f_sa, f_r, sched[b, 1], rng, of_sas, of_sa, of_r,
+                      summed)
     for h2 in range(H):
         lo, hi = h2 * XA, (h2 + 1) * XA
         estimate_layer(of_sas[lo:hi], of_sa[lo:hi], W[h2], Pref[h2])
@@ -263,7 +267,7 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, code):
     states, actions, rewards = traj
     for k in range(k0, k1):
         while pos[P_LEFT] == 0:
-            _advance(params, K, rng, st, code)
+            _advance(params, K, rng, st, code, False)
         engine.step(env, pi, k, fv[0], rng, traj, evc, rec)
         pos[P_LEFT] -= 1
         if pos[P_PHASE] == PH_CRUDE:
@@ -280,7 +284,7 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, code):
     pos[P_K] = k1
     if k1 == K:
         while pos[P_B] < sched.shape[0]:
-            _advance(params, K, rng, st, code)
+            _advance(params, K, rng, st, code, False)
 
 
 def run_sdp_pe(env, params, K, rng, rec, code):
@@ -320,9 +324,10 @@ FULL_ORDER = ("epsilon", "beta", "delta", "C", "C1", "max_policies")
 PLACEHOLDERS = {"epsilon": 1.0, "beta": 0.5}  # unused by the presets that lack them
 
 
-def _checked(code: int, keys: tuple):
+def _checked(code: int, keys: tuple, episodes_kernel=run_episodes):
     """Python front doors of a preset, (init_state, run_episodes): refuse too-large instances up
-    front, then call the njit kernels with FULL_ORDER plus the privatizer code.
+    front, then call the njit kernels with FULL_ORDER plus the privatizer code. ``episodes_kernel``:
+    another kernel with :func:`run_episodes`' signature (the aggregate simulation's ``run_blocks``).
 
     ``keys`` is the preset's parameter order. The code travels as a run-time int64 (not as a
     constant argument) so that numba compiles one specialisation of :func:`run_episodes` for all
@@ -341,7 +346,7 @@ def _checked(code: int, keys: tuple):
         return init_state(env, p, K)
 
     def preset_run_episodes(env, params, K, k0, k1, rng, rec, state):
-        run_episodes(env, full(params), K, k0, k1, rng, rec, state, np.int64(code))
+        episodes_kernel(env, full(params), K, k0, k1, rng, rec, state, np.int64(code))
     return preset_init_state, preset_run_episodes
 
 

@@ -7,7 +7,8 @@ numba kernels callable from Python and from njit agent kernels; ``make_privatize
 Python constructor (``privatizer_new`` is the same inside numba). The other functions an
 agent may call that draw noise or transform released statistics are re-exported here
 (:data:`DOOR_FUNCTIONS`): ``gaussian_noise`` (RLSVI's perturbation), ``unary_count`` (Garcelon
-et al. Eq. 5 unary reward coding), ``postprocess_row`` / ``postprocess_counts`` (Bai et al.
+et al. Eq. 5 unary reward coding), ``laplace_sum_release`` (a local-laplace batch's summed noise
+in one draw per counter: SDP-PE's aggregate simulation), ``postprocess_row`` / ``postprocess_counts`` (Bai et al.
 Sec. V Eq. 4-5), and the kinds' parameter functions ``rr_p_from_epsilon``, ``bitsum_tau``.
 
 Kinds come from the registry of :mod:`.kinds` (each kind's module declares itself). The
@@ -104,6 +105,7 @@ from privrl.mechanisms.kinds import (
     ROW_LAST,
     check_epsilon_range,
 )
+from privrl.mechanisms.laplace_sum import laplace_sum_release
 from privrl.mechanisms.postprocess import postprocess_counts, postprocess_row
 from privrl.mechanisms.rr import rr_p_from_epsilon, unary_count
 
@@ -126,7 +128,8 @@ SHUFFLE_RR = KIND_CODES["shuffle-rr"]
 BUILTIN_KINDS = tuple(KINDS)
 
 #: the non-privatizer functions of the door (draw noise or transform released statistics)
-DOOR_FUNCTIONS = (gaussian_noise, unary_count, postprocess_row, postprocess_counts, rr_p_from_epsilon, bitsum_tau)
+DOOR_FUNCTIONS = (gaussian_noise, unary_count, postprocess_row, postprocess_counts, rr_p_from_epsilon, bitsum_tau,
+                  laplace_sum_release)
 
 _DOOR_TEMPLATE = '''"""privrl.mechanisms.privatizer's door for kinds {names}.
 
