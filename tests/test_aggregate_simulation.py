@@ -191,7 +191,7 @@ def test_run_key_names_the_simulation_only_when_aggregate():
     assert runs.key_digest(agg, [0]) != runs.key_digest(episode, [0])
     with pytest.raises(ValueError, match="no aggregate simulation"):
         runs.run_key("ucbvi", {}, H2, 1000, "e", "s", 120, "x", simulation="aggregate")
-    info = runs.run_info("sdp-pe", {}, H2, 10, [0], "e", "s", "aggregate")
+    info = runs.run_info("sdp-pe", {}, H2, 10, [0], "e", "s", simulation="aggregate")
     assert info["simulation"] == "aggregate"
 
 

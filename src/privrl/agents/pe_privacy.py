@@ -194,3 +194,24 @@ def initial_distribution(Nt_sa, d1):
     for x in range(X):
         d1[x] = d1[x] / tot if tot > 0.0 else 1.0 / X
     d1[X] = 0.0
+
+
+def preset_guarantees(privatizer: str, model: str):
+    """The guarantees of an SDP-PE preset (privrl.agents.sdp_pe.PRESETS) with this Privatizer:
+    ``guarantees(params, mdp, K) -> [Guarantee]`` as AgentSpec takes it (none for plain PE)."""
+    def guarantees(params, mdp, K):
+        from privrl.mechanisms import accounting, events  # lazily: scipy costs ~1 s of import in every run job
+
+        if model == "none":
+            return []
+        if model == "SDP":
+            return [accounting.sdp_pe_guarantee(params["epsilon"], params["beta"], mdp.H)]
+        note = ("reconstruction: Bai et al. name the model only; per-counter eps/(3H) as Sec. V-A, "
+                + ("central Laplace on each batch (add/remove neighbours)" if model == "JDP"
+                   else "each user's counts + Lap(2 * 3H/eps) per coordinate"))
+        src = f"Bai et al. Alg. 1 with the {privatizer} Privatizer"
+        eps, H = params["epsilon"], mdp.H
+        if model == "JDP":
+            return [accounting.central_counters_jdp(eps, H, events.LaplaceEvent(3.0 * H / eps), src, note)]
+        return [accounting.laplace_ldp_guarantee(eps, 6.0 * H, src, note)]
+    return guarantees

@@ -50,6 +50,7 @@ from privrl.agents.pe_privacy import (
     estimate_rewards,
     initial_distribution,
     mark_infrequent,
+    preset_guarantees,
     private_batch,
 )
 from privrl.rl.policies import best_visitors, check_enumerable, enumerate_policies, occupancy, policy_values
@@ -361,25 +362,6 @@ PRIVATE_DOMAINS = {"epsilon": POSITIVE, "beta": OPEN_UNIT, "delta": OPEN_UNIT, "
                    "max_policies": COUNT}
 
 
-def _guarantees_for(privatizer: str, model: str):
-    def guarantees(params, mdp, K):
-        from privrl.mechanisms import accounting, events  # lazily: scipy costs ~1 s of import in every run job
-
-        if model == "none":
-            return []
-        if model == "SDP":
-            return [accounting.sdp_pe_guarantee(params["epsilon"], params["beta"], mdp.H)]
-        note = ("reconstruction: Bai et al. name the model only; per-counter eps/(3H) as Sec. V-A, "
-                + ("central Laplace on each batch (add/remove neighbours)" if model == "JDP"
-                   else "each user's counts + Lap(2 * 3H/eps) per coordinate"))
-        src = f"Bai et al. Alg. 1 with the {privatizer} Privatizer"
-        eps, H = params["epsilon"], mdp.H
-        if model == "JDP":
-            return [accounting.central_counters_jdp(eps, H, events.LaplaceEvent(3.0 * H / eps), src, note)]
-        return [accounting.laplace_ldp_guarantee(eps, 6.0 * H, src, note)]
-    return guarantees
-
-
 for _name, (_priv, _model, _code) in PRESETS.items():
     _drop = {"none": ("epsilon", "beta"), "SDP": ()}.get(_model, ("beta",))
     _defaults = {k: v for k, v in PRIVATE_DEFAULTS.items() if k not in _drop}
@@ -396,7 +378,7 @@ for _name, (_priv, _model, _code) in PRESETS.items():
         description=f"policy elimination over all A^(S*H) policies with the {_priv} Privatizer",
         privatizer=_priv,
         reconstruction=_model in ("JDP", "LDP"),
-        guarantees=_guarantees_for(_priv, _model),
+        guarantees=preset_guarantees(_priv, _model),
         audit_probe=AuditProbe(init_state, run_episodes, lambda p, c=_code: (np.int64(c),), 0,
                                lambda p, c=_code: np.array([p.get(n, PLACEHOLDERS.get(n)) for n in FULL_ORDER] + [c]),
                                power_multiplier=0.05 if _model == "SDP" else 0.5, users=5),
