@@ -330,10 +330,14 @@ def lines_per_panel(fig) -> int:
 
 
 def readability(fig) -> dict:
-    """What a reader sees when the figure is printed at :data:`COLUMN_WIDTH` (a wider figure is
-    scaled down): ``width_in``, ``min_font_pt``, ``column_font_pt`` (the smallest text at column
-    width), ``lines_per_panel``, ``legends_over_axes`` (legends whose box overlaps a panel) and
-    ``texts_cut_off`` (texts reaching past the figure's edge)."""
+    """What a reader sees when the figure is printed at its width (:data:`COLUMN_WIDTH` or
+    :data:`FULL_WIDTH`; another width is scaled to a column): ``width_in``, ``height_in``,
+    ``min_font_pt``, ``column_font_pt`` (the smallest text at the printed width), ``lines_per_panel``,
+    ``legends`` (how many), ``legends_over_axes`` (legends whose box overlaps a panel),
+    ``texts_cut_off`` (texts reaching past the figure's edge), ``tick_overlaps`` (pairs of drawn
+    tick labels printed over each other), ``texts`` (every visible text, for the id check) and
+    ``lines`` (per panel: each data line's dash, marker, marker spacing and display path, for
+    the hidden-line check of :mod:`privrl.results.figure_check`)."""
     if not hasattr(fig.canvas, "get_renderer"):  # a closed figure (plt.close) still saves: give it a canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -353,10 +357,47 @@ def readability(fig) -> dict:
         texts += [*lg.get_texts(), lg.get_title()]
     clipped = sum(1 for t in texts if t is not None and t.get_visible() and t.get_text().strip()
                   and not _inside(t.get_window_extent(renderer), page))
-    return {"width_in": round(width, 3), "min_font_pt": font,
-            "column_font_pt": round(font * min(1.0, COLUMN_WIDTH / width), 2),
-            "lines_per_panel": int(lines_per_panel(fig)), "legends_over_axes": int(over),
-            "texts_cut_off": int(clipped)}
+    printed = width if any(abs(width - w) < 0.05 for w in (COLUMN_WIDTH, FULL_WIDTH)) else COLUMN_WIDTH
+    return {"width_in": round(width, 3), "height_in": round(float(fig.get_figheight()), 3), "min_font_pt": font,
+            "column_font_pt": round(font * min(1.0, printed / width), 2),
+            "lines_per_panel": int(lines_per_panel(fig)), "legends": len(legends), "legends_over_axes": int(over),
+            "texts_cut_off": int(clipped), "tick_overlaps": tick_overlaps(fig),
+            "texts": sorted({t.get_text() for t in fig.findobj(matplotlib.text.Text)
+                             if t.get_visible() and t.get_text().strip()}),
+            "lines": [data_lines(ax) for ax in fig.axes]}
+
+
+def drawn_ticklabels(axis) -> list:
+    """The tick labels ``axis`` draws (visible, non-empty, inside the view limits)."""
+    return [t.label1 for t in axis._update_ticks() if t.label1.get_visible() and t.label1.get_text().strip()]
+
+
+def tick_overlaps(fig) -> int:
+    """Pairs of drawn tick labels (one axis) whose boxes overlap: numbers printed over each other."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    n = 0
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            boxes = [t.get_window_extent(r).shrunk(0.98, 0.98) for t in drawn_ticklabels(axis)]
+            n += sum(1 for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b))
+    return n
+
+
+def data_lines(ax, max_points: int = 80) -> dict:
+    """One panel's data lines (>= 3 points, visible): title, and per line its dash, marker,
+    marker spacing and display path (pixels at the figure's dpi, <= ``max_points`` points)."""
+    out = []
+    for ln in ax.get_lines():
+        xy = np.column_stack([np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)])
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if not ln.get_visible() or len(xy) < 3:
+            continue
+        px = ax.transData.transform(xy)
+        px = px[np.linspace(0, len(px) - 1, min(len(px), max_points)).round().astype(int)]
+        out.append({"ls": str(ln.get_linestyle()), "marker": str(ln.get_marker()), "every": repr(ln.get_markevery()),
+                    "path": np.round(px, 1).tolist()})
+    return {"title": ax.get_title(), "lines": out}
 
 
 def _inside(box, page) -> bool:

@@ -1,0 +1,275 @@
+"""The figure layer: a tidy long-format frame in, a paper figure out (seaborn ``FacetGrid``).
+
+One call, :func:`line_grid`, draws every line figure of the workflow (regret vs K, privacy cost,
+the papers' analysis figures) in the style of :mod:`privrl.results.style`:
+
+- ``data``: one row per point, columns ``x``, ``y`` (and ``lo``/``hi`` for a 95% CI band),
+  ``panel`` (the panel's human title), ``line`` (the legend entry of the line, "" for a line
+  explained by the ε colour bar alone), ``eps`` (float; nan = not an ε line) and ``curve`` (one
+  id per drawn curve; default: panel, line and eps);
+- ε lines are coloured on one sequential log scale (:data:`style.EPS_CMAP`) with a colour bar;
+  other lines take a qualitative colour per legend entry (black for "noise off"); every legend
+  entry has its own dash pattern and marker, so lines of the same colour stay distinguishable;
+- lines of one panel that lie on top of each other get staggered markers (each colour shows)
+  and the panel title says "(n overlapping)";
+- one legend per figure (below the panels), grids one column (3.3 in) wide for up to 2 panels,
+  else page width (6.9 in) with 2-4 columns; rows shrink so that the figure stays within
+  :data:`MAX_HEIGHT` (a caller with more panels splits its figure);
+- human text only: :func:`human` turns a config label into print (ε, τ, ×, 10^k in mathtext).
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Callable, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from matplotlib.colors import LogNorm, Normalize  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+from privrl.results import style  # noqa: E402
+from privrl.results.figure_check import OVERLAP_TOL_PX, close_paths  # noqa: E402
+
+MAX_HEIGHT = 9.0  # inches: the tallest figure a page holds with its caption
+ROW_HEIGHT = 1.9  # inches per row of panels (shrunk, down to MIN_ROW_HEIGHT, to fit MAX_HEIGHT)
+MIN_ROW_HEIGHT = 1.35
+# (dash pattern, marker) per legend entry, in order; "" = solid, no marker
+LINE_STYLES: tuple[tuple[str, str], ...] = (("-", ""), ("--", ""), (":", "o"), ("-.", "s"), ("--", "^"),
+                                            (":", "D"), ("-.", "v"), ("-", "x"))
+NOISE_OFF = "noise off"
+
+
+# ----------------------------------------------------------------------------- human text
+_MATH_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?)0*(\d+)(?![\w.])")
+_WORDS = [(re.compile(r"\beps0\b"), "ε₀"), (re.compile(r"\beps\b"), "ε"), (re.compile(r"\btau\b"), "τ"),
+          (re.compile(r"\bbeta_k\b"), r"$\\beta_k$"), (re.compile(r"\bbeta\b"), "β"), (re.compile(r"\bdelta\b"), "δ"),
+          (re.compile(r"\bbonus_scale\b"), "bonus ×"), (re.compile(r"\bbeta_scale\b"), "β scale"),
+          (re.compile(r"(?<=\s)x(?=\d|\$)"), "×"), (re.compile(r"\^\((\d+)/(\d+)\)"), r"$^{\1/\2}$")]
+
+
+def sci(value: float, digits: int = 3) -> str:
+    """A number for print: ``0.1``, ``250``, ``$10^{7}$``, ``$2.5\\times10^{6}$`` (never ``1e+07``)."""
+    v = float(value)
+    if not np.isfinite(v):
+        return "n/a"
+    if v == 0 or 1e-3 <= abs(v) < 1e5:
+        return f"{v:.{digits}g}"
+    exp = int(math.floor(math.log10(abs(v))))
+    mant = v / 10 ** exp
+    m = f"{mant:.{max(digits - 1, 1)}g}"
+    return f"$10^{{{exp}}}$" if m == "1" else f"${m}\\times10^{{{exp}}}$"
+
+
+def human(text: str) -> str:
+    """A config label or statement for print: eps -> ε, tau -> τ, ``x0.1`` -> ``×0.1``,
+    ``1e-4`` -> 10^-4 (mathtext), ``K^(1/3)`` -> K^{1/3}."""
+    s = str(text)
+    for pat, rep in _WORDS:
+        s = pat.sub(rep, s)
+    s = _MATH_NUMBER.sub(lambda m: sci(float(m.group(0))), s)
+    return re.sub(r"\s{2,}", " ", s).strip()
+
+
+_EPS_IN_LABEL = re.compile(r"[,;]?\s*\(?\s*\b(?:eps0?|ε₀?)\s*=\s*[-+0-9.eE]+\s*\)?(?=\s|,|$|\))")
+
+
+def without_eps(label: str) -> str:
+    """The label with its ``eps=<number>`` part removed ("PUCB eps=10 (bonus x0.1)" ->
+    "PUCB (bonus x0.1)"): the ε of a line is its colour."""
+    s = _EPS_IN_LABEL.sub("", str(label))
+    s = re.sub(r"\(\s*\)", "", s)
+    return re.sub(r"\s{2,}", " ", s).strip(" ,;")
+
+
+# ----------------------------------------------------------------------------- layout
+def grid_shape(n_panels: int, width: str | None = None) -> tuple[float, int]:
+    """(figure width in inches, columns): one column (3.3 in) for <= 2 panels stacked, else the
+    page width (6.9 in) with 2 columns for 4 panels and 3 (4 past 12 panels) otherwise."""
+    if width == "column" or (width is None and n_panels <= 2):
+        return style.COLUMN_WIDTH, 1
+    ncols = 2 if n_panels in (2, 4) else (3 if n_panels <= 12 else 4)
+    return style.FULL_WIDTH, min(ncols, max(n_panels, 1))
+
+
+def _row_height(nrows: int, extra: float) -> float:
+    return max(MIN_ROW_HEIGHT, min(ROW_HEIGHT, (MAX_HEIGHT - 0.15 - extra) / max(nrows, 1)))
+
+
+# ----------------------------------------------------------------------------- drawing
+def _line_styles(labels: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """Legend entry -> (dash, marker): in order of first appearance."""
+    out = {}
+    for lab in labels:
+        if lab not in out:
+            out[lab] = LINE_STYLES[len(out) % len(LINE_STYLES)]
+    return out
+
+
+def _line_colours(labels: Sequence[str], eps_labels: set) -> dict[str, object]:
+    """Legend entry -> colour of its non-ε lines: black for noise off, else qualitative."""
+    out, others = {}, []
+    for lab in labels:
+        if lab == NOISE_OFF or lab.endswith(" " + NOISE_OFF):
+            out[lab] = "black"
+        elif lab not in others:
+            others.append(lab)
+    out.update(zip(others, style.qualitative_colors(len(others))))
+    return out
+
+
+def _overlap_groups(ax, curves: list[tuple[np.ndarray, np.ndarray]]) -> list[list[int]]:
+    """Groups (indices into ``curves``) of curves within OVERLAP_TOL_PX of each other at every x
+    (display space of ``ax``, whose limits and scales are set)."""
+    pts = []
+    for x, y in curves:
+        ok = np.isfinite(x) & np.isfinite(y)
+        pts.append(ax.transData.transform(np.column_stack([x[ok], y[ok]])) if ok.any() else np.empty((0, 2)))
+    groups: list[list[int]] = []
+    for i, p in enumerate(pts):
+        for g in groups:
+            q = pts[g[0]]
+            if len(p) > 2 and len(q) > 2 and close_paths(p, q):
+                g.append(i)
+                break
+        else:
+            groups.append([i])
+    return [g for g in groups if len(g) > 1]
+
+
+def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", xscale: str = "log",
+              yscale: str = "log", panel_order: Sequence[str] | None = None, width: str | None = None,
+              sharey: bool = True, eps_label: str = "privacy level ε", legend_title: str | None = None,
+              decorate: Callable | None = None, extra_legend: Sequence[tuple[Line2D, str]] = (),
+              bands: bool = True):
+    """The figure of ``data`` (columns x, y, [lo, hi], [panel], [line], [eps], [curve]; see the
+    module docstring): one panel per ``panel`` (in ``panel_order``), wrapped in a grid; one
+    legend below; an ε colour bar when lines are coloured by ε.
+
+    yscale "log" becomes symlog when a y value is <= 0 (:func:`style.log_axis`).
+    decorate(ax, panel_title, rows): draws extra marks on a panel (fit windows, guides).
+    extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line).
+    """
+    d = data.copy()
+    d["panel"] = d["panel"].astype(str) if "panel" in d else ""
+    d["line"] = d["line"].fillna("").astype(str) if "line" in d else ""
+    d["eps"] = d["eps"].astype(float) if "eps" in d else np.nan
+    if "curve" not in d:
+        d["curve"] = d["panel"] + "|" + d["line"] + "|" + d["eps"].astype(str)
+    order = list(panel_order) if panel_order is not None else list(dict.fromkeys(d["panel"]))
+    order = [p for p in order if p in set(d["panel"])]
+    fig_w, ncols = grid_shape(len(order), width)
+    nrows = math.ceil(len(order) / ncols)
+    labels = [lab for lab in dict.fromkeys(d["line"]) if lab]
+    styles = _line_styles(labels)
+    eps_lines = set(d.loc[d["eps"].notna(), "line"])
+    colours = _line_colours(labels, eps_lines)
+    eps_values = sorted(set(d.loc[d["eps"].notna() & (d["eps"] > 0), "eps"]))
+    norm = (LogNorm(eps_values[0] / 1.5, eps_values[-1] * 1.5) if len(eps_values) > 1 and eps_values[0] > 0
+            else Normalize(0, 1))
+    cmap = plt.get_cmap(style.EPS_CMAP)
+
+    def eps_colour(e):
+        return cmap(0.05 + 0.8 * float(np.clip(norm(e), 0, 1))) if len(eps_values) > 1 else cmap(0.35)
+
+    style.use_paper_style()
+    n_legend = len(labels) + len(extra_legend)
+    legend_h = 0.2 + 0.16 * math.ceil(n_legend / max(1, 3 if fig_w > 4 else 1)) if n_legend else 0.0
+    extra = legend_h + (0.55 if len(eps_values) > 1 else 0.0) + (0.3 if title else 0.0) + 0.35
+    row_h = _row_height(nrows, extra)
+    g = sns.FacetGrid(d, col="panel", col_order=order, col_wrap=ncols if len(order) > 1 else None,
+                      height=row_h, aspect=fig_w / ncols / row_h, sharex=True, sharey=sharey, despine=True,
+                      legend_out=False)
+    fig = g.figure
+    fig.set_layout_engine("constrained")
+    fig.set_size_inches(fig_w, row_h * nrows + extra)
+    all_y = d[[c for c in ("y", "lo", "hi") if c in d]].to_numpy(dtype=float).ravel()
+    for name, ax in g.axes_dict.items():
+        rows = d[d["panel"] == name]
+        ax.set_xscale(xscale)
+        if yscale == "log":
+            style.log_axis(ax, all_y if sharey else rows[["y"]].to_numpy(dtype=float).ravel(), "y")
+        else:
+            ax.set_yscale(yscale)
+        drawn = []
+        for cid, c in rows.groupby("curve", sort=False):
+            c = c.sort_values("x")
+            lab, e = c["line"].iloc[0], c["eps"].iloc[0]
+            colour = eps_colour(e) if np.isfinite(e) else colours.get(lab, "0.3")
+            dash, marker = styles.get(lab, ("-", ""))
+            x, y = c["x"].to_numpy(dtype=float), c["y"].to_numpy(dtype=float)
+            (ln,) = ax.plot(x, y, ls=dash, marker=marker or None, markevery=0.1 if marker else None, ms=3,
+                            color=colour, label="_" + str(cid))
+            if bands and "lo" in c and c["lo"].notna().any():
+                ax.fill_between(x, c["lo"].to_numpy(dtype=float), c["hi"].to_numpy(dtype=float), color=colour,
+                                alpha=0.18, lw=0)
+            drawn.append((ln, x, y))
+        if decorate is not None:
+            decorate(ax, name, rows)
+        ax.set_title(name)
+    g.set_axis_labels(xlabel, ylabel)
+    g.set_titles("{col_name}")
+    for ax in g.axes.flat:
+        ax.tick_params(labelbottom=True, labelleft=True)
+    fig.canvas.draw()  # limits settled: overlaps are judged where they are drawn
+    for name, ax in g.axes_dict.items():
+        lines = [ln for ln in ax.get_lines() if ln.get_label().startswith("_") and len(ln.get_xdata()) > 2
+                 and not ln.get_label().startswith("_guide")]
+        groups = _overlap_groups(ax, [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float))
+                                      for ln in lines])
+        for grp in groups:
+            n = len(grp)
+            for j, i in enumerate(grp):  # staggered markers: every line of the group shows its colour
+                lines[i].set_marker("o")
+                lines[i].set_markersize(3.5 - 1.5 * j / max(n - 1, 1))
+                lines[i].set_markevery((0.02 + 0.1 * j / n, 0.1))
+        if groups:
+            ax.set_title(f"{name}\n({sum(len(gr) for gr in groups)} lines overlapping)" if name
+                         else f"{sum(len(gr) for gr in groups)} lines overlapping")
+    _wrap_titles(g, ncols)
+    handles = [(Line2D([], [], color=colours.get(lab, "0.3") if lab not in eps_lines else "0.35",
+                       ls=styles[lab][0], marker=styles[lab][1] or None, ms=3), lab) for lab in labels]
+    handles += list(extra_legend)
+    if len(eps_values) > 1:
+        sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=matplotlib.colors.ListedColormap(
+            cmap(np.linspace(0.05, 0.85, 256))))
+        cb = fig.colorbar(sm, ax=list(g.axes.flat), location="bottom", shrink=0.6 if fig_w > 4 else 0.9,
+                          aspect=30, pad=0.02)
+        cb.set_label(eps_label)
+        shown = _spaced(eps_values, norm, (fig_w * (0.6 if fig_w > 4 else 0.9)) - 0.2)
+        cb.set_ticks(shown, labels=[sci(e) for e in shown])
+        cb.minorticks_off()
+    elif len(eps_values) == 1:
+        handles.append((Line2D([], [], color=eps_colour(eps_values[0])), f"ε = {sci(eps_values[0])}"))
+    if handles:
+        ncol = 1 if fig_w <= 4 and max(len(h[1]) for h in handles) > 24 else (2 if fig_w <= 4 else 3)
+        fig.legend([h for h, _ in handles], [lab for _, lab in handles], loc="outside lower center",
+                   ncol=min(ncol, len(handles)), title=legend_title)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def _wrap_titles(g, ncols: int) -> None:
+    for ax in g.axes.flat:
+        if ax.get_title():
+            style.panel_title(ax, ax.get_title(), ncols=max(ncols, 2)) if "\n" not in ax.get_title() else None
+
+
+def _spaced(values: Sequence[float], norm, bar_in: float, char_in: float = 0.075) -> list[float]:
+    """The ε values whose tick labels fit side by side on a colour bar ``bar_in`` inches long
+    (8 pt labels, about ``char_in`` inches a character): neighbours too close are dropped."""
+    out: list[float] = []
+    for v in values:
+        pos = float(norm(v)) * bar_in
+        if out:
+            prev = float(norm(out[-1])) * bar_in
+            if pos - prev < char_in * (len(sci(v)) + len(sci(out[-1]))) / 2 + 0.08:
+                continue
+        out.append(v)
+    return out
