@@ -20,7 +20,6 @@ the papers' analysis figures) in the style of :mod:`privrl.results.style`:
 from __future__ import annotations
 
 import math
-import re
 from typing import Callable, Sequence
 
 import matplotlib
@@ -34,6 +33,7 @@ from matplotlib.colors import LogNorm, Normalize  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from privrl.results import style  # noqa: E402
+from privrl.results.labels import human, sci, without_eps  # noqa: E402,F401  (re-exported: the layer's text)
 from privrl.results.figure_check import OVERLAP_TOL_PX, close_paths  # noqa: E402
 
 MAX_HEIGHT = 9.0  # inches: the tallest figure a page holds with its caption
@@ -43,48 +43,6 @@ MIN_ROW_HEIGHT = 1.35
 LINE_STYLES: tuple[tuple[str, str], ...] = (("-", ""), ("--", ""), (":", "o"), ("-.", "s"), ("--", "^"),
                                             (":", "D"), ("-.", "v"), ("-", "x"))
 NOISE_OFF = "noise off"
-
-
-# ----------------------------------------------------------------------------- human text
-_MATH_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?)0*(\d+)(?![\w.])")
-_WORDS = [(re.compile(r"\beps0\b"), "ε₀"), (re.compile(r"\beps\b"), "ε"), (re.compile(r"\btau\b"), "τ"),
-          (re.compile(r"\bbeta_k\b"), r"$\\beta_k$"), (re.compile(r"\bbeta\b"), "β"), (re.compile(r"\bdelta\b"), "δ"),
-          (re.compile(r"\bbonus_scale\b"), "bonus ×"), (re.compile(r"\bbeta_scale\b"), "β scale"),
-          (re.compile(r"(?<=\s)x(?=\d|\$)"), "×"), (re.compile(r"\^\((\d+)/(\d+)\)"), r"$^{\1/\2}$")]
-
-
-def sci(value: float, digits: int = 3) -> str:
-    """A number for print: ``0.1``, ``250``, ``$10^{7}$``, ``$2.5\\times10^{6}$`` (never ``1e+07``)."""
-    v = float(value)
-    if not np.isfinite(v):
-        return "n/a"
-    if v == 0 or 1e-3 <= abs(v) < 1e5:
-        return f"{v:.{digits}g}"
-    exp = int(math.floor(math.log10(abs(v))))
-    mant = v / 10 ** exp
-    m = f"{mant:.{max(digits - 1, 1)}g}"
-    return f"$10^{{{exp}}}$" if m == "1" else f"${m}\\times10^{{{exp}}}$"
-
-
-def human(text: str) -> str:
-    """A config label or statement for print: eps -> ε, tau -> τ, ``x0.1`` -> ``×0.1``,
-    ``1e-4`` -> 10^-4 (mathtext), ``K^(1/3)`` -> K^{1/3}."""
-    s = str(text)
-    for pat, rep in _WORDS:
-        s = pat.sub(rep, s)
-    s = _MATH_NUMBER.sub(lambda m: sci(float(m.group(0))), s)
-    return re.sub(r"\s{2,}", " ", s).strip()
-
-
-_EPS_IN_LABEL = re.compile(r"[,;]?\s*\(?\s*\b(?:eps0?|ε₀?)\s*=\s*[-+0-9.eE]+\s*\)?(?=\s|,|$|\))")
-
-
-def without_eps(label: str) -> str:
-    """The label with its ``eps=<number>`` part removed ("PUCB eps=10 (bonus x0.1)" ->
-    "PUCB (bonus x0.1)"): the ε of a line is its colour."""
-    s = _EPS_IN_LABEL.sub("", str(label))
-    s = re.sub(r"\(\s*\)", "", s)
-    return re.sub(r"\s{2,}", " ", s).strip(" ,;")
 
 
 # ----------------------------------------------------------------------------- layout
@@ -146,7 +104,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
               yscale: str = "log", panel_order: Sequence[str] | None = None, width: str | None = None,
               sharey: bool = True, eps_label: str = "privacy level ε", legend_title: str | None = None,
               decorate: Callable | None = None, extra_legend: Sequence[tuple[Line2D, str]] = (),
-              bands: bool = True):
+              bands: bool = True, markers: bool = False):
     """The figure of ``data`` (columns x, y, [lo, hi], [panel], [line], [eps], [curve]; see the
     module docstring): one panel per ``panel`` (in ``panel_order``), wrapped in a grid; one
     legend below; an ε colour bar when lines are coloured by ε.
@@ -154,6 +112,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     yscale "log" becomes symlog when a y value is <= 0 (:func:`style.log_axis`).
     decorate(ax, panel_title, rows): draws extra marks on a panel (fit windows, guides).
     extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line).
+    markers: mark every point (lines of a few points, e.g. against ε).
     """
     d = data.copy()
     d["panel"] = d["panel"].astype(str) if "panel" in d else ""
@@ -202,8 +161,9 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
             lab, e = c["line"].iloc[0], c["eps"].iloc[0]
             colour = eps_colour(e) if np.isfinite(e) else colours.get(lab, "0.3")
             dash, marker = styles.get(lab, ("-", ""))
+            marker = marker or ("o" if markers else "")
             x, y = c["x"].to_numpy(dtype=float), c["y"].to_numpy(dtype=float)
-            (ln,) = ax.plot(x, y, ls=dash, marker=marker or None, markevery=0.1 if marker else None, ms=3,
+            (ln,) = ax.plot(x, y, ls=dash, marker=marker or None, markevery=None if markers or not marker else 0.1, ms=3,
                             color=colour, label="_" + str(cid))
             if bands and "lo" in c and c["lo"].notna().any():
                 ax.fill_between(x, c["lo"].to_numpy(dtype=float), c["hi"].to_numpy(dtype=float), color=colour,
@@ -233,7 +193,8 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
                          else f"{sum(len(gr) for gr in groups)} lines overlapping")
     _wrap_titles(g, ncols)
     handles = [(Line2D([], [], color=colours.get(lab, "0.3") if lab not in eps_lines else "0.35",
-                       ls=styles[lab][0], marker=styles[lab][1] or None, ms=3), lab) for lab in labels]
+                       ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers else None), ms=3), lab)
+               for lab in labels]
     handles += list(extra_legend)
     if len(eps_values) > 1:
         sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=matplotlib.colors.ListedColormap(

@@ -120,15 +120,6 @@ def regret_vs_k(agg: pd.DataFrame, fits: pd.DataFrame, path_stem, title: str = "
     style.save_figure(fig, path_stem)
 
 
-def env_title(spec: dict) -> str:
-    """Human name of a config env entry: ``RiverSwim (S=6, H=20)``, ``hard instance (n=2, gap=0.2)``."""
-    names = {"riverswim": "RiverSwim", "garnet": "garnet", "hard_instance": "hard instance"}
-    name = names.get(spec.get("name", ""), str(spec.get("name", "")).replace("_", " "))
-    params = ", ".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
-                       for k, v in (spec.get("params") or {}).items() if k != "seed")
-    return f"{name} ({params})" if params else name
-
-
 def save_or_placeholder(fig, path, name: str) -> None:
     """Save ``fig`` as <stem>.pdf and <stem>.png (``path`` with either suffix or none); for a
     table-only analysis write a small figure saying so."""
