@@ -234,3 +234,26 @@ def _spaced(values: Sequence[float], norm, bar_in: float, char_in: float = 0.075
                 continue
         out.append(v)
     return out
+
+
+def print_ready(fig):
+    """A figure drawn by hand (a theorem check, an analysis not yet on :func:`line_grid`) made
+    print-ready in place: its texts through :func:`human` (ε, τ, 10^k; tick labels are left as
+    drawn) and its panels' legends merged into one legend below the figure. Returns ``fig``."""
+    ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+             for t in axis.get_ticklabels(which="both")}
+    for t in fig.findobj(matplotlib.text.Text):
+        if id(t) not in ticks and t.get_text().strip():
+            t.set_text(human(t.get_text()))
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    if len(legends) + len(fig.legends) > 1:
+        seen: dict[str, object] = {}
+        for lg in list(fig.legends) + legends:
+            for h, t in zip(lg.legend_handles, lg.get_texts()):
+                seen.setdefault(t.get_text(), h)
+            lg.remove()
+        fig.legends.clear()
+        wide = fig.get_figwidth() > 4
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center",
+                   ncol=min(len(seen), 3 if wide else (2 if max(map(len, seen)) <= 22 else 1)))
+    return fig

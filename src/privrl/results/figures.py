@@ -121,14 +121,15 @@ def regret_vs_k(agg: pd.DataFrame, fits: pd.DataFrame, path_stem, title: str = "
 
 
 def save_or_placeholder(fig, path, name: str) -> None:
-    """Save ``fig`` as <stem>.pdf and <stem>.png (``path`` with either suffix or none); for a
-    table-only analysis write a small figure saying so."""
+    """Save ``fig`` as <stem>.pdf and <stem>.png (``path`` with either suffix or none), made
+    print-ready (:func:`facets.print_ready`: one legend, human text); for a table-only analysis
+    write a small figure saying so."""
     if fig is None:
         style.use_paper_style()
         fig, ax = plt.subplots(figsize=(style.COLUMN_WIDTH, 0.8))
         ax.axis("off")
-        ax.text(0.5, 0.5, f"{name}: table only (see {name}.md)", ha="center", va="center")
-    style.save_figure(fig, path)
+        ax.text(0.5, 0.5, "table only (see the analysis' Markdown table)", ha="center", va="center")
+    style.save_figure(facets.print_ready(fig), path)
 
 
 def grouped_errorbars(ax, series: dict, n_groups: int, tick_labels: list, width: float) -> None:

@@ -10,7 +10,8 @@ import numpy as np
 _MATH_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?)0*(\d+)(?![\w.])")
 _WORDS = [(re.compile(r"\beps0\b"), "ε₀"), (re.compile(r"\beps\b"), "ε"), (re.compile(r"\btau\b"), "τ"),
           (re.compile(r"\bbeta_k\b"), r"$\\beta_k$"), (re.compile(r"\bbeta\b"), "β"), (re.compile(r"\bdelta\b"), "δ"),
-          (re.compile(r"\bbonus_scale\b"), "bonus ×"), (re.compile(r"\bbeta_scale\b"), "β scale"),
+          (re.compile(r"\bbonus_scale\b"), "bonus ×"), (re.compile(r"\bdp_accounting\b"), "dp-accounting"),
+          (re.compile(r"\b([A-Z])_([A-Za-z0-9])\b"), r"$\1_{\2}$"), (re.compile(r"\bbeta_scale\b"), "β scale"),
           (re.compile(r"(?<=\s)x(?=\d|\$)"), "×"), (re.compile(r"\^\((\d+)/(\d+)\)"), r"$^{\1/\2}$")]
 
 
@@ -29,12 +30,17 @@ def sci(value: float, digits: int = 3) -> str:
 
 def human(text: str) -> str:
     """A config label or statement for print: eps -> ε, tau -> τ, ``x0.1`` -> ``×0.1``,
-    ``1e-4`` -> 10^-4 (mathtext), ``K^(1/3)`` -> K^{1/3}."""
-    s = str(text)
-    for pat, rep in _WORDS:
-        s = pat.sub(rep, s)
-    s = _MATH_NUMBER.sub(lambda m: sci(float(m.group(0))), s)
-    return re.sub(r"\s{2,}", " ", s).strip()
+    ``1e-4`` -> 10^-4 (mathtext), ``K^(1/3)`` -> K^{1/3}; mathtext ``$...$`` is kept as it is
+    (so ``human(human(s)) == human(s)``)."""
+    parts = re.split(r"(\$[^$]*\$)", str(text))
+    out = []
+    for i, s in enumerate(parts):
+        if i % 2 == 0:
+            for pat, rep in _WORDS:
+                s = pat.sub(rep, s)
+            s = _MATH_NUMBER.sub(lambda m: sci(float(m.group(0))), s)
+        out.append(s)
+    return re.sub(r"[ \t]{2,}", " ", "".join(out)).strip(" ")
 
 
 _EPS_IN_LABEL = re.compile(r"[,;]?\s*\(?\s*\b(?:eps0?|ε₀?)\s*=\s*[-+0-9.eE]+\s*\)?(?=\s|,|$|\))")
