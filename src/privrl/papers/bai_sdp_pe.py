@@ -352,6 +352,8 @@ def check_bitsum_lemma42(rng, eps_grid: Iterable[float] = (0.1, 0.2, 0.3, 0.5, 0
 
 def figure_bitsum(df: pd.DataFrame, path) -> None:
     """Left: error variance vs eps (log-log, fitted exponents); right: exact vs claimed eps."""
+    import matplotlib.ticker
+
     fig, (a1, a2) = check_axes(2)
     for regime, g in df.groupby("regime"):
         a1.loglog(g["epsilon"], g["var_empirical"], "o", label=f"{regime}: b={g['fitted_exponent'].iloc[0]:.2f}")
@@ -361,6 +363,11 @@ def figure_bitsum(df: pd.DataFrame, path) -> None:
     a2.plot(claim["epsilon"], claim["claimed_epsilon"], "k--", label="claimed (Lemma 42)")
     a1.set(xlabel="eps", ylabel="Var(Z - sum y)", title="Bai et al. Lemma 42: variance")
     a2.set(xlabel="eps", ylabel=f"eps at delta=beta={df['beta'].iloc[0]}", title="exact vs claimed")
+    eps = sorted(df["epsilon"].unique())
+    for a in (a1, a2):  # the run's eps as ticks (a log axis under a decade prints crowded minor labels)
+        a.set_xticks(eps, [f"{e:g}" for e in eps], minor=False)
+        a.set_xticks([], minor=True)
+    a1.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     check_legend(a1), check_legend(a2)
     save_check_figure(fig, path)
 

@@ -21,7 +21,7 @@ def sci(value: float, digits: int = 3) -> str:
     if not np.isfinite(v):
         return "n/a"
     if v == 0 or 1e-3 <= abs(v) < 1e5:
-        return f"{v:.{digits}g}"
+        return str(int(v)) if v == int(v) else f"{v:.{digits}g}"
     exp = int(math.floor(math.log10(abs(v))))
     mant = v / 10 ** exp
     m = f"{mant:.{max(digits - 1, 1)}g}"
