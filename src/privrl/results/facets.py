@@ -60,6 +60,19 @@ def _row_height(nrows: int, extra: float) -> float:
 
 
 # ----------------------------------------------------------------------------- drawing
+def eps_scale(eps_values: Sequence[float]):
+    """(norm, colour of an ε): the one sequential ε scale of every figure (viridis on log ε,
+    without its faint yellow end); a single ε takes one mid colour."""
+    values = sorted({float(e) for e in eps_values if np.isfinite(e) and e > 0})
+    norm = LogNorm(values[0] / 1.5, values[-1] * 1.5) if len(values) > 1 else Normalize(0, 1)
+    cmap = plt.get_cmap(style.EPS_CMAP)
+
+    def colour(e):
+        return cmap(0.05 + 0.8 * float(np.clip(norm(e), 0, 1))) if len(values) > 1 else cmap(0.35)
+
+    return norm, colour
+
+
 def _line_styles(labels: Sequence[str]) -> dict[str, tuple[str, str]]:
     """Legend entry -> (dash, marker): in order of first appearance."""
     out = {}
@@ -129,12 +142,8 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     eps_lines = set(d.loc[d["eps"].notna(), "line"])
     colours = _line_colours(labels, eps_lines)
     eps_values = sorted(set(d.loc[d["eps"].notna() & (d["eps"] > 0), "eps"]))
-    norm = (LogNorm(eps_values[0] / 1.5, eps_values[-1] * 1.5) if len(eps_values) > 1 and eps_values[0] > 0
-            else Normalize(0, 1))
+    norm, eps_colour = eps_scale(eps_values)
     cmap = plt.get_cmap(style.EPS_CMAP)
-
-    def eps_colour(e):
-        return cmap(0.05 + 0.8 * float(np.clip(norm(e), 0, 1))) if len(eps_values) > 1 else cmap(0.35)
 
     style.use_paper_style()
     n_legend = len(labels) + len(extra_legend)
