@@ -89,22 +89,13 @@ def _fit_row(ctx: AnalysisContext, info: dict) -> pd.Series:
 
 def _figure(panels):
     """panels: list of (lines, ylabel, title), lines (x, mean, lo, hi, label, style); drawn by the
-    figure layer (log-log, one legend, ε of a label's ``eps=`` as its colour)."""
-    import re
-
+    figure layer (log-log, one legend, the ε of a label's ``eps=`` as its colour)."""
     from privrl.results import facets  # matplotlib: imported only to draw
 
     if not panels:
         return None
-    parts = []
-    for lines, _, title in panels:
-        for i, (x, m, lo, hi, label, _style) in enumerate(lines[:MAX_LINES]):
-            e = re.search(r"(?:eps|ε)=([0-9.]+)", label)
-            line = facets.human(facets.without_eps(label))
-            parts.append(pd.DataFrame({"x": x, "y": np.maximum(m, 1e-3), "lo": np.maximum(lo, 1e-3) if lo is not None else np.nan,
-                                       "hi": np.maximum(hi, 1e-3) if hi is not None else np.nan, "panel": facets.human(title),
-                                       "line": line, "eps": float(e.group(1)) if e else np.nan, "curve": f"{title}|{i}"}))
-    return facets.line_grid(pd.concat(parts, ignore_index=True), xlabel="episodes K", ylabel=facets.human(panels[0][1]))
+    data = facets.lines_frame([(title, lines[:MAX_LINES]) for lines, _, title in panels])
+    return facets.line_grid(data, xlabel="episodes K", ylabel=facets.human(panels[0][1]))
 
 
 def _result(title: str, t: pd.DataFrame, note: str, panels, claims) -> AnalysisResult:

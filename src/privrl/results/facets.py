@@ -20,6 +20,7 @@ the papers' analysis figures) in the style of :mod:`privrl.results.style`:
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable, Sequence
 
 import matplotlib
@@ -150,6 +151,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     legend_h = 0.2 + 0.16 * math.ceil(n_legend / max(1, 3 if fig_w > 4 else 1)) if n_legend else 0.0
     extra = legend_h + (0.55 if len(eps_values) > 1 else 0.0) + (0.3 if title else 0.0) + 0.35
     row_h = _row_height(nrows, extra)
+    chars = max(16, int((fig_w / ncols - 0.45) / 0.068))  # 8 pt characters a panel title holds
     g = sns.FacetGrid(d, col="panel", col_order=order, col_wrap=ncols if len(order) > 1 else None,
                       height=row_h, aspect=fig_w / ncols / row_h, sharex=True, sharey=sharey, despine=True,
                       legend_out=False)
@@ -180,9 +182,8 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
             drawn.append((ln, x, y))
         if decorate is not None:
             decorate(ax, name, rows)
-        ax.set_title(name)
+        ax.set_title(style.wrap_text(name, chars))
     g.set_axis_labels(xlabel, ylabel)
-    g.set_titles("{col_name}")
     for ax in g.axes.flat:
         ax.tick_params(labelbottom=True, labelleft=True)
     fig.canvas.draw()  # limits settled: overlaps are judged where they are drawn
@@ -198,9 +199,8 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
                 lines[i].set_markersize(3.5 - 1.5 * j / max(n - 1, 1))
                 lines[i].set_markevery((0.02 + 0.1 * j / n, 0.1))
         if groups:
-            ax.set_title(f"{name}\n({sum(len(gr) for gr in groups)} lines overlapping)" if name
-                         else f"{sum(len(gr) for gr in groups)} lines overlapping")
-    _wrap_titles(g, ncols)
+            note = f"{sum(len(gr) for gr in groups)} lines overlapping"
+            ax.set_title(f"{style.wrap_text(name, chars)}\n({note})" if name else note)
     handles = [(Line2D([], [], color=colours.get(lab, "0.3") if lab not in eps_lines else "0.35",
                        ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers else None), ms=3), lab)
                for lab in labels]
@@ -225,12 +225,6 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     return fig
 
 
-def _wrap_titles(g, ncols: int) -> None:
-    for ax in g.axes.flat:
-        if ax.get_title():
-            style.panel_title(ax, ax.get_title(), ncols=max(ncols, 2)) if "\n" not in ax.get_title() else None
-
-
 def _spaced(values: Sequence[float], norm, bar_in: float, char_in: float = 0.075) -> list[float]:
     """The ε values whose tick labels fit side by side on a colour bar ``bar_in`` inches long
     (8 pt labels, about ``char_in`` inches a character): neighbours too close are dropped."""
@@ -243,6 +237,25 @@ def _spaced(values: Sequence[float], norm, bar_in: float, char_in: float = 0.075
                 continue
         out.append(v)
     return out
+
+
+def lines_frame(panels: Sequence[tuple[str, Sequence[tuple]]], floor: float = 1e-3) -> pd.DataFrame:
+    """The tidy frame of ``[(panel title, [(x, mean, lo, hi, label, style), ...]), ...]`` (the
+    line tuples the papers' analyses collect): ``eps`` read from the label's ``eps=``/``eps0=``
+    (the line's colour), ``line`` the label without it, values floored at ``floor`` for log axes;
+    ``style`` is left to the layer (a dash per legend entry)."""
+    parts = []
+    for title, lines in panels:
+        for i, (x, m, lo, hi, label, _style) in enumerate(lines):
+            e = re.search(r"(?:eps0?|ε₀?)\s*=\s*([0-9.]+(?:[eE][-+]?\d+)?)", label)
+            band = lo is not None and hi is not None
+            parts.append(pd.DataFrame({
+                "x": np.asarray(x, float), "y": np.maximum(np.asarray(m, float), floor),
+                "lo": np.maximum(np.asarray(lo, float), floor) if band else np.nan,
+                "hi": np.maximum(np.asarray(hi, float), floor) if band else np.nan,
+                "panel": human(title), "line": human(without_eps(label)), "eps": float(e.group(1)) if e else np.nan,
+                "curve": f"{title}|{i}"}))
+    return pd.concat(parts, ignore_index=True)
 
 
 def print_ready(fig):

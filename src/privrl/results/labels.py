@@ -9,7 +9,7 @@ import numpy as np
 
 _MATH_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?)0*(\d+)(?![\w.])")
 _WORDS = [(re.compile(r"\beps0\b"), "ε₀"), (re.compile(r"\beps\b"), "ε"), (re.compile(r"\btau\b"), "τ"),
-          (re.compile(r"\bbeta_k\b"), r"$\\beta_k$"), (re.compile(r"\bbeta\b"), "β"), (re.compile(r"\bdelta\b"), "δ"),
+          (re.compile(r"\bbeta_k\b"), r"$\\beta_k$"), (re.compile(r"\bbeta\b"), "β"), (re.compile(r"\balpha\b"), "α"), (re.compile(r"\bdelta\b"), "δ"),
           (re.compile(r"\bbonus_scale\b"), "bonus ×"), (re.compile(r"\bdp_accounting\b"), "dp-accounting"),
           (re.compile(r"\b([A-Z])_([A-Za-z0-9])\b"), r"$\1_{\2}$"), (re.compile(r"\bbeta_scale\b"), "β scale"),
           (re.compile(r"(?<=\s)x(?=\d|\$)"), "×"), (re.compile(r"\^\((\d+)/(\d+)\)"), r"$^{\1/\2}$")]

@@ -96,12 +96,10 @@ def paper_style() -> Iterator[None]:
         yield
 
 
-def panel_title(ax, text: str, ncols: int = 3) -> None:
-    """A panel title wrapped to the panel's width (about 26 characters at 3 panels a row),
-    breaking after commas first."""
+def wrap_text(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, breaking after commas first."""
     import textwrap
 
-    width = {1: 40, 2: 36}.get(ncols, 26)  # 1: a 3.3 in column holds ~45 characters of 8 pt text
     lines: list[str] = []
     for part in text.split(", "):
         if lines and len(lines[-1]) + 2 + len(part) <= width:
@@ -110,7 +108,13 @@ def panel_title(ax, text: str, ncols: int = 3) -> None:
             if lines:
                 lines[-1] += ","
             lines += textwrap.wrap(part, width) or [""]
-    ax.set_title("\n".join(lines))
+    return "\n".join(lines)
+
+
+def panel_title(ax, text: str, ncols: int = 3) -> None:
+    """A panel title wrapped to the panel's width (about 26 characters at 3 panels a row),
+    breaking after commas first."""
+    ax.set_title(wrap_text(text, {1: 40, 2: 36}.get(ncols, 26)))  # 1: a 3.3 in column holds ~45 characters of 8 pt text
 
 
 # ----------------------------------------------------------------------------- labels
