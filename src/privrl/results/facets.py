@@ -222,7 +222,31 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
                    ncol=min(ncol, len(handles)), title=legend_title)
     if title:
         fig.suptitle(title)
+    fig.canvas.draw()  # the final layout: tick labels that still collide are thinned
+    for ax in g.axes.flat:
+        _declutter(fig, ax)
     return fig
+
+
+def _declutter(fig, ax) -> None:
+    """Tick labels of ``ax`` that print over each other: drop the minor labels (a log axis within
+    a decade labels its minor ticks), then, if fewer than two labels remain, label 1-2-5 (log) or
+    at most 4 ticks (linear)."""
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator, NullFormatter
+
+    r = fig.canvas.get_renderer()
+    for axis in (ax.xaxis, ax.yaxis):
+        boxes = [t.get_window_extent(r) for t in style.drawn_ticklabels(axis)]
+        if not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
+            continue
+        axis.set_minor_formatter(NullFormatter())
+        fig.canvas.draw()
+        if len(style.drawn_ticklabels(axis)) < 2:
+            log = axis.get_scale() == "log"
+            axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)) if log else MaxNLocator(4))
+            if log:
+                axis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False))
+            fig.canvas.draw()
 
 
 def _spaced(values: Sequence[float], norm, bar_in: float, char_in: float = 0.075) -> list[float]:

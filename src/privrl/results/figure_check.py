@@ -35,7 +35,8 @@ WIDTHS = (style.COLUMN_WIDTH, style.FULL_WIDTH)
 OVERLAP_TOL_PX = 1.5  # privrl.results.facets.OVERLAP_TOL_PX (display pixels at the figure's dpi)
 _ID_PATTERNS = {
     "a snake_case id": re.compile(r"(?<![\\\w])[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+"),
-    "a key=value parameter": re.compile(r"(?<![\w$\\])[A-Za-z_][A-Za-z0-9_]{2,}\s?="),
+    "a key=value parameter": re.compile(r"(?<![\w$\\])[A-Za-z_][A-Za-z0-9_]{2,}="),
+    "an ASCII parameter name": re.compile(r"\b(?:eps0?|tau)\b"),
     "a 1e+07-style number": re.compile(r"\d[eE][+-]?\d"),
     "a Python repr": re.compile(r"[{}]|\bNone\b|\bnan\b|\bTrue\b|\bFalse\b|'\w+'\s*:"),
     "an encoded number (0p2)": re.compile(r"\d+p\d+"),
