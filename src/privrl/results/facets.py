@@ -118,7 +118,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
               yscale: str = "log", panel_order: Sequence[str] | None = None, width: str | None = None,
               sharey: bool = True, eps_label: str = "privacy level ε", legend_title: str | None = None,
               decorate: Callable | None = None, extra_legend: Sequence[tuple[Line2D, str]] = (),
-              bands: bool = True, markers: bool = False):
+              bands: bool = True, markers: bool = False, ylabels: dict | None = None):
     """The figure of ``data`` (columns x, y, [lo, hi], [panel], [line], [eps], [curve]; see the
     module docstring): one panel per ``panel`` (in ``panel_order``), wrapped in a grid; one
     legend below; an ε colour bar when lines are coloured by ε.
@@ -127,6 +127,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     decorate(ax, panel_title, rows): draws extra marks on a panel (fit windows, guides).
     extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line).
     markers: mark every point (lines of a few points, e.g. against ε).
+    ylabels: a y label per panel title (panels of different quantities; use ``sharey=False``).
     """
     d = data.copy()
     d["panel"] = d["panel"].astype(str) if "panel" in d else ""
@@ -184,6 +185,9 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
             decorate(ax, name, rows)
         ax.set_title(style.wrap_text(name, chars))
     g.set_axis_labels(xlabel, ylabel)
+    for name, lab in (ylabels or {}).items():
+        if name in g.axes_dict:
+            g.axes_dict[name].set_ylabel(lab)
     for ax in g.axes.flat:
         ax.tick_params(labelbottom=True, labelleft=True)
     fig.canvas.draw()  # limits settled: overlaps are judged where they are drawn

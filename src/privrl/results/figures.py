@@ -130,15 +130,3 @@ def save_or_placeholder(fig, path, name: str) -> None:
         ax.axis("off")
         ax.text(0.5, 0.5, "table only (see the analysis' Markdown table)", ha="center", va="center")
     style.save_figure(facets.print_ready(fig), path)
-
-
-def grouped_errorbars(ax, series: dict, n_groups: int, tick_labels: list, width: float) -> None:
-    """Dodged point-and-CI markers: one series per label, one position per group.
-
-    series: {label: DataFrame with columns regret, regret_lo, regret_hi, one row per group in
-    tick order (NaN rows allowed)}. Series j sits at group index + j * width.
-    """
-    for j, (label, d) in enumerate(series.items()):
-        ax.errorbar(np.arange(n_groups) + j * width, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret],
-                    fmt="o", ms=4, capsize=2, label=label)
-    ax.set_xticks(np.arange(n_groups) + (len(series) - 1) * width / 2, tick_labels)
