@@ -24,6 +24,7 @@ import re
 from typing import Callable, Sequence
 
 import matplotlib
+import matplotlib.ticker
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -295,6 +296,11 @@ def print_ready(fig):
     for t in fig.findobj(matplotlib.text.Text):
         if id(t) not in ticks and t.get_text().strip():
             t.set_text(human(t.get_text()))
+    for ax in fig.axes:  # categorical tick labels (set_xticks(..., labels)) are text too
+        for axis in (ax.xaxis, ax.yaxis):
+            f = axis.get_major_formatter()
+            if isinstance(f, matplotlib.ticker.FixedFormatter):
+                f.seq = [human(x) for x in f.seq]
     legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
     if len(legends) + len(fig.legends) > 1:
         seen: dict[str, object] = {}

@@ -56,7 +56,8 @@ def curve_roles(curves: pd.DataFrame) -> pd.DataFrame:
     def series(r) -> str:
         if r.label:
             base = r.label[: -len(facets.NOISE_OFF)].strip() if r.noise_off and r.label.endswith(facets.NOISE_OFF) else r.label
-            return facets.human(facets.without_eps(base))
+            text = facets.without_eps(base)
+            return style.agent_name(text, r.recon) if text == r.head else facets.human(text)  # a label that is the id
         params = {k: v for k, v in r.params.items() if k not in ("noise", "epsilon")}
         return style.cell_label(r.head, params, vary[r.head], r.recon)
 
@@ -111,7 +112,8 @@ def regret_vs_k(agg: pd.DataFrame, fits: pd.DataFrame, path_stem, title: str = "
             if np.isfinite(f.exponent):
                 x = np.geomspace(f.window_lo, f.window_hi, 20)
                 colour = next(ln.get_color() for ln in ax.get_lines() if ln.get_label() == f"_{c.curve.iloc[0]}")
-                ax.plot(x, np.exp(f.log_intercept) * x ** f.exponent, color=colour, ls=":", lw=1.0, label="_guide")
+                ax.plot(x, np.exp(f.log_intercept) * x ** f.exponent, color=colour, ls=":", lw=1.0, label="_guide",
+                        scaley=False)  # a fit outside the data does not stretch the axis
 
     fit_key = [(Line2D([], [], color="0.35", ls=":", lw=1.0), "fitted $K^a$ (fit window)")] if view == "regret" else []
     fig = facets.line_grid(data, xlabel="episodes K", ylabel="regret / $\\sqrt{K}$" if view == "rate" else "cumulative regret",

@@ -11,6 +11,7 @@ _MATH_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?)0*(\d+)(?![\w.])
 _WORDS = [(re.compile(r"\beps0\b"), "ε₀"), (re.compile(r"\beps\b"), "ε"), (re.compile(r"\btau\b"), "τ"),
           (re.compile(r"\bbeta_k\b"), r"$\\beta_k$"), (re.compile(r"\bbeta\b"), "β"), (re.compile(r"\balpha\b"), "α"), (re.compile(r"\bdelta\b"), "δ"),
           (re.compile(r"\bbonus_scale\b"), "bonus ×"), (re.compile(r"\bdp_accounting\b"), "dp-accounting"),
+          (re.compile(r"\bsqrt\s?\(?K\)?"), r"$\\sqrt{K}$"),
           (re.compile(r"\b([A-Z])_([A-Za-z0-9])\b"), r"$\1_{\2}$"), (re.compile(r"\bbeta_scale\b"), "β scale"),
           (re.compile(r"(?<=\s)x(?=\d|\$)"), "×"), (re.compile(r"\^\((\d+)/(\d+)\)"), r"$^{\1/\2}$")]
 
@@ -49,7 +50,8 @@ _EPS_IN_LABEL = re.compile(r"[,;]?\s*\(?\s*\b(?:eps0?|ε₀?)\s*=\s*[-+0-9.eE]+\
 def without_eps(label: str) -> str:
     """The label with its ``eps=<number>`` part removed ("PUCB eps=10 (bonus x0.1)" ->
     "PUCB (bonus x0.1)"): the ε of a line is its colour."""
-    s = _EPS_IN_LABEL.sub("", str(label))
+    s = re.sub(r"\s+at eps_\w+\(K=[^)]*\)", "", str(label))  # a matched cell: "PUCB at eps_RLSVI(K=1000)"
+    s = _EPS_IN_LABEL.sub("", s)
     s = re.sub(r"\(\s*\)", "", s)
     return re.sub(r"\s{2,}", " ", s).strip(" ,;")
 
