@@ -50,13 +50,19 @@ def _id_names() -> list[str]:
     return sorted(set(agents.REGISTRY) | set(ENV_IDS), key=len, reverse=True)
 
 
+RECORD_KEYS = ("height_in", "legends", "tick_overlaps", "texts", "lines")  # what the print checks read
+
+
 def record(png: Path) -> dict | None:
-    """The readability record of a PNG, or None (not written by style.save_figure)."""
+    """The readability record of a PNG, or None (not written by style.save_figure); its
+    ``png_height_in`` is measured on the image itself (pixels / dpi)."""
     from PIL import Image
 
     with Image.open(png) as im:
         text = getattr(im, "text", {}).get("privrl:figure")
-    return json.loads(text) if text else None
+        dpi = float((im.info.get("dpi") or (style.PNG_DPI,))[0]) or style.PNG_DPI
+        height = im.size[1] / dpi
+    return {**json.loads(text), "png_height_in": round(height, 3)} if text else None
 
 
 def ids_in(text: str, names: list[str] | None = None) -> list[str]:
@@ -116,8 +122,12 @@ def figure_problems(root: str | Path) -> list[str]:
         if not any(abs(r["width_in"] - w) < 0.05 for w in WIDTHS):
             out.append(f"{png}: {r['width_in']:g} in wide: neither a column ({style.COLUMN_WIDTH} in) "
                        f"nor the page ({style.FULL_WIDTH} in)")
-        if r.get("height_in", 0) > MAX_HEIGHT + 0.05:
-            out.append(f"{png}: {r['height_in']:g} in tall (> {MAX_HEIGHT:g} in): split it")
+        height = max(r.get("height_in", 0), r["png_height_in"])
+        if height > MAX_HEIGHT + 0.05:
+            out.append(f"{png}: {height:g} in tall (> {MAX_HEIGHT:g} in): split it")
+        missing = [k for k in RECORD_KEYS if k not in r]
+        if missing:
+            out.append(f"{png}: its record predates the print checks (no {', '.join(missing)}): regenerate it")
         if r["lines_per_panel"] > style.MAX_LINES:
             out.append(f"{png}: {r['lines_per_panel']} lines in a panel (> {style.MAX_LINES})")
         if r.get("legends", 0) > 1:
