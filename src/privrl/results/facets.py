@@ -97,22 +97,30 @@ def _line_colours(labels: Sequence[str], eps_labels: set) -> dict[str, object]:
 
 
 def _overlap_groups(ax, curves: list[tuple[np.ndarray, np.ndarray]]) -> list[list[int]]:
-    """Groups (indices into ``curves``) of curves within OVERLAP_TOL_PX of each other at every x
-    (display space of ``ax``, whose limits and scales are set)."""
+    """Groups (indices into ``curves``) of curves linked by running within twice
+    OVERLAP_TOL_PX of each other at every x (display space of ``ax``: limits, scales and layout
+    set; twice the check's tolerance, as a later title line shrinks the panel a little):
+    connected components, so every pair the check would call hidden is in one group."""
     pts = []
     for x, y in curves:
         ok = np.isfinite(x) & np.isfinite(y)
         pts.append(ax.transData.transform(np.column_stack([x[ok], y[ok]])) if ok.any() else np.empty((0, 2)))
-    groups: list[list[int]] = []
-    for i, p in enumerate(pts):
-        for g in groups:
-            q = pts[g[0]]
-            if len(p) > 2 and len(q) > 2 and close_paths(p, q):
-                g.append(i)
-                break
-        else:
-            groups.append([i])
-    return [g for g in groups if len(g) > 1]
+    root = list(range(len(pts)))
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            if len(pts[i]) > 2 and len(pts[j]) > 2 and close_paths(pts[i], pts[j], 2 * OVERLAP_TOL_PX):
+                root[find(j)] = find(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(pts)):
+        groups.setdefault(find(i), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", xscale: str = "log",
@@ -191,21 +199,6 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
             g.axes_dict[name].set_ylabel(lab)
     for ax in g.axes.flat:
         ax.tick_params(labelbottom=True, labelleft=True)
-    fig.canvas.draw()  # limits settled: overlaps are judged where they are drawn
-    for name, ax in g.axes_dict.items():
-        lines = [ln for ln in ax.get_lines() if ln.get_label().startswith("_") and len(ln.get_xdata()) > 2
-                 and not ln.get_label().startswith("_guide")]
-        groups = _overlap_groups(ax, [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float))
-                                      for ln in lines])
-        for grp in groups:
-            n = len(grp)
-            for j, i in enumerate(grp):  # staggered markers: every line of the group shows its colour
-                lines[i].set_marker("o")
-                lines[i].set_markersize(3.5 - 1.5 * j / max(n - 1, 1))
-                lines[i].set_markevery((0.02 + 0.1 * j / n, 0.1))
-        if groups:
-            note = f"{sum(len(gr) for gr in groups)} lines overlapping"
-            ax.set_title(f"{style.wrap_text(name, chars)}\n({note})" if name else note)
     handles = [(Line2D([], [], color=colours.get(lab, "0.3") if lab not in eps_lines else "0.35",
                        ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers else None), ms=3), lab)
                for lab in labels]
@@ -227,7 +220,22 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
                    ncol=min(ncol, len(handles)), title=legend_title)
     if title:
         fig.suptitle(title)
-    fig.canvas.draw()  # the final layout: tick labels that still collide are thinned
+    fig.canvas.draw()  # the final layout: overlaps are judged where the lines are drawn
+    for name, ax in g.axes_dict.items():
+        lines = [ln for ln in ax.get_lines() if ln.get_label().startswith("_") and len(ln.get_xdata()) > 2
+                 and not ln.get_label().startswith("_guide")]
+        groups = _overlap_groups(ax, [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float))
+                                      for ln in lines])
+        for grp in groups:
+            n = len(grp)
+            for j, i in enumerate(grp):  # staggered markers: every line of the group shows its colour
+                lines[i].set_marker("o")
+                lines[i].set_markersize(3.5 - 1.5 * j / max(n - 1, 1))
+                lines[i].set_markevery((0.02 + 0.1 * j / n, 0.1))
+        if groups:
+            note = f"{sum(len(gr) for gr in groups)} lines overlapping"
+            ax.set_title(f"{style.wrap_text(name, chars)}\n({note})" if name else note)
+    fig.canvas.draw()  # tick labels that still collide are thinned
     for ax in g.axes.flat:
         _declutter(fig, ax)
     return fig
