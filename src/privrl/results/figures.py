@@ -56,7 +56,7 @@ def curve_roles(curves: pd.DataFrame) -> pd.DataFrame:
     def series(r) -> str:
         if r.label:
             base = r.label[: -len(facets.NOISE_OFF)].strip() if r.noise_off and r.label.endswith(facets.NOISE_OFF) else r.label
-            text = facets.without_eps(base)
+            text = facets.without_eps(base) if np.isfinite(r.epsilon) else base  # no ε param: the label's ε names it
             return style.agent_name(text, r.recon) if text == r.head else facets.human(text)  # a label that is the id
         params = {k: v for k, v in r.params.items() if k not in ("noise", "epsilon")}
         return style.cell_label(r.head, params, vary[r.head], r.recon)

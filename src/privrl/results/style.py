@@ -97,16 +97,16 @@ def paper_style() -> Iterator[None]:
 
 
 def wrap_text(text: str, width: int) -> str:
-    """``text`` in lines of at most ``width`` characters, breaking after commas first."""
+    """``text`` in lines of at most ``width`` characters, breaking after commas and before
+    parentheses first."""
+    import re
     import textwrap
 
     lines: list[str] = []
-    for part in text.split(", "):
-        if lines and len(lines[-1]) + 2 + len(part) <= width:
-            lines[-1] += ", " + part
+    for part in re.split(r"(?<=,) |\s(?=\()", text):
+        if lines and len(lines[-1]) + 1 + len(part) <= width:
+            lines[-1] += " " + part
         else:
-            if lines:
-                lines[-1] += ","
             lines += textwrap.wrap(part, width) or [""]
     return "\n".join(lines)
 
