@@ -215,7 +215,8 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     elif len(eps_values) == 1:
         handles.append((Line2D([], [], color=eps_colour(eps_values[0])), f"ε = {sci(eps_values[0])}"))
     if handles:
-        ncol = 1 if fig_w <= 4 and max(len(h[1]) for h in handles) > 24 else (2 if fig_w <= 4 else 3)
+        entry = 0.6 + 0.07 * max(len(re.sub(r"\$[^$]*\$", "xx", h[1])) for h in handles)  # inches: handle + text
+        ncol = max(1, min(3, int((fig_w - 0.2) // entry)))
         fig.legend([h for h, _ in handles], [lab for _, lab in handles], loc="outside lower center",
                    ncol=min(ncol, len(handles)), title=legend_title)
     if title:
