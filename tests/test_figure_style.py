@@ -29,33 +29,46 @@ def _synthetic(agents=("pucb", "private-ucbvi-jdp"), eps=(0.1, 0.2, 0.5, 1, 2, 5
     return pd.concat(agg, ignore_index=True), pd.DataFrame(fits)
 
 
-def _overlaps(a, b) -> bool:
-    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+def _column_figure(height: float = 2.0):
+    import matplotlib.pyplot as plt
+
+    style.use_paper_style()
+    fig, ax = plt.subplots(figsize=(style.COLUMN_WIDTH, height), layout="constrained")
+    return fig, ax
 
 
 @pytest.mark.parametrize("view", ["regret", "rate"])
-def test_regret_figure_is_paper_ready(tmp_path, view, monkeypatch):
+def test_regret_figure_is_paper_ready(tmp_path, view):
+    """Through the figure layer: one legend, an ε colour bar, human titles, page width, <= 9 in
+    tall, and figure_check passes on what it saved."""
+    from privrl.results import figure_check
+
     agg, fits = _synthetic()
-    drawn = {}
-    monkeypatch.setattr(style, "save_figure", lambda fig, stem, **kw: drawn.update(fig=fig))
-    figures.regret_vs_k(agg, fits, tmp_path / "f", title="exp: env", view=view)
-    fig = drawn["fig"]
-    assert style.lines_per_panel(fig) <= style.MAX_LINES
-    assert style.min_font_size(fig) >= style.MIN_FONT
-    renderer = fig.canvas.get_renderer()
-    (legend,) = fig.legends
-    box = legend.get_window_extent(renderer)
-    assert not any(_overlaps(box, ax.get_window_extent(renderer)) for ax in fig.axes)
-    texts = [t.get_text() for t in legend.get_texts()]
-    assert "ε=0.1" in texts and "noise off" in texts and not any("__" in t for t in texts)
-    titles = [ax.get_title() for ax in fig.axes]
-    assert any(t.startswith("PUCB") for t in titles) and any("(recon.)" in t for t in titles)
+    figures.regret_vs_k(agg, fits, tmp_path / "f", title="RiverSwim (S=6, H=20)", view=view)
+    r = figure_check.record(tmp_path / "f.png")
+    assert r["legends"] == 1 and r["height_in"] <= figure_check.MAX_HEIGHT and r["min_font_pt"] >= style.MIN_FONT
+    texts = r["texts"]
+    assert "privacy level ε" in texts and "noise off" in texts and not any("__" in t for t in texts)
+    assert any(t.startswith("PUCB") for t in texts) and any("(recon.)" in t for t in texts)
+    assert figure_check.figure_problems(tmp_path) == []
+
+
+def test_regret_figure_uses_the_config_label_without_its_eps(tmp_path):
+    """A cell's ``label:`` names its panel (ε is the colour): "PUCB eps=10 (bonus x0.1)" ->
+    panel "PUCB (bonus ×0.1)", ε = 10 and 100 as two coloured lines of it."""
+    agg, fits = _synthetic(agents=("pucb",), eps=(10, 100))
+    fits = fits[~fits.cell.str.contains("noise")].copy()
+    fits["label"] = [f"PUCB eps={e:g} (bonus x0.1)" if a == "pucb" else "UCBVI" for a, e in
+                     zip(fits.agent, fits.param_epsilon)]
+    roles = figures.curve_roles(figures.regret_curves(fits))
+    assert set(roles.panel) == {"PUCB (bonus ×0.1)", ""}
+    assert roles.loc[roles.panel == "", "line"].tolist() == ["UCBVI"]  # a reference, drawn in every panel
+    assert sorted(roles.eps.dropna()) == [10.0, 100.0]
 
 
 def test_save_figure_writes_vector_pdf_and_300_dpi_png(tmp_path):
-    fig, (ax,) = style.panels(1, width="column")
+    fig, ax = _column_figure()
     ax.plot([1, 2], [1, 2], label="a")
-    style.legend_outside(ax)
     pdf, png = style.save_figure(fig, tmp_path / "x.png")
     assert pdf.read_bytes().startswith(b"%PDF") and png.exists()
     with Image.open(png) as im:
@@ -69,25 +82,19 @@ def test_saved_figure_bytes_do_not_depend_on_when_it_was_drawn(tmp_path, monkeyp
     out = []
     for run, when in enumerate((0, 10**9)):
         monkeypatch.setenv("SOURCE_DATE_EPOCH", str(when)) if when else monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
-        fig, (ax,) = style.panels(1, width="column")
+        fig, ax = _column_figure()
         ax.plot([1, 2], [1, 3], label="a")
-        style.legend_outside(ax)
         out.append(style.save_figure(fig, tmp_path / f"run{run}" / "x"))
     for a, b in zip(*out):
         assert a.read_bytes() == b.read_bytes(), a.name
 
 
 def test_log_axis_uses_symlog_for_zero_or_negative_values():
-    fig, (a, b) = style.panels(2, sharey=False)
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(2)
     assert style.log_axis(a, [0.1, 1, 10]) == "log"
     assert style.log_axis(b, [-3.0, 0.0, 0.5, 100]) == "symlog" and b.get_yscale() == "symlog"
-
-
-def test_grid_by_splits_groups_into_panels_of_at_most_max_lines():
-    curves = pd.DataFrame({"agent": ["a"] * 11 + ["b"] * 3, "epsilon": list(range(11, 0, -1)) + [1, 2, 3]})
-    panels = style.grid_by(curves, ["agent"], max_lines=8, order="epsilon", title=lambda k: k["agent"])
-    assert [(p.title, len(p.rows)) for p in panels] == [("a (1/2)", 8), ("a (2/2)", 3), ("b", 3)]
-    assert list(panels[0].rows.epsilon) == sorted(panels[0].rows.epsilon)
 
 
 def test_human_labels():
@@ -97,11 +104,6 @@ def test_human_labels():
     assert style.cell_label("pucb", params, vary=["epsilon"]) == "PUCB, ε=10"
     assert style.cell_label(None, {**params, "noise": 0.0}, vary=["epsilon", "noise"]) == "noise off"
     assert style.cell_label("ucbvi", {"bonus_scale": 0.003}) == "UCBVI, bonus ×0.003"
-
-
-def test_eps_colours_are_one_log_scale():
-    c = style.eps_colors([0.1, 1, 10, 1.0])
-    assert len(c) == 3 and c[0.1] != c[10.0]
 
 
 def test_theorem_check_figures_are_readable_in_a_column(tmp_path):
@@ -134,8 +136,90 @@ def test_figure_check_flags_a_wide_figure_and_a_legend_over_data(tmp_path):
     ax.legend(loc="center")
     style.save_figure(fig, tmp_path / "wide")
     problems = figure_check.figure_problems(tmp_path)
-    assert len(problems) == 3 and "prints at 2.64 pt" in problems[0]
-    assert "9 lines" in problems[1] and "legend overlaps" in problems[2]
+    assert len(problems) == 4 and "prints at 2.64 pt" in problems[0] and "neither a column" in problems[1]
+    assert "9 lines" in problems[2] and "legend overlaps" in problems[3]
+
+
+def _bad(tmp_path, name, draw, height=2.5):
+    """Save a column figure drawn by ``draw(fig, ax)`` alone in its folder; its problems."""
+    from privrl.results import figure_check
+
+    fig, ax = _column_figure(height)
+    draw(fig, ax)
+    style.save_figure(fig, tmp_path / name / name)
+    return figure_check.figure_problems(tmp_path / name)
+
+
+def test_figure_check_flags_each_defect_on_a_synthetic_figure(tmp_path):
+    k = np.geomspace(1, 1e5, 30)
+
+    def legends(fig, ax):
+        ax.plot(k, k, label="a")
+        ax.legend(loc="upper left", bbox_to_anchor=(0, -0.3))
+        fig.legend(["again"], loc="outside upper center")
+
+    def ticks(fig, ax):
+        ax.plot(range(12), range(12))
+        ax.set_xticks(range(12), [f"label number {i}" for i in range(12)])
+
+    def ids(fig, ax):
+        ax.plot(k, k)
+        ax.set_title("bai_table1: dp-ucbvi-jdp")
+        ax.set_ylabel("bonus_scale=1")
+        ax.set_xlabel("regret at K = 1e+07")
+
+    def hidden(fig, ax):
+        for e in (0.1, 1, 10):  # three ε lines on top of each other, told apart by colour alone
+            ax.plot(k, np.sqrt(k), color=str(e / 20), label=f"ε={e:g}")
+
+    checks = {"tall": (lambda fig, ax: ax.plot(k, k), 9.6, "in tall"), "legends": (legends, 2.5, "2 legends"),
+              "ticks": (ticks, 2.5, "tick labels printed over each other"), "ids": (ids, 2.5, "ids in text"),
+              "hidden": (hidden, 2.5, "on top of each other")}
+    for name, (draw, height, expected) in checks.items():
+        problems = _bad(tmp_path, name, draw, height)
+        assert len(problems) == 1 and expected in problems[0], (name, problems)
+    (ids_line,) = _bad(tmp_path, "ids2", ids)
+    for shown in ("bai_table1", "bonus_scale=", "1e+07", "the id 'dp-ucbvi-jdp'"):
+        assert shown in ids_line, (shown, ids_line)
+
+
+def test_figure_check_accepts_distinguished_overlaps_and_human_text():
+    from privrl.results import figure_check
+
+    assert figure_check.ids_in("PUCB (bonus ×0.1), ε = $10^{7}$, RiverSwim (S=6, H=20), $\\beta_k$") == []
+    rec = {"texts": [], "lines": [{"title": "", "lines": [
+        {"ls": "-", "marker": "o", "every": "(0.02, 0.1)", "path": [[0, 0], [10, 10], [20, 20]]},
+        {"ls": "-", "marker": "o", "every": "(0.07, 0.1)", "path": [[0, 0], [10, 10], [20, 20]]}]}]}
+    assert figure_check.hidden_lines(rec) == []  # staggered markers: both colours show
+    rec["lines"][0]["lines"][1]["every"] = "(0.02, 0.1)"
+    assert len(figure_check.hidden_lines(rec)) == 1
+    rec["lines"][0]["title"] = "PUCB (2 lines overlapping)"
+    assert figure_check.hidden_lines(rec) == []  # said in the panel
+
+
+def test_a_good_layer_figure_passes_the_check(tmp_path):
+    """Overlapping ε lines through the figure layer: staggered markers and "(n lines overlapping)"."""
+    import pandas as pd
+
+    from privrl.results import facets, figure_check
+
+    k = np.geomspace(1, 1e5, 40)
+    data = pd.concat([pd.DataFrame({"x": k, "y": np.sqrt(k) * (1 if p == "A" else 1 + 1 / e), "panel": p,
+                                    "eps": float(e)}) for p in ("A", "B") for e in (0.1, 1, 10)])
+    fig = facets.line_grid(data, xlabel="episodes K", ylabel="cumulative regret")
+    assert "overlapping" in fig.axes[0].get_title()
+    style.save_figure(fig, tmp_path / "good")
+    assert figure_check.figure_problems(tmp_path) == []
+
+
+def test_paper_figures_pass_the_check():
+    """The committed paper_figures/ (regenerated with the default design) pass figure_check."""
+    from pathlib import Path
+
+    from privrl.results import figure_check
+
+    root = Path(__file__).resolve().parents[1] / "paper_figures"
+    assert figure_check.figure_problems(root) == []
 
 
 def test_a_closed_figure_still_saves_with_its_readability_record(tmp_path):
@@ -143,7 +227,7 @@ def test_a_closed_figure_still_saves_with_its_readability_record(tmp_path):
 
     from privrl.results import figure_check
 
-    fig, (ax,) = style.panels(1, width="column")
+    fig, ax = _column_figure()
     ax.plot([1, 2], [1, 2])
     plt.close(fig)
     style.save_figure(fig, tmp_path / "closed")

@@ -1,6 +1,10 @@
+from privrl.results.labels import env_title  # human figure titles
+
+
 rule regret_figure:
-    """Regret vs K (log-log, CI bands, fitted slopes) and regret / sqrt(K) vs K: panels of <= 8
-    curves (by agent, coloured by eps), PDF and 300 dpi PNG."""
+    """Regret vs K (log-log, CI bands, fitted slopes) and regret / sqrt(K) vs K through the figure
+    layer (privrl.results.facets): a panel per series, eps on a colour bar, one legend; PDF and
+    300 dpi PNG."""
     wildcard_constraints:
         paper="|".join(PAPER_FOLDERS),
     input:
@@ -21,7 +25,7 @@ rule regret_figure:
         f"{R}/benchmarks/figures/{{paper}}/{{experiment}}/{{env}}.tsv"
     params:
         code=code_of("regret_figure.py"),  # rerun when the library code or its script changes
-        title=lambda w: f"{w.experiment}: {w.env}",
+        title=lambda w: env_title(config["experiments"][w.experiment]["envs"][w.env]),  # human, no ids
     conda:
         CONDA_ENV
     script:

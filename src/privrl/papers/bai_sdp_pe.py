@@ -61,7 +61,6 @@ from privrl.papers.common import (
     as_generator,
     check_axes,
     check_legend,
-    column_axes,
     curves,
     env_mdp,
     fmt_ci,
@@ -275,31 +274,32 @@ def _markdown(ctx, t1: pd.DataFrame, tr: pd.DataFrame) -> str:
 
 
 def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
-    from privrl.results.figures import grouped_errorbars  # seaborn: imported only to draw
+    """SDP-PE's regret at K under each Privatizer against eps, a panel per constant setting (C, C1),
+    through the figure layer (95% CI bands, one legend). Table I's regret curves are the
+    experiment's regret figure."""
+    if tr.empty:
+        return None
+    from privrl.results import facets  # matplotlib: imported only to draw
+    from privrl.results.labels import env_title
 
-    fig, axes = column_axes(2, 8)  # panels stacked in one 3.3 in column
-    ax = axes[0]
-    ag = ctx.aggregates
-    for r in t1.itertuples():
-        cell = infos_of(ctx, r.agent, r.env, {"epsilon": r.eps_ref})
-        cell = [i for i in cell if r.constants.startswith(_setting_label(_setting(i)).split(" (")[0])
-                and i["params"].get("noise", 1.0) > 0.5]
-        if not cell:
-            continue
-        d = ag[(ag.env == r.env) & (ag.cell == cell[0]["cell"])].sort_values("episode")
-        ax.plot(d.episode, np.maximum(d["mean"], 1e-3), lw=1.2, label=f"{r.agent}, {r.constants}, eps={r.eps_ref:g}")
-        ax.fill_between(d.episode, np.maximum(d.ci_low, 1e-3), np.maximum(d.ci_high, 1e-3), alpha=0.2)
-    ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret", title="Table I rows")
-    check_legend(ax)
-    ax = axes[1]
-    if len(tr):
-        groups = list(tr.groupby(["epsilon", "C", "C1"]).groups)
-        models = ["central", "shuffle", "local", "none"]
-        series = {mo: tr[tr.privatizer == mo].set_index(["epsilon", "C", "C1"]).reindex(groups) for mo in models}
-        grouped_errorbars(ax, series, len(groups), [f"eps={g[0]:g}\nC={g[1]:g}" for g in groups], 0.2)
-        ax.set(yscale="log", ylabel="regret at K", title="SDP-PE under each Privatizer")
-        check_legend(ax, ncol=2)
-    return fig
+    names = {"central": "central Privatizer", "shuffle": "shuffle Privatizer", "local": "local Privatizer",
+             "none": "PE, no privacy"}
+    envs = sorted(set(tr.env))
+    parts = []
+    for (env, C, C1), g in tr.groupby(["env", "C", "C1"], sort=True):
+        panel = f"C = {facets.sci(C)}, C₁ = {facets.sci(C1)}"
+        panel = f"{env_title(ctx.config['envs'][env])}: {panel}" if len(envs) > 1 else panel
+        for mo, d in g.groupby("privatizer", sort=False):
+            d = d.sort_values("epsilon")
+            parts.append(pd.DataFrame({"x": d.epsilon.to_numpy(float), "y": d.regret.to_numpy(float),
+                                       "lo": d.regret_lo.to_numpy(float), "hi": d.regret_hi.to_numpy(float),
+                                       "panel": panel, "line": names.get(mo, mo), "curve": f"{panel}|{mo}"}))
+    data = pd.concat(parts, ignore_index=True)
+    order = [p for p in dict.fromkeys(data.panel)][::-1]  # the paper's constants last
+    title = "SDP-PE: regret at K under each Privatizer" + (f", {env_title(ctx.config['envs'][envs[0]])}"
+                                                            if len(envs) == 1 else "")
+    return facets.line_grid(data, xlabel="privacy level ε", ylabel="regret at K", title=title, panel_order=order,
+                            markers=True)
 
 
 def bai_table1(ctx: AnalysisContext) -> AnalysisResult:
@@ -352,6 +352,8 @@ def check_bitsum_lemma42(rng, eps_grid: Iterable[float] = (0.1, 0.2, 0.3, 0.5, 0
 
 def figure_bitsum(df: pd.DataFrame, path) -> None:
     """Left: error variance vs eps (log-log, fitted exponents); right: exact vs claimed eps."""
+    import matplotlib.ticker
+
     fig, (a1, a2) = check_axes(2)
     for regime, g in df.groupby("regime"):
         a1.loglog(g["epsilon"], g["var_empirical"], "o", label=f"{regime}: b={g['fitted_exponent'].iloc[0]:.2f}")
@@ -361,6 +363,11 @@ def figure_bitsum(df: pd.DataFrame, path) -> None:
     a2.plot(claim["epsilon"], claim["claimed_epsilon"], "k--", label="claimed (Lemma 42)")
     a1.set(xlabel="eps", ylabel="Var(Z - sum y)", title="Bai et al. Lemma 42: variance")
     a2.set(xlabel="eps", ylabel=f"eps at delta=beta={df['beta'].iloc[0]}", title="exact vs claimed")
+    eps = sorted(df["epsilon"].unique())
+    for a in (a1, a2):  # the run's eps as ticks (a log axis under a decade prints crowded minor labels)
+        a.set_xticks(eps, [f"{e:g}" for e in eps], minor=False)
+        a.set_xticks([], minor=True)
+    a1.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     check_legend(a1), check_legend(a2)
     save_check_figure(fig, path)
 

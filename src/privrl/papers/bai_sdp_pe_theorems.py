@@ -149,9 +149,9 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
         priv = d[d.agent != "pe"].sort_values("E")
         for agent, g in priv.groupby("agent", sort=False):
             ax.errorbar(g.E, g.regret, yerr=[g.regret - g.regret_lo, g.regret_hi - g.regret], fmt="o-", ms=4,
-                        capsize=2, label=f"{MODEL[agent]} ({env})")
+                        capsize=2, label=f"{MODEL[agent]} Privatizer")
         if len(base):
-            ax.axhline(base.regret.iloc[0], color="0.4", ls="--", lw=1, label=f"no privacy (pe, {env})")
+            ax.axhline(base.regret.iloc[0], color="0.4", ls="--", lw=1, label="PE, no privacy")
         if not len(base) or len(priv) < 2:
             continue
         live = priv[priv.in_regime]
@@ -189,14 +189,17 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
     ag = ctx.aggregates
     if len(df):
         df["inside_thm11"] = df.epsilon < 1.0
+    from privrl.results.facets import eps_scale
+
     for env, d in df.groupby("env"):
         m = env_mdp(ctx, env)
+        _, eps_colour = eps_scale(d.epsilon[d.agent != "pe"])  # ε on the sequential scale of every figure
         for r in d.sort_values("epsilon").itertuples():
             a = ag[(ag.env == env) & (ag.cell == r.cell)].sort_values("episode")
-            lab = "no privacy (pe)" if r.agent == "pe" else (
-                f"eps = {r.epsilon:g}" + ("" if r.inside_thm11 else " (outside Thm 11)"))
+            lab = "PE, no privacy" if r.agent == "pe" else (
+                f"ε = {r.epsilon:g}" + ("" if r.inside_thm11 else " (outside Thm 11)"))
             ax.plot(a.episode, np.maximum(a["mean"], 1e-3), ls="-" if r.agent == "pe" or r.inside_thm11 else ":",
-                    label=lab)
+                    color="black" if r.agent == "pe" else eps_colour(r.epsilon), label=lab)
         inside = {float(i["params"]["epsilon"]): i for i in infos_of(ctx, "sdp-pe", env) if i["params"]["epsilon"] < 1}
         regimes = {}
         for e, info in sorted(inside.items()):
@@ -225,7 +228,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
                                  f"SDP-PE (shuffle, eps < 1) on {env}: privacy cost at most ~ 1/eps "
                                  "(X^3 A^2 H^6 / eps; upper bound: gamma in [0, 1])", "rate", sg, "Bai et al. Thm 11"))
     ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
-           title="SDP-PE (shuffle) across eps; Thm 11 covers eps < 1")
+           title="SDP-PE (shuffle) across ε; Thm 11 covers ε < 1")
     _legend_out(ax)
     save_pdf(fig, ctx, "bai_sdp_pe_thm11")
     return _result(df, claims, fig, f"Bai et al. Thm 11 inside its range eps < 1 ({ctx.experiment})",

@@ -116,10 +116,11 @@ def check_legend(ax, ncol: int = 1):
 
 def save_check_figure(fig, path) -> None:
     """A theorem check's figure as ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi); panel
-    titles wrapped to the column."""
+    titles wrapped to the column, texts and legend made print-ready (one legend, no ids)."""
+    from privrl.results.facets import print_ready
     from privrl.results.style import panel_title, save_figure
 
     for ax in fig.axes:
         if ax.get_title():
             panel_title(ax, ax.get_title(), ncols=2)
-    save_figure(fig, Path(path).with_suffix(""))
+    save_figure(print_ready(fig), Path(path).with_suffix(""))

@@ -32,8 +32,7 @@ from privrl.results import verdicts as V
 from privrl.results.claims import claims_frame
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
-from privrl.results.style import panel_title
+from privrl.papers.common import curves, env_mdp, rng_for
 
 # (A, B, paper id, item, statement, source): "A's regret below B's" at matched coverage
 ORDERS = [
@@ -180,30 +179,27 @@ def _markdown(ctx: AnalysisContext, table: pd.DataFrame, orders: pd.DataFrame) -
 
 
 def _figure(table: pd.DataFrame):
-    """Regret at K vs eps: one panel per (agent family, arm), stacked in one 3.3 in column, one line
-    per agent (<= 3 lines), legend below each panel (outside the data; docs/decisions/figures.md)."""
+    """Regret at K vs eps through the figure layer: a panel per (agent family, arm), one line per
+    agent (its own colour, dash and marker, 95% CI band), one legend."""
     if table.empty:
         return None
+    from privrl.results import facets  # matplotlib: imported only to draw
+
     arms = sorted(table.z.unique(), reverse=True)
     fams = [(name, ags) for name, ags in FAMILIES.items() if table.agent.isin(ags).any()]
-    panels = [(fam, ags, z) for fam, ags in fams for z in arms
-              if table[(table.z == z) & table.agent.isin(ags)].shape[0]]
-    fig, axes = column_axes(len(panels), lines=3)
-    for ax, (fam, ags, z) in zip(axes, panels):
-        sub = table[table.z == z]
-        for ag in ags:
-            d = sub[sub.agent == ag].sort_values("epsilon")
-            if d.empty:
-                continue
-            ax.errorbar(d.epsilon, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret], marker="o",
-                        ms=3, capsize=2, lw=1.1, label=LABELS.get(ag, ag))
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        arm = f"matched coverage (width = {z:g} sd)" if z > 0 else "paper widths (z = 0)"
-        ax.set(xlabel="privacy parameter eps", ylabel=f"regret at K = {table.K.max():.0e}")
-        panel_title(ax, f"{fam.split(' (')[0]}, {arm}", ncols=1)
-        check_legend(ax)
-    return fig
+    parts = []
+    for fam, ags in fams:
+        for z in arms:
+            arm = f"matched coverage (z = {z:g})" if z > 0 else "paper widths (z = 0)"
+            panel = f"{fam.split(' (')[0]}, {arm}"
+            for ag in ags:
+                d = table[(table.z == z) & (table.agent == ag)].sort_values("epsilon")
+                if len(d):
+                    parts.append(pd.DataFrame({"x": d.epsilon.to_numpy(float), "y": d.regret.to_numpy(float),
+                                               "lo": d.regret_lo.to_numpy(float), "hi": d.regret_hi.to_numpy(float),
+                                               "panel": panel, "line": LABELS.get(ag, ag), "curve": f"{panel}|{ag}"}))
+    return facets.line_grid(pd.concat(parts, ignore_index=True), xlabel="privacy level ε",
+                            ylabel=f"regret at K = {facets.sci(table.K.max())}", markers=True, sharey=False)
 
 
 def cross_model_coverage(ctx: AnalysisContext) -> AnalysisResult:

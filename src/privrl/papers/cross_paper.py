@@ -39,7 +39,7 @@ from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import seed_matrix
 from privrl.papers import cross_model
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.common import check_legend, column_axes, env_mdp
+from privrl.papers.common import env_mdp
 from privrl.papers.registry import Paper
 
 ADDITIVE = (0.0, "power", (1.0, 1.0))
@@ -60,7 +60,6 @@ TARGETS = {  # agent -> ((b_paper, eps law, gamma range), paper id, item, source
 }
 MODEL_TARGETS = {"JDP": ADDITIVE, "SDP": ADDITIVE, "LDP": MULTIPLICATIVE}
 FIXED = ("epsilon", "noise")
-MAX_LINES = 8  # per figure panel
 
 
 def _groups(ctx: AnalysisContext) -> dict:
@@ -170,38 +169,55 @@ def _markdown(ctx: AnalysisContext, table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _figure(curves: dict):
-    """D(K, eps) / K (per-episode privacy cost; a linear axis carries D <= 0) vs K, one panel per
-    agent group, <= MAX_LINES eps per panel, legend outside the data; crossover K marked."""
+def _figure(ctx: AnalysisContext, curves: dict):
+    """D(K, eps) / K (per-episode privacy cost; a linear axis carries D <= 0) vs K through the
+    figure layer: a panel per agent group, eps on a colour bar, crossover K dotted, fit window grey."""
     if not curves:
         return None
-    from privrl.results.style import panel_title  # matplotlib: imported only to draw
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
-    keys = list(curves)
-    fig, axes = column_axes(len(keys), MAX_LINES)  # panels stacked in one 3.3 in column
-    for ax, key in zip(axes, keys):
-        ep, D, fit, regimes = curves[key]
-        eps_all = sorted(D)
-        shown = eps_all if len(eps_all) <= MAX_LINES else [eps_all[int(i)] for i in
-                                                             np.linspace(0, len(eps_all) - 1, MAX_LINES).round()]
-        for eps in shown:
-            line, = ax.plot(ep, D[eps] / ep, lw=1.1, label=f"eps = {eps:g}")
-            k = regimes[eps].crossover_K
-            if np.isfinite(k) and ep[0] <= k <= ep[-1]:
-                ax.axvline(k, color=line.get_color(), ls=":", lw=0.8)
-        ax.axhline(0.0, color="0.5", lw=0.6)
-        ax.axvspan(fit["window_lo"], fit["window_hi"], color="0.93", zorder=0)
-        ax.set_xscale("log")
-        panel_title(ax, f"{key[0]}: {key[1]} ({_fmt_params(key[2])})", ncols=2)
-        ax.set(xlabel="episodes K", ylabel="D(K, eps) / K")
-        check_legend(ax, ncol=2)
-    fig.suptitle("privacy cost per episode D(K, eps) / K\ndotted: crossover K of that eps\ngrey: fit window", fontsize=8)
-    return fig
+    from privrl.results import facets, style  # matplotlib: imported only to draw
+    from privrl.results.labels import env_title
+
+    envs = sorted({k[0] for k in curves})
+    items_of = {}
+    for env, agent, items in curves:
+        items_of.setdefault(agent, []).append(dict(items))
+    vary = {a: [k for k in ("bonus_scale", "tau", "tau_power", "z") if len({p.get(k) for p in ps}) > 1]
+            for a, ps in items_of.items()}
+    recon = {i["agent"]: bool(i.get("reconstruction", False)) for i in ctx.infos}
+    parts, info = [], {}
+    for (env, agent, items), (ep, D, fit, regimes) in curves.items():
+        p = dict(items)
+        name = ", ".join([style.agent_name(agent, recon.get(agent, False))] + [style.param_text(k, p[k]) for k in vary[agent]])
+        name = f"{env_title(ctx.config['envs'][env])}: {name}" if len(envs) > 1 else name
+        info[name] = (fit, regimes)
+        for eps in sorted(D):
+            parts.append(pd.DataFrame({"x": ep, "y": D[eps] / ep, "eps": eps, "panel": name,
+                                       "curve": f"{name}|{eps:g}"}))
+
+    def marks(ax, name, rows):
+        fit, regimes = info[name]
+        ax.axhline(0.0, color="0.5", lw=0.6, label="_guide")
+        ax.axvspan(fit["window_lo"], fit["window_hi"], color="0.92", zorder=0, lw=0)
+        colour = {ln.get_label(): ln.get_color() for ln in ax.get_lines()}
+        ep = rows["x"].to_numpy(float)
+        for eps, reg in regimes.items():
+            k = reg.crossover_K
+            if np.isfinite(k) and ep.min() <= k <= ep.max():
+                ax.axvline(k, color=colour.get(f"_{name}|{eps:g}", "0.3"), ls=":", lw=0.8, label="_guide")
+
+    title = "privacy cost per episode" + (f", {env_title(ctx.config['envs'][envs[0]])}" if len(envs) == 1 else "")
+    extra = [(Line2D([], [], color="0.3", ls=":", lw=0.8), "crossover K of that ε"),
+             (Patch(color="0.92"), "fit window")]
+    return facets.line_grid(pd.concat(parts, ignore_index=True), xlabel="episodes K", ylabel="D(K, ε) / K",
+                            title=title, yscale="linear", decorate=marks, extra_legend=extra, bands=False)
 
 
 def privacy_cost(ctx: AnalysisContext) -> AnalysisResult:
     table, curves, claims = privacy_cost_rows(ctx)
-    return AnalysisResult(table=table, markdown=_markdown(ctx, table), figure=_figure(curves),
+    return AnalysisResult(table=table, markdown=_markdown(ctx, table), figure=_figure(ctx, curves),
                           claims=claims_frame(claims))
 
 

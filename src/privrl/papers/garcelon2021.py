@@ -45,7 +45,7 @@ from privrl.mechanisms.rr import (
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.regimes import frame
 from privrl.papers.garcelon2021_thm6 import garcelon2021_thm6
-from privrl.papers.common import as_generator, check_axes, check_legend, column_axes, save_check_figure
+from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
 
 ROWS = [  # tag, algorithm, theoretical regret (Table 1)
@@ -138,23 +138,26 @@ def _claims(ctx: AnalysisContext, t: pd.DataFrame) -> pd.DataFrame:
 
 
 def _figure(ctx: AnalysisContext, t: pd.DataFrame):
+    """Regret vs K of Table 1's algorithms through the figure layer: a panel per (eps0, bonus
+    scale), one line per algorithm (its own colour and dash), one legend."""
     if t.empty:
         return None
-    blocks = list(t.groupby(["env", "eps0", "bonus_scale"], sort=True))
-    fig, axes = column_axes(len(blocks), max(len(g) for _, g in blocks))  # one 3.3 in column
-    for ax, ((env, eps0, scale), g) in zip(axes, blocks):
-        for r in g.itertuples():
-            a = ctx.aggregates[(ctx.aggregates.env == env) & (ctx.aggregates.cell == r.cell)].sort_values("episode")
-            ax.plot(a.episode, np.maximum(a["mean"], 1e-3), lw=1.2, label=r.algorithm.split(" (")[0])
-            ax.fill_between(a.episode, np.maximum(a.ci_low, 1e-3), np.maximum(a.ci_high, 1e-3), alpha=0.2)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_title(f"{env}: eps0={eps0:g}, bonus x{scale:g}", fontsize=8)
-        ax.set_xlabel("episodes K", fontsize=8)
-        ax.tick_params(labelsize=8)
-        ax.set_ylabel("cumulative regret", fontsize=8)
-        check_legend(ax)
-    return fig
+    from privrl.results import facets  # matplotlib: imported only to draw
+    from privrl.results.labels import env_title
+
+    envs = sorted(set(t.env))
+    parts = []
+    for r in t.sort_values(["env", "eps0", "bonus_scale"], ascending=[True, True, False]).itertuples():
+        a = ctx.aggregates[(ctx.aggregates.env == r.env) & (ctx.aggregates.cell == r.cell)].sort_values("episode")
+        panel = f"ε₀ = {r.eps0:g}, bonus ×{r.bonus_scale:g}"
+        panel = f"{env_title(ctx.config['envs'][r.env])}: {panel}" if len(envs) > 1 else panel
+        parts.append(pd.DataFrame({"x": a.episode.to_numpy(float), "y": np.maximum(a["mean"].to_numpy(float), 1e-3),
+                                   "lo": np.maximum(a.ci_low.to_numpy(float), 1e-3),
+                                   "hi": np.maximum(a.ci_high.to_numpy(float), 1e-3), "panel": panel,
+                                   "line": facets.human(r.algorithm.split(" (")[0]), "curve": f"{panel}|{r.cell}"}))
+    title = env_title(ctx.config["envs"][envs[0]]) if len(envs) == 1 else ""
+    return facets.line_grid(pd.concat(parts, ignore_index=True), xlabel="episodes K", ylabel="cumulative regret",
+                            title=title)
 
 
 def garcelon_table1(ctx: AnalysisContext) -> AnalysisResult:

@@ -24,7 +24,8 @@ from privrl.agents.crossover import max_policy_gap
 from privrl.mechanisms import accounting as acc
 from privrl.mechanisms.exact_epsilon import shuffled_rr_composed_epsilon
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
+from privrl.papers.common import curves, env_mdp, rng_for
+from privrl.results.labels import env_title
 from privrl.papers.regimes import crossover_of, frame, regime_of, score_bound_one_sided
 from privrl.results import verdicts as V
 from privrl.results.stats import diff_ci, mean_ci, ratio_ci
@@ -189,7 +190,7 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
         claims.append(rate_claim(ctx, env, info["cell"], f"thm6_k13_rate_{bid}", f"Table 1 row tau = K^(1/3) at local "
                                  f"eps, eps0={eps0:g}: regret O~(sqrt K + K^(1/3)/eps0)", "Table 1", art))
     t = pd.DataFrame(rows)
-    fig = _figure([(pl, f"{env}, bonus x{scale:g}") for (env, scale), pl in panels.items()])
+    fig = _figure([(pl, f"{env_title(ctx.config['envs'][env])}, bonus x{scale:g}") for (env, scale), pl in panels.items()])
     md = (f"# Garcelon et al. Thm 6 terms and Prop. 5: {ctx.experiment}\n\nregret at K mean [95% CI]; tau_cost = "
           "R(K; tau) - R(K; 0) vs tau H; exact_eps: the shuffled counters of k = tau users at delta0 (one release; "
           "Shuffled-OBI releases every episode); prop5_eps: eps_{c,tau} as printed.\n\n"
@@ -198,20 +199,12 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
 
 
 def _figure(panels):
+    """Shuffled-OBI's regret vs K through the figure layer: a panel per (env, bonus scale), ε0 as
+    the line's colour (one sequential scale), τ as its dash, one legend."""
     if not panels:
         return None
-    import matplotlib
+    from privrl.results import facets  # matplotlib: imported only to draw
 
-    matplotlib.use("Agg")
-    from privrl.results.style import panel_title  # matplotlib: imported only to draw
-
-    fig, axes = column_axes(len(panels), max(len(lines) for lines, _ in panels))  # one 3.3 in column
-    for ax, (lines, title) in zip(axes, panels):
-        for x, mean, lo, hi, label, style in lines[:MAX_LINES]:
-            h = ax.plot(x, np.maximum(mean, 1e-3), style, lw=1.2, label=label)[0]
-            ax.fill_between(x, np.maximum(lo, 1e-3), np.maximum(hi, 1e-3), color=h.get_color(), alpha=0.2)
-        ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
-               title=f"Shuffled-OBI (Thm 6): {title}")
-        panel_title(ax, ax.get_title(), ncols=2)
-        check_legend(ax)
-    return fig
+    data = facets.lines_frame([(title, lines[:MAX_LINES]) for lines, title in panels])
+    return facets.line_grid(data, xlabel="episodes K", ylabel="cumulative regret", title="Shuffled-OBI (Thm 6)",
+                            eps_label="local privacy level ε₀")

@@ -47,8 +47,6 @@ from privrl.papers.lu2026_cor14 import COR14
 from privrl.papers.lu2026_comparisons import ANALYSES as COMPARISONS, order_no_larger
 from privrl.papers.common import (
     at_episode,
-    check_legend,
-    column_axes,
     curves,
     env_mdp,
     fmt_ci,
@@ -56,6 +54,7 @@ from privrl.papers.common import (
     rng_for,
 )
 from privrl.papers.registry import Paper
+from privrl.results.labels import env_title
 
 PAPER_ID = "lu2026"
 SOURCE = "Lu, Gajane, Bai & Talebi (2026)"
@@ -248,45 +247,52 @@ def _markdown(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: p
     return "\n".join(L) + "\n"
 
 
-def _figure(eps: pd.DataFrame, mat: pd.DataFrame):
-    from privrl.results.style import panel_title  # matplotlib: imported only to draw
+def _figure(eps: pd.DataFrame, mat: pd.DataFrame, env_names: dict | None = None):
+    """Through the figure layer: per env, RLSVI's eps(delta) vs K under the four accountants (the
+    run's K grey); and the matched-privacy regret at K_i of each agent (eps = RLSVI's at K_i)."""
+    from privrl.results import facets, style  # matplotlib: imported only to draw
 
-    from privrl.results.figures import grouped_errorbars  # seaborn: imported only to draw
-
-    envs_ = sorted(set(eps.env)) if len(eps) else []
-    ncol = max(len(envs_), 1) + (1 if len(mat) else 0)
-    fig, axes = column_axes(ncol, 4)  # panels stacked in one 3.3 in column
-    for ax, env in zip(axes, envs_):
+    env_names = env_names or {}
+    parts, ylabels, run_K = [], {}, {}
+    accountants = (("eps_cor14", "Cor. 14"), ("eps_thm13_min", "Thm 13, numeric min"),
+                   ("eps_library_rdp", "dp_accounting RDP"), ("eps_exact_gaussian", "exact (Gaussian)"))
+    for env in (sorted(set(eps.env)) if len(eps) else []):
         d = eps[(eps.env == env) & (eps.beta_scale == eps[eps.env == env].beta_scale.max())].sort_values("K")
-        ax.plot(d.K, d.eps_cor14, lw=1.6, label="Cor. 14")
-        ax.plot(d.K, d.eps_thm13_min, "o", ms=3, mfc="none", label="Thm 13, numeric min")
-        ax.plot(d.K, d.eps_library_rdp, "--", lw=1.2, label="dp_accounting RDP")
-        ax.plot(d.K, d.eps_exact_gaussian, ":", lw=1.2, label="exact (Gaussian)")
-        for K in d[d.is_run_K].K:
-            ax.axvline(K, color="0.6", lw=0.8)
-        ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel=f"eps (delta={d.delta.iloc[0]:g})",
-               title=f"{env} (H={d.H.iloc[0]}, S={d.S.iloc[0]}, A={d.A.iloc[0]}): rewards only")
-        panel_title(ax, ax.get_title(), ncols=2)
-        check_legend(ax, ncol=2)
+        panel = env_names.get(env, env)
+        ylabels[panel] = f"RLSVI's ε at δ = {facets.sci(d.delta.iloc[0])}\n(rewards only)"
+        run_K[panel] = list(d[d.is_run_K].K)
+        for col, name in accountants:
+            parts.append(pd.DataFrame({"x": d.K.to_numpy(float), "y": d[col].to_numpy(float), "panel": panel,
+                                       "line": facets.human(name), "curve": f"{panel}|{col}"}))
     if len(mat):
-        ax = axes[-1]
-        d = mat.drop_duplicates(["K_i", "agent"])
-        agents = list(dict.fromkeys(d.agent))
-        Ks = sorted(set(d.K_i))
-        series = {a: d[d.agent == a].set_index("K_i").reindex(Ks) for a in agents}
-        ticks = [f"K={k:g}\neps={mat[mat.K_i == k].epsilon.iloc[0]:.3g}" for k in Ks]
-        grouped_errorbars(ax, series, len(Ks), ticks, 0.8 / len(agents))
-        ax.set(yscale="log", ylabel="regret at K_i", title="matched privacy (eps of RLSVI at K_i)")
-        panel_title(ax, ax.get_title(), ncols=2)
-        check_legend(ax, ncol=2)
-    return fig
+        d = mat.drop_duplicates(["env", "K_i", "agent"])
+        for env, de in d.groupby("env", sort=True):
+            panel = f"matched privacy: {env_names.get(env, env)}"
+            ylabels[panel] = "regret at K (ε = RLSVI's at K)"
+            for agent, g in de.groupby("agent", sort=False):
+                g = g.sort_values("K_i")
+                parts.append(pd.DataFrame({"x": g.K_i.to_numpy(float), "y": g.regret.to_numpy(float),
+                                           "lo": g.regret_lo.to_numpy(float), "hi": g.regret_hi.to_numpy(float),
+                                           "panel": panel, "line": style.agent_name(agent), "curve": f"{panel}|{agent}"}))
+    if not parts:
+        return None
+
+    def run(ax, name, _rows):
+        for K in run_K.get(name, []):
+            ax.axvline(K, color="0.6", lw=0.8, label="_guide")
+
+    from matplotlib.lines import Line2D
+
+    extra = [(Line2D([], [], color="0.6", lw=0.8), "K of the runs")] if any(run_K.values()) else []
+    return facets.line_grid(pd.concat(parts, ignore_index=True), xlabel="episodes K", ylabel="", sharey=False,
+                            ylabels=ylabels, decorate=run, extra_legend=extra)
 
 
 def rlsvi_privacy(ctx: AnalysisContext) -> AnalysisResult:
     eps, reg, mat = epsilon_rows(ctx), regret_rows(ctx), matched_rows(ctx)
     claims = frame(_claims(ctx, eps, reg, mat))
     table = pd.concat([eps, reg, mat.drop(columns=["_seeds"], errors="ignore")], ignore_index=True)
-    fig = _figure(eps, mat)
+    fig = _figure(eps, mat, {e: env_title(s) for e, s in (ctx.config.get("envs") or {}).items()})
     save_pdf(fig, ctx, "rlsvi_privacy")
     return AnalysisResult(table=table, markdown=_markdown(ctx, eps, reg, mat), figure=fig, claims=claims)
 

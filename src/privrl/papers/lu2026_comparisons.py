@@ -128,7 +128,7 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
                                        f"{SOURCE}, Sec. 4 (Russo 2019; Agrawal et al. 2021)"))
             ep, R = curves(ctx, env, one[0]["cell"])
             mean = R.mean(axis=0)
-            a2.plot(ep, np.maximum(mean, 1e-3), label=f"RLSVI, paper's beta_k ({env})")
+            a2.plot(ep, np.maximum(mean, 1e-3), label="RLSVI, paper's beta_k")
             a2.plot(ep, mean[-1] * np.sqrt(ep / ep[-1]), "k--", lw=0.8, label="sqrt K reference")
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
     if len(table):

@@ -64,7 +64,9 @@ def figure_lu_cor14(df: pd.DataFrame, path) -> None:
     """Cor. 14 eps(delta) vs the RDP-library and exact Gaussian conversions, per configuration
     (horizontal bars: one group per (K, H, S, A, delta), labels readable in a 3.3 in column)."""
     fig, (ax,) = check_axes(height=1.3 + 0.32 * len(df))
-    labels = [f"K={r.K:.0e} H={r.H} S={r.S} A={r.A}\nδ={r.delta:.0e}".replace("e+0", "e") for r in df.itertuples()]
+    from privrl.results.labels import sci
+
+    labels = [f"K={sci(r.K)} H={r.H} S={r.S} A={r.A}\nδ={sci(r.delta)}" for r in df.itertuples()]
     y = np.arange(len(df))
     for off, col, lab in ((-0.27, "eps_cor14", "Cor. 14"), (0.0, "eps_rdp_library", "dp_accounting RDP"),
                           (0.27, "eps_exact_gaussian", "exact Gaussian")):

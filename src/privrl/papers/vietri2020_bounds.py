@@ -26,7 +26,8 @@ import pandas as pd
 from privrl.agents.crossover import max_policy_gap
 from privrl.agents.pucb import pucb_error_level
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.common import check_legend, curves, env_mdp, rng_for
+from privrl.papers.common import curves, env_mdp, rng_for
+from privrl.results.labels import env_title
 from privrl.papers.regimes import frame, regime_of, score_bound_one_sided, score_lower_bound, with_note
 from privrl.results import verdicts as V
 from privrl.results.fits import fit_k_exponent
@@ -86,36 +87,15 @@ def _fit_row(ctx: AnalysisContext, info: dict) -> pd.Series:
     return f[(f.env == info["env_key"]) & (f.cell == info["cell"])].iloc[0]
 
 
-def _panel(ax, lines, ylabel: str, title: str) -> None:
-    """One log-log panel of at most MAX_LINES (x, mean, lo, hi, label, style) lines."""
-    for x, m, lo, hi, label, style in lines[:MAX_LINES]:
-        h = ax.plot(x, np.maximum(m, 1e-3), style, lw=1.2, label=label)[0]
-        if lo is not None:
-            ax.fill_between(x, np.maximum(lo, 1e-3), np.maximum(hi, 1e-3), color=h.get_color(), alpha=0.2)
-    ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel=ylabel, title=title)
-
-
 def _figure(panels):
-    """panels: list of (lines, ylabel, title); legends outside the data, to the right."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from privrl.results.style import COLUMN_WIDTH, panel_title, use_paper_style
+    """panels: list of (lines, ylabel, title), lines (x, mean, lo, hi, label, style); drawn by the
+    figure layer (log-log, one legend, the ε of a label's ``eps=`` as its colour)."""
+    from privrl.results import facets  # matplotlib: imported only to draw
 
     if not panels:
         return None
-    use_paper_style()
-    # panels stacked in one 3.3 in column, each with its legend below (docs/decisions/figures.md)
-    heights = [2.2 + 0.17 * min(len(lines), MAX_LINES) for lines, _, _ in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(COLUMN_WIDTH, sum(heights)), squeeze=False,
-                             layout="constrained", gridspec_kw={"height_ratios": heights})
-    for ax, (lines, ylabel, title) in zip(axes.flat, panels):
-        _panel(ax, lines, ylabel, title)
-        panel_title(ax, title, ncols=2)
-        check_legend(ax)
-    return fig
+    data = facets.lines_frame([(title, lines[:MAX_LINES]) for lines, _, title in panels])
+    return facets.line_grid(data, xlabel="episodes K", ylabel=facets.human(panels[0][1]))
 
 
 def _result(title: str, t: pd.DataFrame, note: str, panels, claims) -> AnalysisResult:
@@ -177,7 +157,7 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
     note = ("alpha-mistakes: episodes whose policy is more than alpha sub-optimal (Def. 1), mean [95% CI] at K; "
             "the expression (constant 1, polylog dropped) is vacuous until K exceeds it (mistakes <= K).")
     return _result(f"Vietri et al. Thm 3 (PAC): {ctx.experiment}", t, note,
-                   [(lines, "alpha-mistakes (episodes)", "Vietri Thm 3: PUCB's PAC mistakes (bonus ×0.1 = tuned constant)")] if lines else [], claims)
+                   [(lines, "α-mistakes (episodes)", "Thm 3: PUCB's PAC mistakes (bonus ×0.1 = tuned constant)")] if lines else [], claims)
 
 
 # ----------------------------------------------------------------------------- Thm 4
@@ -223,7 +203,7 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
     note = ("Thm 4's explicit bound (App. B.2) at K, beside the trivial bound K x (V* - V^worst); "
             "`vacuous_until_K`: the first K at which the bound is below the trivial one.")
     return _result(f"Vietri et al. Thm 4: {ctx.experiment}", t, note,
-                   [(lines, "cumulative regret", "Vietri Thm 4: regret vs explicit bound")] if lines else [], claims)
+                   [(lines, "cumulative regret", "Thm 4: regret vs explicit bound")] if lines else [], claims)
 
 
 # ----------------------------------------------------------------------------- Thm 5/6
@@ -262,7 +242,7 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
     note = ("Thm 6 (minimax over the hard family of Sec. 6, constant 1): regret at K must be at or above "
             "sqrt(HSAK) + SAH ln(K)/eps; mean [95% CI] over seeds.")
     return _result(f"Vietri et al. Thm 5-6 lower bounds: {ctx.experiment}", t, note,
-                   [(pl, "cumulative regret", f"Vietri Thm 6 on {env}") for env, pl in panels.items()], claims)
+                   [(pl, "cumulative regret", f"Thm 6 on {env_title(ctx.config['envs'][env])}") for env, pl in panels.items()], claims)
 
 
 ANALYSES = {"vietri2020_pac": vietri2020_pac, "vietri2020_thm4": vietri2020_thm4,

@@ -1,5 +1,5 @@
-"""Figures of the workflow (Agg backend): pure functions of aggregated DataFrames, drawn in the
-one paper style of :mod:`privrl.results.style` (PDF + 300 dpi PNG, <= 8 lines a panel)."""
+"""Figures of the workflow (Agg backend): pure functions of aggregated DataFrames, turned into tidy
+frames and drawn by the one figure layer :mod:`privrl.results.facets` (PDF + 300 dpi PNG)."""
 from __future__ import annotations
 
 import matplotlib
@@ -10,12 +10,13 @@ from matplotlib.lines import Line2D  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from privrl.results import style  # noqa: E402
+from privrl.results import facets, style  # noqa: E402
 
 
 def regret_curves(fits: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell (a curve): cell, head (agent[+tag]), name (display), params (dict of the
-    cell's resolved parameters), epsilon (nan when the agent has none), noise_off (bool)."""
+    """One row per cell (a curve): cell, head (agent[+tag]), recon, params (dict of the cell's
+    resolved parameters), epsilon (nan when the agent has none), noise_off (bool), label (the
+    config's ``label:``, "" when the cell has none)."""
     pcols = [c for c in fits if c.startswith("param_")]
     rows = []
     for r in fits.itertuples(index=False):
@@ -23,10 +24,14 @@ def regret_curves(fits: pd.DataFrame) -> pd.DataFrame:
         params = {c[len("param_"):]: d[c] for c in pcols if pd.notna(d[c])}
         recon = bool(d.get("reconstruction", False)) if pd.notna(d.get("reconstruction", False)) else False
         head = str(d["cell"]).split("__")[0]
+        noise_off = "noise" in params and float(params["noise"]) == 0
+        label = str(d.get("label", "") or "")
+        agent = str(d.get("agent", head) or head)
+        if label in (str(d["cell"]), f"{agent} {facets.NOISE_OFF}", "nan"):  # no label: the cell id
+            label = ""
         rows.append({"cell": d["cell"], "head": head, "recon": recon, "name": style.agent_name(head, recon),
-                     "params": params,
-                     "epsilon": float(params.get("epsilon", np.nan)),
-                     "noise_off": "noise" in params and float(params["noise"]) == 0})
+                     "params": params, "epsilon": float(params.get("epsilon", np.nan)), "noise_off": noise_off,
+                     "label": label})
     return pd.DataFrame(rows)
 
 
@@ -36,122 +41,94 @@ def _varying(params: list[dict], exclude=("epsilon", "noise")) -> list[str]:
     return [k for k in keys if k not in exclude and len({p.get(k) for p in params}) > 1]
 
 
-def regret_panels(curves: pd.DataFrame, max_lines: int = style.MAX_LINES) -> list[tuple[style.Panel, bool]]:
-    """(panel, coloured by eps) pairs: <= max_lines curves each, human titles and line labels.
+def curve_roles(curves: pd.DataFrame) -> pd.DataFrame:
+    """``curves`` (:func:`regret_curves`) with ``panel``, ``line`` and ``eps`` of the figure layer.
 
-    Few curves (<= max_lines): one panel. Otherwise one panel per agent (and per value of its
-    non-eps parameters that vary) whose lines are its epsilons and noise-off twin, coloured by
-    eps; agents with a single curve share panels, one line per agent.
+    A private cell (an ε, noise on) draws in the panel of its series: its config label without
+    the ε (the ε is its colour), or the agent's name and the non-ε parameters that vary; its
+    noise-off twin joins that panel as "noise off". A cell without ε (UCBVI, PE, RLSVI) is a
+    reference drawn in every panel under its own label; with no ε cell at all the figure is one
+    panel of labelled lines.
     """
-    curves = curves.copy()
-    if len(curves) <= max_lines:
-        single_agent = curves["head"].nunique() == 1
-        vary = {h: _varying(list(g.params)) for h, g in curves.groupby("head")}
-        eps_vary = curves.epsilon.nunique() > 1 or curves.noise_off.any()
-        curves["line"] = [style.cell_label(None if single_agent else r.head, r.params,
-                                           vary + (["epsilon", "noise"] if eps_vary else []), r.recon)
-                          or r.name for r, vary in ((r, vary[r.head]) for r in curves.itertuples())]
-        title = curves["name"].iloc[0] if single_agent else ""
-        eps = set(curves.epsilon[~curves.noise_off].dropna())
-        if len(eps) == 1 and not eps_vary:  # one privacy level: say it once
-            at = style.param_text("epsilon", eps.pop())
-            at = f"private agents at {at}" if curves.epsilon.isna().any() else at
-            title = ", ".join(t for t in (title, at) if t)
-        return [(style.Panel(title, curves), False)]
-    out = []
-    counts = curves.groupby("head")["cell"].transform("size")
-    multi, single = curves[counts > 1].copy(), curves[counts == 1].copy()
-    for head, g in multi.groupby("head", sort=False):
-        outer = _varying(list(g.params))
-        g = g.assign(key=[tuple(p.get(k) for k in outer) for p in g.params],
-                     line=[style.cell_label(None, p, ["epsilon", "noise"]) for p in g.params])
-        for panel in style.grid_by(g, ["key"], max_lines, order="epsilon", title=lambda keys, g=g, outer=outer: ", ".join(
-                [g["name"].iloc[0]] + [style.param_text(k, v) for k, v in zip(outer, keys["key"])])):
-            out.append((panel, True))
-    if len(single):
-        single["line"] = [style.cell_label(r.head, r.params, ["epsilon", "noise"], r.recon) for r in single.itertuples()]
-        out += [(p, False) for p in style.grid_by(single, [], max_lines, title=lambda keys: "one setting per agent")]
-    return out
+    c = curves.copy()
+    vary = {h: _varying(list(g.params)) for h, g in c.groupby("head")}
+
+    def series(r) -> str:
+        if r.label:
+            base = r.label[: -len(facets.NOISE_OFF)].strip() if r.noise_off and r.label.endswith(facets.NOISE_OFF) else r.label
+            text = facets.without_eps(base) if np.isfinite(r.epsilon) else base  # no ε param: the label's ε names it
+            return style.agent_name(text, r.recon) if text == r.head else facets.human(text)  # a label that is the id
+        params = {k: v for k, v in r.params.items() if k not in ("noise", "epsilon")}
+        return style.cell_label(r.head, params, vary[r.head], r.recon)
+
+    c["series"] = [series(r) for r in c.itertuples()]
+    private = c.epsilon.notna()
+    c["eps"] = np.where(private & ~c.noise_off, c.epsilon, np.nan)
+    if not private.any():
+        c["panel"], c["line"] = "", c["series"]
+        return c
+    c["panel"] = np.where(private, c["series"], "")
+    c["line"] = np.where(c.noise_off, facets.NOISE_OFF, np.where(private, "", c["series"]))
+    return c
 
 
-def _line_colours(panels: list[tuple[style.Panel, bool]]) -> dict[str, tuple]:
-    """label -> colour over the whole figure: eps on a sequential scale, others qualitative."""
-    eps = style.eps_colors(e for p, by_eps in panels if by_eps for e, off in zip(p.rows.epsilon, p.rows.noise_off)
-                           if not off)
-    colours, other = {}, []
-    for p, by_eps in panels:
-        for r in p.rows.itertuples():
-            if by_eps and r.noise_off:
-                colours[r.line] = style.NOISE_OFF["color"]
-            elif by_eps and r.epsilon in eps:
-                colours[r.line] = eps[r.epsilon]
-            elif r.line not in other:
-                other.append(r.line)
-    colours.update(zip(other, style.qualitative_colors(len(other))))
-    return colours
+def regret_frame(agg: pd.DataFrame, fits: pd.DataFrame, view: str = "regret") -> tuple[pd.DataFrame, list[str]]:
+    """(tidy frame of the regret figure, panel order): one row per (curve, checkpoint) with x = K,
+    y (cumulative regret or regret / sqrt K), lo/hi (95% CI), panel, line, eps, curve = cell;
+    reference cells (no ε) are repeated in every panel."""
+    roles = curve_roles(regret_curves(fits))
+    panels = [p for p in dict.fromkeys(roles.loc[roles.panel != "", "panel"])] or [""]
+    parts = []
+    for r in roles.itertuples():
+        a = agg[agg.cell == r.cell].sort_values("episode")
+        k = a.episode.to_numpy(dtype=float)
+        scale = np.sqrt(k) if view == "rate" else 1.0
+        f = pd.DataFrame({"x": k, "y": a["mean"].to_numpy(float) / scale, "lo": a.ci_low.to_numpy(float) / scale,
+                          "hi": a.ci_high.to_numpy(float) / scale, "line": r.line, "eps": r.eps, "cell": r.cell})
+        for p in ([r.panel] if r.panel or panels == [""] else panels):
+            parts.append(f.assign(panel=p, curve=f"{p}|{r.cell}"))
+    return pd.concat(parts, ignore_index=True), panels
 
 
 def regret_vs_k(agg: pd.DataFrame, fits: pd.DataFrame, path_stem, title: str = "", view: str = "regret") -> None:
-    """Regret vs K in panels of <= 8 curves (panels by agent, colour by eps), 95% CI bands,
-    shared axes; writes <stem>.pdf and <stem>.png.
+    """Regret vs K through the figure layer (:func:`privrl.results.facets.line_grid`): a panel per
+    series (config label without ε), ε on a sequential colour bar, noise-off twins dashed black,
+    non-private references in every panel, 95% CI bands; writes <stem>.pdf and <stem>.png.
 
     view: "regret" = cumulative regret, log-log (symlog if a value is <= 0), with the fitted
     K^a over the fit window dotted; "rate" = regret / sqrt(K) on a log K axis (flat = a sqrt(K)
     rate, rising = faster, falling = slower).
-    agg: rows (cell, episode, mean, ci_low, ci_high); fits: rows (cell, exponent, log_intercept,
-    window_lo, window_hi, reconstruction, param_<name>...).
+    agg: rows (cell, episode, mean, ci_low, ci_high); fits: rows (cell, label, agent, exponent,
+    log_intercept, window_lo, window_hi, reconstruction, param_<name>...).
     """
-    panels = regret_panels(regret_curves(fits))
-    colours = _line_colours(panels)
-    fig, axes = style.panels(len(panels), width="column")  # panels stacked in one column (readable at 3.3 in)
-    plotted = []
-    for ax, (panel, _) in zip(axes, panels):
-        for r in panel.rows.itertuples():
-            d = agg[agg.cell == r.cell].sort_values("episode")
-            k = d.episode.to_numpy(dtype=float)
-            scale = np.sqrt(k) if view == "rate" else 1.0
-            y, lo, hi = (d[c].to_numpy(dtype=float) / scale for c in ("mean", "ci_low", "ci_high"))
-            ls = style.NOISE_OFF["ls"] if r.noise_off else "-"
-            ax.plot(k, y, color=colours[r.line], ls=ls, label=r.line)
-            ax.fill_between(k, lo, hi, color=colours[r.line], alpha=0.2, lw=0)
-            plotted.append(np.concatenate([y, lo, hi]))
-            f = fits[fits.cell == r.cell].iloc[0]
-            if view == "regret" and np.isfinite(f.exponent):
+    data, panels = regret_frame(agg, fits, view)
+    fit_of = fits.set_index("cell")
+
+    def fitted(ax, _name, rows):
+        if view != "regret":
+            return
+        for cell, c in rows.groupby("cell", sort=False):
+            f = fit_of.loc[cell]
+            if np.isfinite(f.exponent):
                 x = np.geomspace(f.window_lo, f.window_hi, 20)
-                ax.plot(x, np.exp(f.log_intercept) * x ** f.exponent, color=colours[r.line], ls=":", lw=1.0,
-                        label="_fit")
-        style.panel_title(ax, panel.title, fig._privrl_ncols)
-        ax.set_xscale("log")
-    if view == "regret" and plotted:
-        for ax in axes:
-            style.log_axis(ax, np.concatenate(plotted), "y")
-    ylabel = "regret / √K" if view == "rate" else "cumulative regret"
-    style.label_axes(fig, axes, "episodes K", ylabel)
-    if title:
-        fig.suptitle(title)
-    fit_key = [(Line2D([], [], color="grey", ls=":"), "fitted K^a")] if view == "regret" else []
-    style.legend_outside(fig, where="bottom", extra=fit_key)
+                colour = next(ln.get_color() for ln in ax.get_lines() if ln.get_label() == f"_{c.curve.iloc[0]}")
+                ax.plot(x, np.exp(f.log_intercept) * x ** f.exponent, color=colour, ls=":", lw=1.0, label="_guide",
+                        scaley=False)  # a fit outside the data does not stretch the axis
+
+    fit_key = [(Line2D([], [], color="0.35", ls=":", lw=1.0), "fitted $K^a$ (fit window)")] if view == "regret" else []
+    fig = facets.line_grid(data, xlabel="episodes K", ylabel="regret / $\\sqrt{K}$" if view == "rate" else "cumulative regret",
+                           title=title, yscale="log" if view == "regret" else "linear", panel_order=panels,
+                           decorate=fitted, extra_legend=fit_key)
     style.save_figure(fig, path_stem)
 
 
 def save_or_placeholder(fig, path, name: str) -> None:
-    """Save ``fig`` as <stem>.pdf and <stem>.png (``path`` with either suffix or none); for a
-    table-only analysis write a small figure saying so."""
+    """Save ``fig`` as <stem>.pdf and <stem>.png (``path`` with either suffix or none), made
+    print-ready (:func:`facets.print_ready`: one legend, human text); for a table-only analysis
+    write a small figure saying so."""
     if fig is None:
         style.use_paper_style()
         fig, ax = plt.subplots(figsize=(style.COLUMN_WIDTH, 0.8))
         ax.axis("off")
-        ax.text(0.5, 0.5, f"{name}: table only (see {name}.md)", ha="center", va="center")
-    style.save_figure(fig, path)
-
-
-def grouped_errorbars(ax, series: dict, n_groups: int, tick_labels: list, width: float) -> None:
-    """Dodged point-and-CI markers: one series per label, one position per group.
-
-    series: {label: DataFrame with columns regret, regret_lo, regret_hi, one row per group in
-    tick order (NaN rows allowed)}. Series j sits at group index + j * width.
-    """
-    for j, (label, d) in enumerate(series.items()):
-        ax.errorbar(np.arange(n_groups) + j * width, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret],
-                    fmt="o", ms=4, capsize=2, label=label)
-    ax.set_xticks(np.arange(n_groups) + (len(series) - 1) * width / 2, tick_labels)
+        ax.text(0.5, 0.5, "table only (see the analysis' Markdown table)", ha="center", va="center")
+    style.save_figure(facets.print_ready(fig), path)

@@ -1,42 +1,31 @@
 """The one figure style of privrl: paper-ready figures (matplotlib, Agg backend).
 
-For the authors of figure code (``results/figures.py``, ``papers/*``), the whole contract:
+Figures are drawn by the figure layer :mod:`privrl.results.facets` (a tidy frame in, a seaborn
+grid out) or, for a theorem check's one-panel figure, with :func:`use_paper_style`. This module
+holds what every figure shares:
 
-- ``fig, axes = panels(n)``: a constrained-layout grid of ``n`` panels under :data:`STYLE`,
-  stacked in one 3.3 in column (8 pt text; docs/decisions/figures.md); ``axes`` is a flat list.
-  Or wrap your own code in ``with paper_style(): ...``.
-- ``grid_by(curves, by=[...], max_lines=8)``: split a table of curves (one row per line) into
-  panels of at most 8 lines; each :class:`Panel` has a human ``title`` and its rows.
-- ``cell_label(agent, params, ...)`` / ``agent_name(agent)`` / ``param_text(name, value)``:
-  human labels (``"PUCB, ε=10"``) instead of cell ids; ``vary=`` keeps only the parameters that
-  differ between the lines of a panel (the rest go into the panel title).
-- ``eps_colors(eps_values)``: one sequential colour per epsilon (log scale, the same epsilon has
-  the same colour in every panel); :data:`NOISE_OFF` is the style of a noise-off line.
-- ``log_axis(ax, values, "y")``: log scale, or symlog when ``values`` hold zeros or negatives
-  (a log axis would silently drop them). For rates, plot regret / sqrt(K) or regret / K on a
-  linear axis instead: a flat regret / sqrt(K) is a sqrt(K) rate.
-- ``label_axes(fig, axes, xlabel, ylabel)`` and ``panel_title(ax, text)``: labels once per grid,
-  titles wrapped to the panel width.
-- ``legend_outside(ax_or_fig)``: the legend right of the axes (or below the figure), never over
-  the data; on a figure it merges the panels' entries (one entry per label).
-- ``save_figure(fig, path_stem)``: ``<stem>.pdf`` (vector) and ``<stem>.png`` (300 dpi), each
-  written atomically (:mod:`privrl.io`); closes the figure.
-- ``min_font_size(fig)`` and ``lines_per_panel(fig)``: what the tests check (>= 8 pt, <= 8 lines).
+- :data:`STYLE` (8 pt text, light grid, TrueType in the PDF), :func:`use_paper_style` and
+  :func:`paper_style`; the widths :data:`COLUMN_WIDTH` (3.3 in) and :data:`FULL_WIDTH` (6.9 in);
+- human labels: ``agent_name(agent)``, ``param_text(name, value)``, ``cell_label(agent, params)``
+  (``"PUCB, ε=10"`` instead of cell ids); ``panel_title(ax, text)`` wraps a title to its panel;
+- ``qualitative_colors(n)`` for lines that are not an ε scale (ε uses :data:`EPS_CMAP`);
+- ``log_axis(ax, values, "y")``: log scale, or symlog when ``values`` hold zeros or negatives;
+- ``save_figure(fig, path_stem)``: ``<stem>.pdf`` (vector, no creation date) and ``<stem>.png``
+  (300 dpi) written atomically, the PNG carrying the figure's :func:`readability` record that
+  :mod:`privrl.results.figure_check` checks.
 """
 from __future__ import annotations
 
 import contextlib
 import math
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
 from privrl import io  # noqa: E402
 
@@ -107,55 +96,25 @@ def paper_style() -> Iterator[None]:
         yield
 
 
-def panels(n: int, width: str | float = "column", ncols: int | None = None, height: float = PANEL_HEIGHT,
-           sharex: bool = True, sharey: bool = True):
-    """(figure, axes list of length n): a grid of ``n`` panels in the paper style.
+def wrap_text(text: str, width: int) -> str:
+    """``text`` in lines of at most ``width`` characters, breaking after commas and before
+    parentheses first."""
+    import re
+    import textwrap
 
-    width: "column" (3.3 in, the default: 8 pt text prints at 8 pt in a column), "full" (6.9 in:
-    only for a figure* spanning both columns; its 8 pt text prints at 3.8 pt if shrunk to one
-    column, which privrl.results.figure_check flags) or inches; ncols defaults to 1 at column
-    width and up to 3 at full width. Unused grid cells are removed.
-    """
-    w = {"column": COLUMN_WIDTH, "full": FULL_WIDTH}.get(width, width) if isinstance(width, str) else float(width)
-    ncols = ncols or max(1, min(n, 1 if w <= COLUMN_WIDTH else 3))
-    nrows = math.ceil(n / ncols)
-    use_paper_style()
-    fig, axes = plt.subplots(nrows, ncols, figsize=(w, height * nrows + 0.4), squeeze=False,
-                             sharex=sharex, sharey=sharey, layout="constrained")
-    flat = list(axes.ravel())
-    for ax in flat[n:]:
-        fig.delaxes(ax)
-    for ax in flat[:n]:
-        ax.tick_params(labelleft=True, labelbottom=True)  # shared axes: keep every panel readable
-    fig._privrl_ncols = ncols
-    return fig, flat[:n]
-
-
-def label_axes(fig, axes, xlabel: str, ylabel: str) -> None:
-    """Axis labels once per grid: y on the first column, x on the lowest panel of each column."""
-    ncols = getattr(fig, "_privrl_ncols", 1)
-    for i, ax in enumerate(axes):
-        if i % ncols == 0:
-            ax.set_ylabel(ylabel)
-        if i + ncols >= len(axes):
-            ax.set_xlabel(xlabel)
+    lines: list[str] = []
+    for part in re.split(r"(?<=,) |\s(?=\()", text):
+        if lines and len(lines[-1]) + 1 + len(part) <= width:
+            lines[-1] += " " + part
+        else:
+            lines += textwrap.wrap(part, width) or [""]
+    return "\n".join(lines)
 
 
 def panel_title(ax, text: str, ncols: int = 3) -> None:
     """A panel title wrapped to the panel's width (about 26 characters at 3 panels a row),
     breaking after commas first."""
-    import textwrap
-
-    width = {1: 40, 2: 36}.get(ncols, 26)  # 1: a 3.3 in column holds ~45 characters of 8 pt text
-    lines: list[str] = []
-    for part in text.split(", "):
-        if lines and len(lines[-1]) + 2 + len(part) <= width:
-            lines[-1] += ", " + part
-        else:
-            if lines:
-                lines[-1] += ","
-            lines += textwrap.wrap(part, width) or [""]
-    ax.set_title("\n".join(lines))
+    ax.set_title(wrap_text(text, {1: 40, 2: 36}.get(ncols, 26)))  # 1: a 3.3 in column holds ~45 characters of 8 pt text
 
 
 # ----------------------------------------------------------------------------- labels
@@ -194,17 +153,6 @@ def cell_label(agent: str | None, params: Mapping[str, float], vary: Iterable[st
 
 
 # ----------------------------------------------------------------------------- colours
-def eps_colors(eps: Iterable[float], cmap: str = EPS_CMAP) -> dict[float, tuple]:
-    """epsilon -> RGBA on a log scale (the same epsilon, the same colour in every panel)."""
-    values = sorted({float(e) for e in eps if e is not None and np.isfinite(e) and e > 0})
-    if not values:
-        return {}
-    cm = plt.get_cmap(cmap)
-    lo, hi = math.log(values[0]), math.log(values[-1])
-    pos = [0.5 if hi == lo else (math.log(v) - lo) / (hi - lo) for v in values]
-    return {v: cm(0.05 + 0.8 * p) for v, p in zip(values, pos)}  # skip viridis' faint yellow end
-
-
 def qualitative_colors(n: int) -> list[str]:
     """n colours for lines that are not an eps scale (cycling after 8)."""
     return [QUALITATIVE[i % len(QUALITATIVE)] for i in range(n)]
@@ -226,72 +174,6 @@ def log_axis(ax, values, axis: str = "y") -> str:
     pos = np.abs(v[v != 0])
     set_scale("symlog", linthresh=max(float(pos.min()) if pos.size else 1.0, 1e-12))
     return "symlog"
-
-
-def legend_outside(target, where: str = "right", title: str | None = None, extra=(), **kwargs):
-    """A legend outside the data: right of the axes, or of the whole figure (``where`` "right"
-    or "bottom"); a figure legend merges every panel's entries, one per label. extra: more
-    (handle, label) pairs, e.g. a proxy ``Line2D`` for a line style ("fitted K^a")."""
-    if isinstance(target, matplotlib.figure.Figure):
-        handles, labels = {}, []
-        for ax in target.axes:
-            for h, lab in list(zip(*ax.get_legend_handles_labels())):
-                if lab not in handles:
-                    handles[lab] = h
-                    labels.append(lab)
-        if not labels:
-            return None
-        for h, lab in extra:
-            handles[lab] = h
-            labels.append(lab)
-        loc = {"right": "outside right upper", "bottom": "outside lower center"}[where]
-        entry = 0.55 + 0.075 * max(len(lab) for lab in labels)  # inches: handle + 8 pt text
-        ncol = 1 if where == "right" else max(1, min(len(labels), int(target.get_figwidth() // entry)))
-        if where == "bottom":  # grow the figure by the legend's rows: the panels keep their height
-            target.set_figheight(target.get_figheight() + 0.16 * math.ceil(len(labels) / ncol) + 0.1)
-        return target.legend([handles[lab] for lab in labels], labels, loc=loc, ncol=ncol, title=title, **kwargs)
-    handles, labels = target.get_legend_handles_labels()
-    if not labels:
-        return None
-    handles, labels = handles + [h for h, _ in extra], labels + [lab for _, lab in extra]
-    if where == "bottom":
-        return target.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.25), ncol=2, title=title,
-                             **kwargs)
-    return target.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0,
-                         title=title, **kwargs)
-
-
-# ----------------------------------------------------------------------------- panels
-@dataclass(frozen=True)
-class Panel:
-    """One panel: its title and its curves (rows of the table given to :func:`grid_by`)."""
-    title: str
-    rows: pd.DataFrame
-
-
-def grid_by(curves: pd.DataFrame, by: Sequence[str], max_lines: int = MAX_LINES, order: str | None = None,
-            title=None) -> list[Panel]:
-    """Split a table of curves (one row per line) into panels of at most ``max_lines`` rows.
-
-    by: the columns a panel shares (e.g. ["agent"]); order: the column lines are sorted by in a
-    panel (e.g. "epsilon"), and split on when a group has more than ``max_lines`` ("(1/2)" ...).
-    title: ``f(keys: dict) -> str``; default "col=value, ..." of the ``by`` columns.
-    """
-    if curves.empty:
-        return []
-    by = list(by)
-    title = title or (lambda keys: ", ".join(f"{k}={v}" for k, v in keys.items()))
-    out = []
-    groups = curves.groupby(by, sort=False, dropna=False) if by else [((), curves)]
-    for key, rows in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        if order is not None and order in rows:
-            rows = rows.sort_values(order, na_position="last", kind="stable")
-        name = title(dict(zip(by, key)))
-        chunks = [rows.iloc[i:i + max_lines] for i in range(0, len(rows), max_lines)]
-        for j, chunk in enumerate(chunks):
-            out.append(Panel(name if len(chunks) == 1 else f"{name} ({j + 1}/{len(chunks)})", chunk))
-    return out
 
 
 # ----------------------------------------------------------------------------- output
@@ -330,10 +212,14 @@ def lines_per_panel(fig) -> int:
 
 
 def readability(fig) -> dict:
-    """What a reader sees when the figure is printed at :data:`COLUMN_WIDTH` (a wider figure is
-    scaled down): ``width_in``, ``min_font_pt``, ``column_font_pt`` (the smallest text at column
-    width), ``lines_per_panel``, ``legends_over_axes`` (legends whose box overlaps a panel) and
-    ``texts_cut_off`` (texts reaching past the figure's edge)."""
+    """What a reader sees when the figure is printed at its width (:data:`COLUMN_WIDTH` or
+    :data:`FULL_WIDTH`; another width is scaled to a column): ``width_in``, ``height_in``,
+    ``min_font_pt``, ``column_font_pt`` (the smallest text at the printed width), ``lines_per_panel``,
+    ``legends`` (how many), ``legends_over_axes`` (legends whose box overlaps a panel),
+    ``texts_cut_off`` (texts reaching past the figure's edge), ``tick_overlaps`` (pairs of drawn
+    tick labels printed over each other), ``texts`` (every visible text, for the id check) and
+    ``lines`` (per panel: each data line's dash, marker, marker spacing and display path, for
+    the hidden-line check of :mod:`privrl.results.figure_check`)."""
     if not hasattr(fig.canvas, "get_renderer"):  # a closed figure (plt.close) still saves: give it a canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -353,10 +239,47 @@ def readability(fig) -> dict:
         texts += [*lg.get_texts(), lg.get_title()]
     clipped = sum(1 for t in texts if t is not None and t.get_visible() and t.get_text().strip()
                   and not _inside(t.get_window_extent(renderer), page))
-    return {"width_in": round(width, 3), "min_font_pt": font,
-            "column_font_pt": round(font * min(1.0, COLUMN_WIDTH / width), 2),
-            "lines_per_panel": int(lines_per_panel(fig)), "legends_over_axes": int(over),
-            "texts_cut_off": int(clipped)}
+    printed = width if any(abs(width - w) < 0.05 for w in (COLUMN_WIDTH, FULL_WIDTH)) else COLUMN_WIDTH
+    return {"width_in": round(width, 3), "height_in": round(float(fig.get_figheight()), 3), "min_font_pt": font,
+            "column_font_pt": round(font * min(1.0, printed / width), 2),
+            "lines_per_panel": int(lines_per_panel(fig)), "legends": len(legends), "legends_over_axes": int(over),
+            "texts_cut_off": int(clipped), "tick_overlaps": tick_overlaps(fig),
+            "texts": sorted({t.get_text() for t in fig.findobj(matplotlib.text.Text)
+                             if t.get_visible() and t.get_text().strip()}),
+            "lines": [data_lines(ax) for ax in fig.axes]}
+
+
+def drawn_ticklabels(axis) -> list:
+    """The tick labels ``axis`` draws (visible, non-empty, inside the view limits)."""
+    return [t.label1 for t in axis._update_ticks() if t.label1.get_visible() and t.label1.get_text().strip()]
+
+
+def tick_overlaps(fig) -> int:
+    """Pairs of drawn tick labels (one axis) whose boxes overlap: numbers printed over each other."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    n = 0
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            boxes = [t.get_window_extent(r).shrunk(0.98, 0.98) for t in drawn_ticklabels(axis)]
+            n += sum(1 for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.overlaps(b))
+    return n
+
+
+def data_lines(ax, max_points: int = 80) -> dict:
+    """One panel's data lines (>= 3 points, visible): title, and per line its dash, marker,
+    marker spacing and display path (pixels at the figure's dpi, <= ``max_points`` points)."""
+    out = []
+    for ln in ax.get_lines():
+        xy = np.column_stack([np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)])
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if not ln.get_visible() or len(xy) < 3:
+            continue
+        px = ax.transData.transform(xy)
+        px = px[np.linspace(0, len(px) - 1, min(len(px), max_points)).round().astype(int)]
+        out.append({"ls": str(ln.get_linestyle()), "marker": str(ln.get_marker()), "every": repr(ln.get_markevery()),
+                    "path": np.round(px, 1).tolist()})
+    return {"title": ax.get_title(), "lines": out}
 
 
 def _inside(box, page) -> bool:

@@ -1,0 +1,324 @@
+"""The figure layer: a tidy long-format frame in, a paper figure out (seaborn ``FacetGrid``).
+
+One call, :func:`line_grid`, draws every line figure of the workflow (regret vs K, privacy cost,
+the papers' analysis figures) in the style of :mod:`privrl.results.style`:
+
+- ``data``: one row per point, columns ``x``, ``y`` (and ``lo``/``hi`` for a 95% CI band),
+  ``panel`` (the panel's human title), ``line`` (the legend entry of the line, "" for a line
+  explained by the ε colour bar alone), ``eps`` (float; nan = not an ε line) and ``curve`` (one
+  id per drawn curve; default: panel, line and eps);
+- ε lines are coloured on one sequential log scale (:data:`style.EPS_CMAP`) with a colour bar;
+  other lines take a qualitative colour per legend entry (black for "noise off"); every legend
+  entry has its own dash pattern and marker, so lines of the same colour stay distinguishable;
+- lines of one panel that lie on top of each other get staggered markers (each colour shows)
+  and the panel title says "(n overlapping)";
+- one legend per figure (below the panels), grids one column (3.3 in) wide for up to 2 panels,
+  else page width (6.9 in) with 2-4 columns; rows shrink so that the figure stays within
+  :data:`MAX_HEIGHT` (a caller with more panels splits its figure);
+- human text only: :func:`human` turns a config label into print (ε, τ, ×, 10^k in mathtext).
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Callable, Sequence
+
+import matplotlib
+import matplotlib.ticker
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import seaborn as sns  # noqa: E402
+from matplotlib.colors import LogNorm, Normalize  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+
+from privrl.results import style  # noqa: E402
+from privrl.results.labels import human, sci, without_eps  # noqa: E402,F401  (re-exported: the layer's text)
+from privrl.results.figure_check import OVERLAP_TOL_PX, close_paths  # noqa: E402
+
+MAX_HEIGHT = 9.0  # inches: the tallest figure a page holds with its caption
+ROW_HEIGHT = 1.9  # inches per row of panels (shrunk, down to MIN_ROW_HEIGHT, to fit MAX_HEIGHT)
+MIN_ROW_HEIGHT = 1.35
+# (dash pattern, marker) per legend entry, in order; "" = solid, no marker
+LINE_STYLES: tuple[tuple[str, str], ...] = (("-", ""), ("--", ""), (":", "o"), ("-.", "s"), ("--", "^"),
+                                            (":", "D"), ("-.", "v"), ("-", "x"))
+NOISE_OFF = "noise off"
+
+
+# ----------------------------------------------------------------------------- layout
+def grid_shape(n_panels: int, width: str | None = None) -> tuple[float, int]:
+    """(figure width in inches, columns): one column (3.3 in) for <= 2 panels stacked, else the
+    page width (6.9 in) with 2 columns for 4 panels and 3 (4 past 12 panels) otherwise."""
+    if width == "column" or (width is None and n_panels <= 2):
+        return style.COLUMN_WIDTH, 1
+    ncols = 2 if n_panels in (2, 4) else (3 if n_panels <= 12 else 4)
+    return style.FULL_WIDTH, min(ncols, max(n_panels, 1))
+
+
+def _row_height(nrows: int, extra: float) -> float:
+    return max(MIN_ROW_HEIGHT, min(ROW_HEIGHT, (MAX_HEIGHT - 0.15 - extra) / max(nrows, 1)))
+
+
+# ----------------------------------------------------------------------------- drawing
+def eps_scale(eps_values: Sequence[float]):
+    """(norm, colour of an ε): the one sequential ε scale of every figure (viridis on log ε,
+    without its faint yellow end); a single ε takes one mid colour."""
+    values = sorted({float(e) for e in eps_values if np.isfinite(e) and e > 0})
+    norm = LogNorm(values[0] / 1.5, values[-1] * 1.5) if len(values) > 1 else Normalize(0, 1)
+    cmap = plt.get_cmap(style.EPS_CMAP)
+
+    def colour(e):
+        return cmap(0.05 + 0.8 * float(np.clip(norm(e), 0, 1))) if len(values) > 1 else cmap(0.35)
+
+    return norm, colour
+
+
+def _line_styles(labels: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """Legend entry -> (dash, marker): in order of first appearance."""
+    out = {}
+    for lab in labels:
+        if lab not in out:
+            out[lab] = LINE_STYLES[len(out) % len(LINE_STYLES)]
+    return out
+
+
+def _line_colours(labels: Sequence[str], eps_labels: set) -> dict[str, object]:
+    """Legend entry -> colour of its non-ε lines: black for noise off, else qualitative."""
+    out, others = {}, []
+    for lab in labels:
+        if lab == NOISE_OFF or lab.endswith(" " + NOISE_OFF):
+            out[lab] = "black"
+        elif lab not in others:
+            others.append(lab)
+    out.update(zip(others, style.qualitative_colors(len(others))))
+    return out
+
+
+def _overlap_groups(ax, curves: list[tuple[np.ndarray, np.ndarray]]) -> list[list[int]]:
+    """Groups (indices into ``curves``) of curves linked by running within twice
+    OVERLAP_TOL_PX of each other at every x (display space of ``ax``: limits, scales and layout
+    set; twice the check's tolerance, as a later title line shrinks the panel a little):
+    connected components, so every pair the check would call hidden is in one group."""
+    pts = []
+    for x, y in curves:
+        ok = np.isfinite(x) & np.isfinite(y)
+        pts.append(ax.transData.transform(np.column_stack([x[ok], y[ok]])) if ok.any() else np.empty((0, 2)))
+    root = list(range(len(pts)))
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for i in range(len(pts)):
+        for j in range(i + 1, len(pts)):
+            if len(pts[i]) > 2 and len(pts[j]) > 2 and close_paths(pts[i], pts[j], 2 * OVERLAP_TOL_PX):
+                root[find(j)] = find(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(pts)):
+        groups.setdefault(find(i), []).append(i)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", xscale: str = "log",
+              yscale: str = "log", panel_order: Sequence[str] | None = None, width: str | None = None,
+              sharey: bool = True, eps_label: str = "privacy level ε", legend_title: str | None = None,
+              decorate: Callable | None = None, extra_legend: Sequence[tuple[Line2D, str]] = (),
+              bands: bool = True, markers: bool = False, ylabels: dict | None = None):
+    """The figure of ``data`` (columns x, y, [lo, hi], [panel], [line], [eps], [curve]; see the
+    module docstring): one panel per ``panel`` (in ``panel_order``), wrapped in a grid; one
+    legend below; an ε colour bar when lines are coloured by ε.
+
+    yscale "log" becomes symlog when a y value is <= 0 (:func:`style.log_axis`).
+    decorate(ax, panel_title, rows): draws extra marks on a panel (fit windows, guides).
+    extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line).
+    markers: mark every point (lines of a few points, e.g. against ε).
+    ylabels: a y label per panel title (panels of different quantities; use ``sharey=False``).
+    """
+    d = data.copy()
+    d["panel"] = d["panel"].astype(str) if "panel" in d else ""
+    d["line"] = d["line"].fillna("").astype(str) if "line" in d else ""
+    d["eps"] = d["eps"].astype(float) if "eps" in d else np.nan
+    if "curve" not in d:
+        d["curve"] = d["panel"] + "|" + d["line"] + "|" + d["eps"].astype(str)
+    order = list(panel_order) if panel_order is not None else list(dict.fromkeys(d["panel"]))
+    order = [p for p in order if p in set(d["panel"])]
+    fig_w, ncols = grid_shape(len(order), width)
+    nrows = math.ceil(len(order) / ncols)
+    labels = [lab for lab in dict.fromkeys(d["line"]) if lab]
+    styles = _line_styles(labels)
+    eps_lines = set(d.loc[d["eps"].notna(), "line"])
+    colours = _line_colours(labels, eps_lines)
+    eps_values = sorted(set(d.loc[d["eps"].notna() & (d["eps"] > 0), "eps"]))
+    norm, eps_colour = eps_scale(eps_values)
+    cmap = plt.get_cmap(style.EPS_CMAP)
+
+    style.use_paper_style()
+    n_legend = len(labels) + len(extra_legend)
+    legend_h = 0.2 + 0.16 * math.ceil(n_legend / max(1, 3 if fig_w > 4 else 1)) if n_legend else 0.0
+    extra = legend_h + (0.55 if len(eps_values) > 1 else 0.0) + (0.3 if title else 0.0) + 0.35
+    row_h = _row_height(nrows, extra)
+    chars = max(16, int((fig_w / ncols - 0.45) / 0.068))  # 8 pt characters a panel title holds
+    g = sns.FacetGrid(d, col="panel", col_order=order, col_wrap=ncols if len(order) > 1 else None,
+                      height=row_h, aspect=fig_w / ncols / row_h, sharex=True, sharey=sharey, despine=True,
+                      legend_out=False)
+    fig = g.figure
+    fig.set_layout_engine("constrained")
+    fig.set_size_inches(fig_w, row_h * nrows + extra)
+    all_y = d[[c for c in ("y", "lo", "hi") if c in d]].to_numpy(dtype=float).ravel()
+    for name, ax in g.axes_dict.items():
+        rows = d[d["panel"] == name]
+        ax.set_xscale(xscale)
+        if yscale == "log":
+            style.log_axis(ax, all_y if sharey else rows[["y"]].to_numpy(dtype=float).ravel(), "y")
+        else:
+            ax.set_yscale(yscale)
+        drawn = []
+        for cid, c in rows.groupby("curve", sort=False):
+            c = c.sort_values("x")
+            lab, e = c["line"].iloc[0], c["eps"].iloc[0]
+            colour = eps_colour(e) if np.isfinite(e) else colours.get(lab, "0.3")
+            dash, marker = styles.get(lab, ("-", ""))
+            marker = marker or ("o" if markers else "")
+            x, y = c["x"].to_numpy(dtype=float), c["y"].to_numpy(dtype=float)
+            (ln,) = ax.plot(x, y, ls=dash, marker=marker or None, markevery=None if markers or not marker else 0.1, ms=3,
+                            color=colour, label="_" + str(cid))
+            if bands and "lo" in c and c["lo"].notna().any():
+                ax.fill_between(x, c["lo"].to_numpy(dtype=float), c["hi"].to_numpy(dtype=float), color=colour,
+                                alpha=0.18, lw=0)
+            drawn.append((ln, x, y))
+        if decorate is not None:
+            decorate(ax, name, rows)
+        ax.set_title(style.wrap_text(name, chars))
+    g.set_axis_labels(xlabel, ylabel)
+    for name, lab in (ylabels or {}).items():
+        if name in g.axes_dict:
+            g.axes_dict[name].set_ylabel(lab)
+    for ax in g.axes.flat:
+        ax.tick_params(labelbottom=True, labelleft=True)
+    handles = [(Line2D([], [], color=colours.get(lab, "0.3") if lab not in eps_lines else "0.35",
+                       ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers else None), ms=3), lab)
+               for lab in labels]
+    handles += list(extra_legend)
+    if len(eps_values) > 1:
+        sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=matplotlib.colors.ListedColormap(
+            cmap(np.linspace(0.05, 0.85, 256))))
+        cb = fig.colorbar(sm, ax=list(g.axes.flat), location="bottom", shrink=0.6 if fig_w > 4 else 0.9,
+                          aspect=30, pad=0.02)
+        cb.set_label(eps_label)
+        shown = _spaced(eps_values, norm, (fig_w * (0.6 if fig_w > 4 else 0.9)) - 0.2)
+        cb.set_ticks(shown, labels=[sci(e) for e in shown])
+        cb.minorticks_off()
+    elif len(eps_values) == 1:
+        handles.append((Line2D([], [], color=eps_colour(eps_values[0])), f"ε = {sci(eps_values[0])}"))
+    if handles:
+        entry = 0.6 + 0.07 * max(len(re.sub(r"\$[^$]*\$", "xx", h[1])) for h in handles)  # inches: handle + text
+        ncol = max(1, min(3, int((fig_w - 0.2) // entry)))
+        fig.legend([h for h, _ in handles], [lab for _, lab in handles], loc="outside lower center",
+                   ncol=min(ncol, len(handles)), title=legend_title)
+    if title:
+        fig.suptitle(title)
+    fig.canvas.draw()  # the final layout: overlaps are judged where the lines are drawn
+    for name, ax in g.axes_dict.items():
+        lines = [ln for ln in ax.get_lines() if ln.get_label().startswith("_") and len(ln.get_xdata()) > 2
+                 and not ln.get_label().startswith("_guide")]
+        groups = _overlap_groups(ax, [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float))
+                                      for ln in lines])
+        for grp in groups:
+            n = len(grp)
+            for j, i in enumerate(grp):  # staggered markers: every line of the group shows its colour
+                lines[i].set_marker("o")
+                lines[i].set_markersize(3.5 - 1.5 * j / max(n - 1, 1))
+                lines[i].set_markevery((0.02 + 0.1 * j / n, 0.1))
+        if groups:
+            note = f"{sum(len(gr) for gr in groups)} lines overlapping"
+            ax.set_title(f"{style.wrap_text(name, chars)}\n({note})" if name else note)
+    fig.canvas.draw()  # tick labels that still collide are thinned
+    for ax in g.axes.flat:
+        _declutter(fig, ax)
+    return fig
+
+
+def _declutter(fig, ax) -> None:
+    """Tick labels of ``ax`` that print over each other: drop the minor labels (a log axis within
+    a decade labels its minor ticks), then, if fewer than two labels remain, label 1-2-5 (log) or
+    at most 4 ticks (linear)."""
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator, MaxNLocator, NullFormatter
+
+    r = fig.canvas.get_renderer()
+    for axis in (ax.xaxis, ax.yaxis):
+        boxes = [t.get_window_extent(r) for t in style.drawn_ticklabels(axis)]
+        if not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:]):
+            continue
+        axis.set_minor_formatter(NullFormatter())
+        fig.canvas.draw()
+        if len(style.drawn_ticklabels(axis)) < 2:
+            log = axis.get_scale() == "log"
+            axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)) if log else MaxNLocator(4))
+            if log:
+                axis.set_major_formatter(LogFormatterSciNotation(labelOnlyBase=False))
+            fig.canvas.draw()
+
+
+def _spaced(values: Sequence[float], norm, bar_in: float, char_in: float = 0.075) -> list[float]:
+    """The ε values whose tick labels fit side by side on a colour bar ``bar_in`` inches long
+    (8 pt labels, about ``char_in`` inches a character): neighbours too close are dropped."""
+    out: list[float] = []
+    for v in values:
+        pos = float(norm(v)) * bar_in
+        if out:
+            prev = float(norm(out[-1])) * bar_in
+            if pos - prev < char_in * (len(sci(v)) + len(sci(out[-1]))) / 2 + 0.08:
+                continue
+        out.append(v)
+    return out
+
+
+def lines_frame(panels: Sequence[tuple[str, Sequence[tuple]]], floor: float = 1e-3) -> pd.DataFrame:
+    """The tidy frame of ``[(panel title, [(x, mean, lo, hi, label, style), ...]), ...]`` (the
+    line tuples the papers' analyses collect): ``eps`` read from the label's ``eps=``/``eps0=``
+    (the line's colour), ``line`` the label without it, values floored at ``floor`` for log axes;
+    ``style`` is left to the layer (a dash per legend entry)."""
+    parts = []
+    for title, lines in panels:
+        for i, (x, m, lo, hi, label, _style) in enumerate(lines):
+            e = re.search(r"(?:eps0?|ε₀?)\s*=\s*([0-9.]+(?:[eE][-+]?\d+)?)", label)
+            band = lo is not None and hi is not None
+            parts.append(pd.DataFrame({
+                "x": np.asarray(x, float), "y": np.maximum(np.asarray(m, float), floor),
+                "lo": np.maximum(np.asarray(lo, float), floor) if band else np.nan,
+                "hi": np.maximum(np.asarray(hi, float), floor) if band else np.nan,
+                "panel": human(title), "line": human(without_eps(label)), "eps": float(e.group(1)) if e else np.nan,
+                "curve": f"{title}|{i}"}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def print_ready(fig):
+    """A figure drawn by hand (a theorem check, an analysis not yet on :func:`line_grid`) made
+    print-ready in place: its texts through :func:`human` (ε, τ, 10^k; tick labels are left as
+    drawn) and its panels' legends merged into one legend below the figure. Returns ``fig``."""
+    ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+             for t in axis.get_ticklabels(which="both")}
+    for t in fig.findobj(matplotlib.text.Text):
+        if id(t) not in ticks and t.get_text().strip():
+            t.set_text(human(t.get_text()))
+    for ax in fig.axes:  # categorical tick labels (set_xticks(..., labels)) are text too
+        for axis in (ax.xaxis, ax.yaxis):
+            f = axis.get_major_formatter()
+            if isinstance(f, matplotlib.ticker.FixedFormatter):
+                f.seq = [human(x) for x in f.seq]
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    if len(legends) + len(fig.legends) > 1:
+        seen: dict[str, object] = {}
+        for lg in list(fig.legends) + legends:
+            for h, t in zip(lg.legend_handles, lg.get_texts()):
+                seen.setdefault(t.get_text(), h)
+            lg.remove()
+        fig.legends.clear()
+        wide = fig.get_figwidth() > 4
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center",
+                   ncol=min(len(seen), 3 if wide else (2 if max(map(len, seen)) <= 22 else 1)))
+    return fig
