@@ -21,7 +21,8 @@ from privrl import io
 from privrl.results import verdicts as V
 
 CSV_COLUMNS = ["paper", "item", "claim_id", "statement", "kind", "verdict", "measured", "regime", "k_needed",
-               "reached_by", "artifact", "experiment", "source"]
+               "reached_by", "artifact", "experiment", "source", "scope"]
+SCOPES = ("paper_claim", "context", "out_of_reach")  # scoreboard rows; labelled context; K needed > 1e11 or inf
 
 
 # ---------------------------------------------------------------- table <-> frame
@@ -31,12 +32,13 @@ def claims_frame(claims: Sequence[V.Claim]) -> pd.DataFrame:
 
 def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
     """Claims from a claims.csv frame (``CSV_COLUMNS``)."""
-    missing = [c for c in CSV_COLUMNS if c not in df.columns]
+    missing = [c for c in CSV_COLUMNS if c not in df.columns and c != "scope"]  # scope: paper_claim if absent
     if missing:
         raise ValueError(f"not a claims table: columns {missing} missing")
     out = []
     for r in df.to_dict("records"):
         r = {k: ("" if (isinstance(v, float) and math.isnan(v) and k != "k_needed") else v) for k, v in r.items()}
+        r["scope"] = r.get("scope") or "paper_claim"
         out.append(V.Claim(**{c: r[c] for c in CSV_COLUMNS if c != "k_needed"}, k_needed=float(r["k_needed"])))
     return out
 
@@ -62,6 +64,14 @@ def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int
             c = dataclasses.replace(c, reached_by=note)
         out.append(c)
     return out
+
+
+def with_scope_of_reach(claims: Sequence[V.Claim], th: V.Thresholds = V.THRESHOLDS) -> list[V.Claim]:
+    """Paper claims whose K needed exceeds ``th.out_of_reach_k`` (or is infinite) move to scope
+    "out_of_reach": listed with their K, not counted in the scoreboard (no design reaches them)."""
+    return [dataclasses.replace(c, scope="out_of_reach")
+            if c.scope == "paper_claim" and not math.isnan(c.k_needed) and c.k_needed > th.out_of_reach_k else c
+            for c in claims]
 
 
 def write_claims(claims: Sequence[V.Claim], csv_path: str, md_path: str, extra: Sequence[str] = ()) -> None:
