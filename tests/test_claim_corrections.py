@@ -143,3 +143,16 @@ def test_claims_beyond_1e11_are_out_of_reach_and_scope_round_trips(tmp_path):
     assert [r.scope for r in back] == [r.scope for r in rows]
     legacy = C.claims_frame(rows).drop(columns=["scope"])
     assert {r.scope for r in C.claims_from_frame(legacy)} == {"paper_claim"}
+
+
+# ------------------------------------------------------------------ 8. Claim 1 under both relations
+def test_claim1_sensitivity_is_h_for_add_remove_and_2h_for_replacement():
+    from privrl.papers import registry
+    from privrl.papers.vietri2020_checks import check_claim1, visit_counts
+
+    assert visit_counts(2, 2, 3).shape == (4 ** 3, 3 * 4)
+    df = check_claim1(None, ({"S": 2, "A": 2, "H": 2}, {"S": 3, "A": 2, "H": 3}))
+    assert df["holds"].all()
+    assert list(df["l1_replacement"]) == [4, 6] and list(df["l1_add_remove"]) == [2, 3]
+    chk = registry.theorem_checks()["vietri_claim1"]
+    assert chk.kind == "check"

@@ -19,6 +19,7 @@ from privrl.mechanisms.tree import tree_levels, tree_max_error
 from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
 from privrl.papers.vietri2020_bounds import ANALYSES
+from privrl.papers.vietri2020_checks import CLAIM1_SENSITIVITY
 
 
 def check_binary_mechanism(rng, T_grid: Iterable[int] = tuple(2**j for j in range(6, 17)),
@@ -77,5 +78,5 @@ PAPER = Paper(
     year=2020, venue="ICML 2020", link="",
     file="001_62dda6bb64c1eaea.txt",
     analyses=ANALYSES,
-    theorem_checks=(BINARY_MECHANISM,),
+    theorem_checks=(BINARY_MECHANISM, CLAIM1_SENSITIVITY),
 )
