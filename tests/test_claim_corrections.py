@@ -156,3 +156,34 @@ def test_claim1_sensitivity_is_h_for_add_remove_and_2h_for_replacement():
     assert list(df["l1_replacement"]) == [4, 6] and list(df["l1_add_remove"]) == [2, 3]
     chk = registry.theorem_checks()["vietri_claim1"]
     assert chk.kind == "check"
+
+
+def test_config_claim_may_be_labelled_context():
+    from privrl.results.claims import score_claims
+
+    fits = pd.DataFrame([{"env": "e", "cell": "c", "exponent": 1.0, "exponent_lo": 0.98, "exponent_hi": 1.02,
+                          "window_lo": 1e3, "window_hi": 1e5, "K": 100000, "n_seeds": 5, "saturated_fraction": 1.0}])
+    spec = [{"id": "x", "statement": "UCBVI at Azar's constant still explores", "source": "Azar et al. 2017",
+             "scope": "context", "check": {"type": "exploring", "env": "e", "cell": "c"}},
+            {"id": "y", "statement": "UCBVI O~(sqrt K)", "source": "Azar et al. 2017, Thm 1",
+             "check": {"type": "rate_upper", "env": "e", "cell": "c", "claimed": 0.5}}]
+    got = C.claims_from_frame(score_claims("e", spec, fits, "a"))
+    assert [c.scope for c in got] == ["context", "paper_claim"]
+
+
+def test_shipped_config_labels_the_azar_constant_row_context():
+    import yaml
+
+    cfg = yaml.safe_load(open("config/config.yaml"))
+    spec = {c["id"]: c for c in cfg["experiments"]["ucbvi_baseline"]["claims"]}
+    assert spec["ucbvi_paper_constant_saturates"]["scope"] == "context"
+
+
+def test_garcelon_tau_h_difference_row_is_context():
+    import inspect
+
+    from privrl.papers import garcelon2021_thm6 as G
+
+    src = inspect.getsource(G)
+    i = src.index('f"thm6_tau_term_{bid}"')
+    assert 'scope="context"' in src[i:i + 600]

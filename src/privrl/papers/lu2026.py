@@ -34,6 +34,8 @@ agents are past 10 x their crossover K (``AgentSpec.crossover``); else "not reac
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -208,10 +210,11 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
                      pair: crossover_of(_info(ctx, env, p_row.cell), m)}
             sc = order_no_larger(ctx, f"matched/{env}/{pair}/{Ki:g}", r_row._seeds, p_row._seeds, cross, float(Ki))
             e = d.epsilon.iloc[0]
-            out.append(_claim(ctx, "Cor. 14", f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at "
+            out.append(dataclasses.replace(_claim(ctx, "Cor. 14", f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at "
                               f"K={int(Ki)} (Cor. 14: eps={e:.4g}, delta={d.delta_rlsvi.iloc[0]:g}), RLSVI's regret "
                               f"is no larger than {pair}'s at (eps, 0)-JDP ({env})", "order", sc,
-                              f"{SOURCE}, Cor. 14 (matched-privacy comparison)"))
+                              f"{SOURCE}, Cor. 14 (matched-privacy comparison)"),
+                scope="context"))  # not a comparison the paper makes (its eps covers rewards only, Remark 2)
     return out
 
 

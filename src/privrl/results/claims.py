@@ -199,9 +199,10 @@ def score_claims(experiment: str, claims: list[Mapping[str, Any]], fits: pd.Data
         score = score_fn(fits, check, (mdps or {}).get(check["env"]))
         src = str(c.get("source", ""))
         m = ITEM.search(src)
-        out.append(V.make_claim(c.get("paper") or _first(PAPER_OF_SOURCE, src),
-                                c.get("item") or (m.group(0) if m else "-"), str(c["id"]), str(c["statement"]),
-                                kind, check.get("artifact", artifact), score, experiment, src))
+        out.append(dataclasses.replace(V.make_claim(
+            c.get("paper") or _first(PAPER_OF_SOURCE, src), c.get("item") or (m.group(0) if m else "-"), str(c["id"]),
+            str(c["statement"]), kind, check.get("artifact", artifact), score, experiment, src),
+            scope=str(c.get("scope", "paper_claim"))))  # a config claim may be labelled context
     return claims_frame(out)
 
 

@@ -245,7 +245,7 @@ def score_order(ratio: tuple[float, float, float], strong: bool, condition: bool
     line = th.strong_ratio if strong else 1.0 + th.min_effect
     measured = f"B/A = {m:.3g} [{lo:.3g}, {hi:.3g}] vs > {line:g}"
     if not condition:
-        return Score(NOT_REACHED if np.isfinite(k_needed) else INCONCLUSIVE, measured,
+        return Score(INCONCLUSIVE if np.isnan(k_needed) else NOT_REACHED, measured,  # inf: never
                      f"regime condition fails: {condition_note}", k_needed)
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return Score(INCONCLUSIVE, measured + " (undefined CI)", condition_note)
