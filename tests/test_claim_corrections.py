@@ -187,3 +187,26 @@ def test_garcelon_tau_h_difference_row_is_context():
     src = inspect.getsource(G)
     i = src.index('f"thm6_tau_term_{bid}"')
     assert 'scope="context"' in src[i:i + 600]
+
+
+# ------------------------------------------------------------------ 7. Prop. 5 and the release sequence
+def test_prop5_rows_only_where_its_hypothesis_holds_and_the_sequence_is_checked():
+    from privrl.mechanisms import accounting as acc
+    from privrl.papers import garcelon2021_thm6 as G
+
+    # shuffled sums after consecutive episodes differ by one user's randomised messages, whatever the order
+    rng = np.random.default_rng(0)
+    msgs = rng.integers(0, 2, size=(50, 12))
+    sums = [msgs[rng.permutation(k)].sum(0) for k in range(1, 51)]
+    assert all(np.array_equal(sums[k] - sums[k - 1], msgs[k]) for k in range(1, 50))
+    H, m, d0 = 3, 1, 1e-3
+    # tau = 100 at eps 1: Prop. 5's hypothesis fails (k needs ~119): no Prop. 5 row; its eps_c is 140 > eps_l
+    _, amp = G.amplification_score(1.0, 1.0, 100, H, m, d0, 1)
+    assert not amp["prop5_hypothesis"]
+    s, seq = G.release_sequence_score(1.0, 100, H, m, d0)
+    assert s.verdict == V.CHECKED and seq["sequence_eps"] <= 1.0
+    assert seq["sequence_eps"] == pytest.approx(acc.msh_exact_ldp_epsilon(acc.garcelon_lemma4_epsilon(1.0, m, H), m, H))
+    # tau = 1e5 at eps 0.5: one release amplifies to eps_c = 0.27, but the sequence reveals each user's
+    # message alone (eps 0.44): Thm 6's JDP statement for the whole run does not hold
+    s, seq = G.release_sequence_score(0.5, 100_000, H, m, d0)
+    assert s.verdict == V.CONTRADICTED and seq["sequence_eps"] > seq["eps_c_tau"]

@@ -132,7 +132,7 @@ def _claims(ctx: AnalysisContext, t: pd.DataFrame) -> pd.DataFrame:
         if "pucb" in by and "ldp_obi" in by:
             out.append(jdp_vs_ldp_claim(ctx, env, by["pucb"].cell, by["ldp_obi"].cell, f"table1_jdp_cheaper_{bid}", blk, art))
         if "shuffled_tau_k13" in by:
-            out.append(amplification_claim(ctx, env, by["shuffled_tau_k13"].cell, f"table1_amplification_{bid}",
+            out.extend(amplification_claim(ctx, env, by["shuffled_tau_k13"].cell, f"table1_amplification_{bid}",
                                            f"Table 1 ({blk}), tau = K^(1/3)", art))
     return frame(out)
 
