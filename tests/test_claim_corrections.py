@@ -175,7 +175,7 @@ def test_shipped_config_labels_the_azar_constant_row_context():
     import yaml
 
     cfg = yaml.safe_load(open("config/config.yaml"))
-    spec = {c["id"]: c for c in cfg["experiments"]["ucbvi_baseline"]["claims"]}
+    spec = {c["id"]: c for c in cfg["experiments"]["ucbvi_constant"]["claims"]}
     assert spec["ucbvi_paper_constant_saturates"]["scope"] == "context"
 
 
