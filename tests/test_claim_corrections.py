@@ -210,3 +210,49 @@ def test_prop5_rows_only_where_its_hypothesis_holds_and_the_sequence_is_checked(
     # message alone (eps 0.44): Thm 6's JDP statement for the whole run does not hold
     s, seq = G.release_sequence_score(0.5, 100_000, H, m, d0)
     assert s.verdict == V.CONTRADICTED and seq["sequence_eps"] > seq["eps_c_tau"]
+
+
+# ------------------------------------------------------------------ Designs: the crossover search
+def test_design_search_ranks_instances_by_the_k_their_regime_needs():
+    from privrl.papers import designs
+
+    cands = [("bandit", "garnet", {"S": 1, "A": 2, "branching": 1, "H": 1, "seed": 0}),
+             ("riverswim_s2_h3", "riverswim", {"S": 2, "H": 3})]
+    d = designs.search([("pucb", {"epsilon": 10.0}), ("ucbvi", {})], cands)
+    assert list(d.key) == ["bandit", "riverswim_s2_h3"]  # the bandit's gap is larger: earlier regime
+    row = d.iloc[0]
+    assert row.max_crossover == max(row["crossover_pucb@eps=10"], row["crossover_ucbvi"])
+    assert row.k_needed == pytest.approx(designs.window_k(row.max_crossover)) == pytest.approx(100 * row.max_crossover)
+    assert designs.window_k(math.inf) == math.inf and designs.window_k(10.0, decades=2) == pytest.approx(1e4)
+    mdp = envs.make("garnet", S=1, A=2, branching=1, H=1, seed=0)
+    from privrl import agents
+    assert row["crossover_pucb@eps=10"] == agents.get("pucb").crossover({"epsilon": 10.0}, mdp)
+    note = designs.design_note("bandit", {"pucb": 6.07e4}, 1e7)
+    assert note == "instance bandit; crossovers pucb 6.07e+04; K run 1e+07"
+
+
+def test_shipped_design_reaches_its_optimism_claims():
+    """The default design's rate claims of the optimism agents sit past 100 x their crossover."""
+    import yaml
+
+    from privrl import agents, experiments
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    cfg = experiments.resolve_overlay(yaml.safe_load((root / "config/config.yaml").read_text()), root)
+    for name in ("ucbvi_baseline", "vietri2020_pac"):
+        exp = cfg["experiments"][name]
+        for c in experiments.expand_cells(cfg, name):
+            env = exp["envs"][c.env]
+            mdp = envs.make(env["name"], **env.get("params", {}))
+            assert exp["episodes"] >= 100 * agents.get(c.agent).crossover(dict(c.params), mdp), (name, c.cell)
+
+
+def test_table1_jdp_vs_ldp_pairs_pucb_at_the_same_replacement_eps(tmp_path):
+    from privrl.papers import garcelon2021 as G
+
+    infos = [{"env_key": "riverswim", "cell": f"pucb_{e:g}", "agent": "pucb", "episodes": 1000,
+              "params": {"epsilon": e}} for e in (5.0, 10.0)]
+    ctx = AnalysisContext("exp", {"envs": {"riverswim": RS}}, pd.DataFrame(), pd.DataFrame(), infos, {}, str(tmp_path), 10)
+    t = pd.DataFrame([{"env": "riverswim", "bonus_scale": 1.0, "row": "pucb", "cell": i["cell"]} for i in infos])
+    assert G._pucb_at_replacement_eps(ctx, t, "riverswim", 1.0, 10.0) == "pucb_5"  # 5-JDP add/remove = 10 replacement
+    assert G._pucb_at_replacement_eps(ctx, t, "riverswim", 1.0, 1.0) is None
