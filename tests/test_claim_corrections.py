@@ -256,3 +256,16 @@ def test_table1_jdp_vs_ldp_pairs_pucb_at_the_same_replacement_eps(tmp_path):
     t = pd.DataFrame([{"env": "riverswim", "bonus_scale": 1.0, "row": "pucb", "cell": i["cell"]} for i in infos])
     assert G._pucb_at_replacement_eps(ctx, t, "riverswim", 1.0, 10.0) == "pucb_5"  # 5-JDP add/remove = 10 replacement
     assert G._pucb_at_replacement_eps(ctx, t, "riverswim", 1.0, 1.0) is None
+
+
+def test_every_row_names_its_instance_and_k():
+    rows = [V.Claim("vietri2020", "Thm 3", "vietri2020_pac_bound_bandit_pucb", "s", "bound", "a", "m", V.REPRODUCED,
+                    regime="crossover K = 6e4", experiment="vietri2020_pac"),
+            V.Claim("x", "Thm 1", "two_envs_a", "on hard_a", "bound", "a", "m", V.REPRODUCED, experiment="two"),
+            V.Claim("x", "Thm 1", "mech", "s", "check", "a", "m", V.CHECKED, experiment="mechanisms")]
+    cfg = {"experiments": {"vietri2020_pac": {"envs": {"bandit": {"name": "garnet", "params": {"S": 1, "A": 2}}}},
+                           "two": {"envs": {"hard_a": {"name": "hard_instance"}, "hard_b": {"name": "hard_instance"}}}}}
+    got = C.with_instance(rows, C.instances_of(cfg), {"vietri2020_pac": 10**7, "two": 10**6})
+    assert got[0].regime == "crossover K = 6e4; instance bandit = garnet(S=1, A=2); K run 1e+07"
+    assert got[1].regime == "instance hard_a = hard_instance(); K run 1e+06"
+    assert got[2].regime == ""

@@ -1,3 +1,6 @@
+from privrl.results.claims import instances_of as claims_instances  # each claim row names its instance
+
+
 rule fit_table:
     """Per-(experiment, env) table of fits: exponent, CI, regret at K, bonus saturation."""
     wildcard_constraints:
@@ -41,6 +44,7 @@ rule claims:
         env_specs=[list(X.env_spec(config, e, v)) for e, v in EXP_ENVS],  # the crossover K needs the MDP
         designs=X.design_episodes(WORKFLOW_ROOT),  # the shipped design that reaches a "not reached" row
         episodes={e: int(v.get("episodes", 0)) for e, v in sorted(config["experiments"].items()) if v},  # this run's K
+        instances=claims_instances(config),  # {experiment: {env key: "name(params)"}}: each row names its instance
     conda:
         CONDA_ENV
     script:
