@@ -56,7 +56,7 @@ def test_thm3_order_and_explicit_constants():
 # ------------------------------------------------------------------ 9. one row per distinct series
 def test_alphas_between_the_same_two_gaps_count_once():
     gaps = [0.0, 0.0, 0.05, 0.2, 0.2, 0.6]
-    assert VB.distinct_alphas([0.01, 0.03, 0.1, 0.3, 1.0], gaps) == {0.01: [0.01, 0.03], 0.1: [0.1], 0.3: [0.3]}
+    assert VB.distinct_alphas([0.01, 0.03, 0.1, 0.3, 1.0], gaps) == {0.03: [0.03, 0.01], 0.1: [0.1], 0.3: [0.3]}
     grid = VB.alpha_grid(gaps)
     assert len(VB.distinct_alphas(grid, gaps)) == len(grid) == 3  # one alpha per interval, all distinct
     mdp = envs.make("riverswim", S=2, H=3)

@@ -65,18 +65,16 @@ def distinct_alphas(alphas, gaps) -> dict[float, list[float]]:
     """{representative alpha: [alphas counting the same episodes]}: the alpha-mistake count
     ``#{k: gap_k > alpha}`` is the same for every alpha between two consecutive achievable policy
     gaps ``gaps`` (float[P], every rho . (V* - V^pi) of a deterministic policy), so one series per
-    interval; the representative is the smallest alpha of its interval. Alphas at or above the
-    largest gap count nothing and are left out."""
+    interval; the representative is the *largest* alpha of its interval (the same count against
+    the smallest, i.e. most demanding, Thm 3 bound), listed first. Alphas at or above the largest
+    gap count nothing and are left out."""
     g = np.unique(np.round(np.asarray(gaps, float), 12))
     g = g[g > 0]
-    out: dict[float, list[float]] = {}
-    for a in sorted(float(x) for x in alphas):
-        if not g.size or a >= g[-1]:
-            continue
-        key = int(np.searchsorted(g, a, side="right"))  # interval [g_{key-1}, g_key)
-        rep = next((r for r in out if int(np.searchsorted(g, r, side="right")) == key), None)
-        out.setdefault(a if rep is None else rep, []).append(a)
-    return out
+    groups: dict[int, list[float]] = {}
+    for a in sorted((float(x) for x in alphas), reverse=True):
+        if g.size and a < g[-1]:
+            groups.setdefault(int(np.searchsorted(g, a, side="right")), []).append(a)  # interval [g_{i-1}, g_i)
+    return {v[0]: v for _, v in sorted(groups.items())}
 
 
 def alpha_grid(gaps) -> list[float]:
