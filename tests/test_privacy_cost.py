@@ -192,6 +192,8 @@ def test_garcelon_table1_analysis(tmp_path):
     assert v["table1_jdp_cheaper_riverswim_eps1_s1"] == "not reached"
     assert "PUCB at 1-JDP under replacement" in res.claims.set_index("claim_id").statement["table1_jdp_cheaper_riverswim_eps1_s1"]
     assert "table1_amplification_riverswim_eps1_s1" not in v  # tau = 47: Prop. 5's hypothesis fails, no row
+    st = res.claims.set_index("claim_id").statement
+    assert "instance-dependent: converges" in st["table1_pucb_riverswim_eps1_s1"]  # a fixed gap tests convergence
     assert v["table1_amplification_riverswim_eps1_s1_release_sequence"] == "checked"
     assert "Shuffled-OBI, tau = K^(1/3)" in res.markdown
     json.dumps(res.table.to_dict())  # serialisable

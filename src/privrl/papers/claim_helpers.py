@@ -16,7 +16,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privrl.papers.regimes import crossover_of  # noqa: F401 (re-export: one definition, in regimes)
+from privrl.papers.regimes import CONVERGES, crossover_of  # noqa: F401 (re-export: defined in regimes)
 from privrl.results import verdicts as V
 from privrl.results.claims import CSV_COLUMNS, claims_frame
 from privrl.results.fits import loglog_slope

@@ -26,7 +26,7 @@ from privrl.mechanisms import accounting as acc
 from privrl.mechanisms.exact_epsilon import shuffled_rr_composed_epsilon
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
-from privrl.papers.regimes import crossover_of, frame, regime_of, score_bound_one_sided
+from privrl.papers.regimes import CONVERGES, crossover_of, frame, regime_of, score_bound_one_sided
 from privrl.results import verdicts as V
 from privrl.results.stats import diff_ci, mean_ci, ratio_ci
 
@@ -51,7 +51,7 @@ def rate_claim(ctx: AnalysisContext, env: str, cell: str, cid: str, statement: s
     f = _fit(ctx, env, cell)
     reg = regime_of(_info(ctx, env, cell), env_mdp(ctx, env), f)
     s = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
-    return V.make_claim(PAPER, item, cid, statement, "rate", art, s, ctx.experiment, f"{SRC}, {item}")
+    return V.make_claim(PAPER, item, cid, statement + CONVERGES, "rate", art, s, ctx.experiment, f"{SRC}, {item}")
 
 
 def coverage_note(p_jdp: dict, p_ldp: dict) -> tuple[bool, str]:

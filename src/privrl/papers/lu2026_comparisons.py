@@ -29,7 +29,7 @@ from privrl.agents.rlsvi import privacy_table
 from privrl.results import verdicts as V
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.claim_helpers import crossover_of, frame, regime_of, save_pdf
+from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, regime_of, save_pdf
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
 PAPER_ID = "lu2026"
@@ -130,7 +130,7 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
                                     regime_of(f, crossover_of(one[0], m)))
             claims.append(V.make_claim(PAPER_ID, "Sec. 4 (worst-case regret)", f"{ctx.experiment}_rlsvi_sqrtK_{env}",
                                        f"RLSVI (paper's beta_k) regret on {env} is O~(sqrt K) (worst-case bound "
-                                       "cited by Lu et al. Sec. 4; H, S, A factors not printed there)", "rate",
+                                       "cited by Lu et al. Sec. 4; H, S, A factors not printed there)" + CONVERGES, "rate",
                                        ctx.artifact("lu2026_fixed_eps", "md"), sc, ctx.experiment,
                                        f"{SOURCE}, Sec. 4 (Russo 2019; Agrawal et al. 2021)"))
             ep, R = curves(ctx, env, one[0]["cell"])

@@ -38,6 +38,10 @@ def regime_of(info: Mapping, mdp, fit_row: Mapping) -> V.Regime:
                     float(fit_row.get("saturated_fraction", float("nan"))))
 
 
+CONVERGES = ("; instance-dependent: converges (one fixed-gap instance past its crossover: regret turns O(log K), "
+             "so the bound is met; the worst-case rate needs a family of gaps)")
+
+
 def with_note(score: V.Score, note: str) -> V.Score:
     """``score`` with ``note`` appended to its regime text."""
     return V.Score(score.verdict, score.measured, "; ".join(t for t in (score.regime, note) if t), score.k_needed)

@@ -34,7 +34,7 @@ from privrl.agents.crossover import max_policy_gap
 from privrl.agents.pucb import pucb_error_level
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, curves, env_mdp, rng_for
-from privrl.papers.regimes import frame, regime_of, score_bound_one_sided, score_lower_bound, with_note
+from privrl.papers.regimes import CONVERGES, frame, regime_of, score_bound_one_sided, score_lower_bound, with_note
 from privrl.results import verdicts as V
 from privrl.results.fits import fit_k_exponent
 from privrl.results.stats import mean_ci
@@ -281,9 +281,8 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
         rs = V.score_rate_upper(V.RateFit.from_row(fit), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
         claims.append(V.make_claim(
             PAPER, "Thm 4", f"vietri2020_thm4_rate_{tag}",
-            f"{_label(info)} on {info['env_key']}: regret O~(sqrt K) (K-exponent <= 0.5 + log allowance); "
-            "instance-dependent: converges (one fixed gap past the crossover: regret turns O(log K); "
-            "the worst-case rate needs a family of gaps)", "rate",
+            f"{_label(info)} on {info['env_key']}: regret O~(sqrt K) (K-exponent <= 0.5 + log allowance)" + CONVERGES,
+            "rate",
             art, rs, ctx.experiment, f"{SRC}, Thm 4"))
         rows.append({"env": info["env_key"], "cell": info["cell"], "label": _label(info), "epsilon": p["epsilon"],
                      "bonus_scale": p.get("bonus_scale", 1.0), "K": int(K), "regret": m[0], "regret_lo": m[1],
