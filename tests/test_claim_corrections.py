@@ -321,3 +321,17 @@ def test_minimax_analysis_registers_the_worst_case_rows(tmp_path):
     assert [r.item for r in rows] == ["Thm 4", "Thm 6"] and all(r.kind == "rate" for r in rows)
     assert all("gaps {0.1, 0.25, 0.5}" in r.regime for r in rows)
     assert all(r.verdict == V.NOT_REACHED for r in rows)  # PUCB's crossovers (5.7e5+) exceed K = 1e5
+
+
+# ------------------------------------------------------------------ cheap missing checks
+def test_vietri_counters_within_e_and_lu_lemma11_chain():
+    from privrl.papers import registry
+    from privrl.papers.lu2026_lemma11 import check_lemma11
+    from privrl.papers.vietri2020_checks import check_counters_within_e
+
+    d = check_counters_within_e(np.random.default_rng(0), S=1, A=2, H=2, T_grid=(64, 512), n_trials=30)
+    assert d["holds"].all() and (d["quantile_max_error"] < d["E_eps"]).all()
+    lem = check_lemma11(None, ({"S": 2, "A": 2, "H": 3}, {"S": 1, "A": 2, "H": 1}))
+    assert lem["holds"].all() and (lem["worst_step_ratio"] <= 1 + 1e-12).all()
+    checks = registry.theorem_checks()
+    assert checks["lu_lemma11"].kind == "check" and "vietri_counters" in checks

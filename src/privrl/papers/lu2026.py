@@ -46,6 +46,7 @@ from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.claim_helpers import crossover_of, frame, save_pdf
 from privrl.papers.lu2026_audit import RLSVI_AUDIT
 from privrl.papers.lu2026_cor14 import COR14
+from privrl.papers.lu2026_lemma11 import LEMMA11
 from privrl.papers.lu2026_comparisons import ANALYSES as COMPARISONS, order_no_larger
 from privrl.papers.common import (
     at_episode,
@@ -301,5 +302,5 @@ PAPER = Paper(
     year=2026, venue="arXiv preprint (cs.LG)", link="https://arxiv.org/abs/2606.01952",
     file="003_dc371eb3b7a8685a.txt",
     analyses={"rlsvi_privacy": rlsvi_privacy, **COMPARISONS},
-    theorem_checks=(COR14, RLSVI_AUDIT),
+    theorem_checks=(COR14, RLSVI_AUDIT, LEMMA11),
 )
