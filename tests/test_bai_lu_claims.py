@@ -207,11 +207,8 @@ def test_scaling_across_random_garnets_is_never_reproduced_nor_contradicted():
 def test_fixed_eps_rlsvi_never_reaches_its_regime_and_rival_orders_are_context(tmp_path):
     """At a fixed eps beta_scale = K / K_e: RLSVI's perturbation no longer shrinks with K, so its
     K needed is never (inf); orders against other private agents are context, not Lu et al.'s claims."""
-    from privrl.agents import rlsvi as R
-
     K = int(EP[-1])
-    bs = luc.beta_scale_for_epsilon(10.0, 1e-5, K, 1, 2, 2)
-    rl = {**R.SPEC.resolve({"beta_scale": bs, "delta": 1e-5})} if hasattr(R, "SPEC") else {"beta_scale": bs, "delta": 1e-5}
+    rl = {"beta_scale": luc.beta_scale_for_epsilon(10.0, 1e-5, K, 1, 2, 2), "delta": 1e-5}
     ctx = _context(tmp_path, [("rlsvi", rl, lambda k: 0.2 * k, 1.0),
                               ("pucb", {"epsilon": 10.0, "beta": 0.05}, lambda k: 0.1 * k, 1.0)])
     ctx.infos[0]["tags"] = {"certify_eps": 10.0}
