@@ -335,3 +335,22 @@ def test_vietri_counters_within_e_and_lu_lemma11_chain():
     assert lem["holds"].all() and (lem["worst_step_ratio"] <= 1 + 1e-12).all()
     checks = registry.theorem_checks()
     assert checks["lu_lemma11"].kind == "check" and "vietri_counters" in checks
+
+
+# ------------------------------------------------------------------ 10. Bai et al. at a valid C and at C = 1
+@pytest.mark.parametrize("design", ["config/config.yaml", "config/paper.yaml"])
+def test_bai_cells_run_at_the_valid_c_or_at_one(design):
+    """No shipped Bai cell below C = 0.18, the smallest C at which Alg. 1 line 9's statistical term is
+    a confidence bound on the H = 1 garnet (docs/decisions/verdicts.md); C1 = 6 C throughout."""
+    import yaml
+
+    from privrl import experiments
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    cfg = experiments.resolve_overlay(yaml.safe_load((root / design).read_text()), root)
+    cs = set()
+    for name in cfg["experiments"]:
+        for c in experiments.expand_cells(cfg, name):
+            if c.agent in ("sdp-pe", "sdp-pe-jdp", "sdp-pe-ldp", "pe"):
+                cs.add((float(c.params["C"]), float(c.params["C1"])))
+    assert cs == {(0.18, 1.08), (1.0, 6.0)}
