@@ -354,3 +354,15 @@ def test_bai_cells_run_at_the_valid_c_or_at_one(design):
             if c.agent in ("sdp-pe", "sdp-pe-jdp", "sdp-pe-ldp", "pe"):
                 cs.add((float(c.params["C"]), float(c.params["C1"])))
     assert cs == {(0.18, 1.08), (1.0, 6.0)}
+
+
+def test_smoke_design_stays_small():
+    """Every experiment added to the default must be nulled or shrunk in config/smoke.yaml."""
+    import yaml
+
+    from privrl import cost, experiments
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    cfg = experiments.resolve_overlay(yaml.safe_load((root / "config/smoke.yaml").read_text()), root)
+    df = cost.estimate_cost(cfg)
+    assert (df.episodes * df.seeds).sum() <= 1e5 and df.est_cpu_s.sum() < 120
