@@ -202,3 +202,18 @@ def test_scaling_across_random_garnets_is_never_reproduced_nor_contradicted():
         assert " on X in [2, 4]" in got.measured and "another random garnet" in got.regime
     got = thm._confounded_by_instances("H", V.Score(V.REPRODUCED, "a = 1 [0.5, 1.5] on K in [1, 3] vs <= 5.1", "r"))
     assert got.verdict == V.REPRODUCED and "one garnet kernel" in got.regime
+
+
+def test_fixed_eps_rlsvi_never_reaches_its_regime_and_rival_orders_are_context(tmp_path):
+    """At a fixed eps beta_scale = K / K_e: RLSVI's perturbation no longer shrinks with K, so its
+    K needed is never (inf); orders against other private agents are context, not Lu et al.'s claims."""
+    K = int(EP[-1])
+    rl = {"beta_scale": luc.beta_scale_for_epsilon(10.0, 1e-5, K, 1, 2, 2), "delta": 1e-5}
+    ctx = _context(tmp_path, [("rlsvi", rl, lambda k: 0.2 * k, 1.0),
+                              ("pucb", {"epsilon": 10.0, "beta": 0.05}, lambda k: 0.1 * k, 1.0)])
+    ctx.infos[0]["tags"] = {"certify_eps": 10.0}
+    ctx.infos[1]["tags"] = {"fixed_eps": 10.0}
+    got = C.claims_from_frame(luc.lu2026_fixed_eps(ctx).claims)
+    order = [c for c in got if c.kind == "order"]
+    assert order and all(c.scope == "context" and c.verdict == V.NOT_REACHED and c.k_needed == math.inf for c in order)
+    assert all(c.scope == "context" for c in C.with_scope_of_reach(order))  # context stays context

@@ -34,7 +34,7 @@ def test_schema_rejects_bad_config():
     cfg = experiments.resolve_overlay(yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text()), ROOT)
     for mutate in (lambda c: c.pop("experiments"),  # results_dir, figures_dir, bootstrap have defaults
                    lambda c: c["experiments"]["ucbvi_baseline"].update(seeds=0),
-                   lambda c: c["experiments"]["ucbvi_baseline"]["envs"]["riverswim"].update(name="nope"),
+                   lambda c: c["experiments"]["ucbvi_baseline"]["envs"]["bandit"].update(name="nope"),
                    lambda c: c.update(typo_key=1)):
         bad = copy.deepcopy(cfg)
         mutate(bad)

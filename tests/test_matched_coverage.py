@@ -90,12 +90,14 @@ def test_orders_need_matched_coverage_and_the_cheaper_agent_past_its_crossover(t
     seeds = lambda m: m * (1 + 0.02 * rng.standard_normal(6))  # noqa: E731
     cells = []
     for z in (3.0, 0.0):
-        for eps in (1.0, 100.0):  # PUCB at z = 3 crosses over at ~1.6e6 (eps 1), ~1.5e4 (eps 100)
-            cells += [(f"p_{z}_{eps}", "pucb", {"epsilon": eps, "bonus_scale": 0.1, "z": z}, seeds(100.0)),
+        for eps in (1.0, 100.0):  # PUCB at z = 3 crosses over at ~3e6 (eps 0.5), ~3e4 (eps 50)
+            # PUCB at parameter eps/2 is eps-JDP under replacement neighbours: paired with LDP at eps
+            cells += [(f"p_{z}_{eps}", "pucb", {"epsilon": eps / 2, "bonus_scale": 0.1, "z": z}, seeds(100.0)),
                       (f"l_{z}_{eps}", "ldp-obi", {"epsilon": eps, "bonus_scale": 0.1, "z": z},
                        seeds(300.0 if eps > 10 else 115.0))]
-    res = cross_model.cross_model_coverage(_ctx(tmp_path, cells))
+    res = cross_model.cross_model_coverage(_ctx(tmp_path, cells, K=1_000_000))  # both past 10 x crossover at eps 100
     v = {(r.claim_id.split("_eps")[1]): r for r in res.claims.itertuples()}
+    assert "under replacement neighbours" in v["100_z3"].regime
     assert v["100_z3"].verdict == "reproduced" and "matched coverage" in v["100_z3"].regime
     assert v["1_z3"].verdict == "not reached" and v["1_z3"].k_needed > 1e5  # PUCB still exploring
     assert v["1_z0"].verdict == "inconclusive" and "not matched" in v["1_z0"].regime  # ratio 1.15, unmatched
@@ -139,3 +141,21 @@ def test_sqrt_k_claim_is_one_sided_with_the_log_allowance_and_regime_aware():
     assert out.verdict.iloc[0] == "not reached" and "<= 0.6 (met on this pre-regime window)" in out.measured.iloc[0]
     out = score_claims("exp", CLAIM, _fits(0.99, 0.98, 1.0, "pucb", epsilon=10.0, bonus_scale=0.1), "a", mdps)
     assert out.verdict.iloc[0] == "not reached" and out.k_needed.iloc[0] > 1e5
+
+
+def test_cross_model_regime_is_ten_times_the_crossover_and_one_neighbour_relation(tmp_path):
+    """In regime at K >= 10 x crossover (the rule everywhere else); PUCB at parameter eps is 2 eps
+    under replacement, so it is never paired with LDP-OBI at the same parameter eps."""
+    mdp = envs.riverswim(S=2, H=3)
+    assert cross_model.replacement_epsilon("pucb", {"epsilon": 1.0}, mdp, 1e6) == 2.0
+    assert cross_model.replacement_epsilon("ldp-obi", {"epsilon": 1.0}, mdp, 1e6) == 1.0
+    rng = np.random.default_rng(3)
+    seeds = lambda m: m * (1 + 0.02 * rng.standard_normal(6))  # noqa: E731
+    cells = [("p", "pucb", {"epsilon": 50.0, "bonus_scale": 0.1, "z": 3.0}, seeds(100.0)),
+             ("l", "ldp-obi", {"epsilon": 100.0, "bonus_scale": 0.1, "z": 3.0}, seeds(300.0)),
+             ("p1", "pucb", {"epsilon": 100.0, "bonus_scale": 0.1, "z": 3.0}, seeds(100.0))]
+    res = cross_model.cross_model_coverage(_ctx(tmp_path, cells, K=100_000))  # crossovers ~2.3e4: 1x < K < 10x
+    assert len(res.claims) == 1  # p1 (200-JDP under replacement) has no LDP partner
+    r = next(res.claims.itertuples())
+    assert r.verdict == "not reached" and r.k_needed >= 10 * 2.3e4
+

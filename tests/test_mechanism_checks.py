@@ -55,10 +55,12 @@ def test_claims_of_every_registered_check(tmp_path):
     """Every registered check runs at tiny sizes through its registry record and yields one claim row."""
     sizes = {"binary_mechanism": {"T_grid": [64], "n_trials": 50}, "garcelon_coverage": {"k_grid": [10], "n_trials": 50},
              "bitsum_lemma42": {"eps_grid": [0.5, 0.9], "n_trials": 500}, "garcelon_prop5": {"k_grid": [100]},
-             "lu_cor14": {"from_experiments": False}, "lu2026_rlsvi_audit": {"eps_targets": [4.0], "n_trials": 400}}
+             "lu_cor14": {"from_experiments": False}, "lu2026_rlsvi_audit": {"eps_targets": [4.0], "n_trials": 400},
+             "vietri_claim1": {"grid": [{"S": 2, "A": 2, "H": 2}]},
+             "vietri_counters": {"T_grid": [64], "n_trials": 20}, "lu_lemma11": {"grid": [{"S": 2, "A": 2, "H": 3}]}}
     checks = registry.theorem_checks()
-    assert list(checks) == ["binary_mechanism", "garcelon_coverage", "garcelon_prop5", "bitsum_lemma42", "lu_cor14",
-                            "lu2026_rlsvi_audit"]
+    assert set(checks) == {"binary_mechanism", "vietri_claim1", "vietri_counters", "garcelon_coverage",
+                           "garcelon_prop5", "bitsum_lemma42", "lu_cor14", "lu2026_rlsvi_audit", "lu_lemma11"}
     config = {"mechanisms": {"checks": sizes}, "experiments": {}}
     valid = registry.check_sizes(config)
     tables = {n: c.run(np.random.default_rng(0), **c.arguments(valid[n], config)) for n, c in checks.items()}
@@ -66,7 +68,7 @@ def test_claims_of_every_registered_check(tmp_path):
     assert [r.claim_id for r in rows] == list(checks)
     assert all(r.verdict in ({"checked", "contradicted"} if r.kind == "check" else {"reproduced", "contradicted"})
                for r in rows)
-    assert {r.claim_id for r in rows if r.kind == "check"} == {"lu_cor14"}
+    assert {r.claim_id for r in rows if r.kind == "check"} == {"lu_cor14", "vietri_claim1", "lu_lemma11"}
 
 
 def test_lu_cor14_holds_where_the_library_order_grid_ends():

@@ -174,18 +174,26 @@ def test_garcelon_table1_analysis(tmp_path):
         ("pu", "pucb", {"epsilon": 1.0, "bonus_scale": 1.0, "noise": 1.0}, {"table1": "pucb"}, cur(0.2, 1.0),
          [{"model": "JDP", "epsilon": 1.0, "delta": 0.0, "source": "s", "note": ""}]),
         ("lo", "ldp-obi", {"epsilon": 1.0, "bonus_scale": 1.0, "noise": 1.0}, {"table1": "ldp_obi"}, cur(0.9, 5.0), ldp),
+        # PUCB at eps 0.5 is 1-JDP under replacement neighbours: the JDP-vs-LDP pair of LDP-OBI at eps 1
+        ("pu5", "pucb", {"epsilon": 0.5, "bonus_scale": 1.0, "noise": 1.0}, {"table1": "pucb"}, cur(0.2, 1.0),
+         [{"model": "JDP", "epsilon": 0.5, "delta": 0.0, "source": "s", "note": ""}]),
     ]
     res = registry.analysis("garcelon_table1")(_context(tmp_path, cells))
     t = res.table
-    assert list(t.row) == ["shuffled_tau_k13", "shuffled_tau0", "pucb", "ldp_obi"]
-    assert t.set_index("row").loc["shuffled_tau_k13", "tau"] == 47
-    assert t.set_index("row").loc["pucb", "LDP"] == "N/A"
+    assert list(t[t.eps0 == 1.0].row) == ["shuffled_tau_k13", "shuffled_tau0", "pucb", "ldp_obi"]
+    t1 = t[t.eps0 == 1.0].set_index("row")
+    assert t1.loc["shuffled_tau_k13", "tau"] == 47
+    assert t1.loc["pucb", "LDP"] == "N/A"
     v = res.claims.set_index("claim_id").verdict
     # exponent 0.2 is below 0.5 + allowance, but PUCB's crossover at eps = 1 is far beyond K = 1e5
     assert v["table1_pucb_riverswim_eps1_s1"] == "not reached"
     # LDP-OBI's crossover at the paper's constants is far beyond K = 1e5: never "contradicted"
     assert v["table1_ldp_obi_riverswim_eps1_s1"] == "not reached"
     assert v["table1_jdp_cheaper_riverswim_eps1_s1"] == "not reached"
-    assert v["table1_amplification_riverswim_eps1_s1"] == "not reached"  # tau = 47: Prop. 5's hypothesis fails
+    assert "PUCB at 1-JDP under replacement" in res.claims.set_index("claim_id").statement["table1_jdp_cheaper_riverswim_eps1_s1"]
+    assert "table1_amplification_riverswim_eps1_s1" not in v  # tau = 47: Prop. 5's hypothesis fails, no row
+    st = res.claims.set_index("claim_id").statement
+    assert "instance-dependent: converges" in st["table1_pucb_riverswim_eps1_s1"]  # a fixed gap tests convergence
+    assert v["table1_amplification_riverswim_eps1_s1_release_sequence"] == "checked"
     assert "Shuffled-OBI, tau = K^(1/3)" in res.markdown
     json.dumps(res.table.to_dict())  # serialisable

@@ -78,8 +78,8 @@ def _dry_run(workdir: Path, seeds: int, per_job: int, target: str) -> dict[str, 
            "store_dir": "store", "seeds_per_job": per_job, "n_checkpoints": 100,
            "experiments": {name: None for name in ("regret_vs_K", "garcelon_table1", "rlsvi_regret",
                                                    "rlsvi_matched", "bai_table1")}}
-    cfg["experiments"]["ucbvi_baseline"] = {"episodes": 60, "seeds": seeds, "envs": {"garnet": None},
-                                            "sweep": {"bonus_scale": [0.1]}, "claims": []}
+    cfg["experiments"]["ucbvi_constant"] = {"episodes": 60, "seeds": seeds, "cells": [{"agent": "ucbvi"}],
+                                            "sweep": {"bonus_scale": [0.1]}, "claims": []}  # RiverSwim S=6 H=20
     (workdir / "c.yaml").write_text(yaml.safe_dump(cfg))
     out = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
                           "--configfile", str(workdir / "c.yaml"), "--cores", "1", "-n", target],
@@ -97,7 +97,7 @@ def _dry_run(workdir: Path, seeds: int, per_job: int, target: str) -> dict[str, 
 
 
 def test_adding_a_seed_plans_only_the_new_seeds_shard(tmp_path):
-    target = "res/ucbvi_baseline/runs/riverswim/ucbvi__bonus_scale=0.1.parquet"
+    target = "res/ucbvi_constant/runs/riverswim/ucbvi__bonus_scale=0.1.parquet"
     subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(tmp_path),
                     "--configfile", str(tmp_path / "c.yaml"), "--cores", "1", target], check=True,
                    capture_output=True) if _dry_run(tmp_path, 4, 2, target) == {"mdp": 1, "run_shard": 2, "run_cell": 1} \

@@ -62,10 +62,10 @@ def test_pooled_b_with_disagreeing_per_eps_slopes_is_not_reproduced():
     assert "disagree" in b.regime
 
 
-def test_homogeneous_cells_score_b_one_sided_and_eps_law_as_a_range():
+def test_homogeneous_cells_score_b_and_eps_exponent_one_sided():
     b, c = V.score_eps_dependence(_cells([0.3, 0.32, 0.29, 0.31]), 0.5, "power", (1.0, 2.0))
     assert b.verdict == V.REPRODUCED           # 0.3 < 0.5 + allowance: an upper bound is met
-    assert c.verdict == V.REPRODUCED           # c = 1.5 lies in [1, 2] (LDP widths on a gap instance)
+    assert c.verdict == V.REPRODUCED           # gamma = 1.5 below the upper end 2 (+ allowance)
     b, c = V.score_eps_dependence(_cells([0.3] * 4, gamma=3.0), 0.5, "power", (1.0, 2.0))
     assert c.verdict == V.CONTRADICTED
 

@@ -102,10 +102,11 @@ def test_lower_bound_met_only_by_linear_regret_is_not_a_reproduction():
 
 
 def test_vietri_formulas():
-    assert VB.pac_expression(2, 2, 3, 0.1, 1.0) == pytest.approx(2 * 2 * 9 / 0.01 + 2 * 2 * 3 / 0.1)
+    assert VB.pac_expression(2, 2, 3, 0.1, 1.0) == pytest.approx(2 * 2 * 81 / 0.01 + 4 * 2 * 81 / 0.1)  # Thm 3
     b6, b7 = VB.thm4_explicit_bound(1e6, 2, 2, 3, 1.0, 0.05), VB.thm4_explicit_bound(1e7, 2, 2, 3, 1.0, 0.05)
     assert 0 < b6 < b7 and VB.thm4_explicit_bound(1e6, 2, 2, 3, 10.0, 0.05) < b6
     assert VB.lower_bound_expression(100.0, 4, 2, 3, 1.0) == pytest.approx(math.sqrt(2400) + 24 * math.log(100))
+    assert VB.privacy_lower_term(100.0, 4, 2, 3, 1.0) == pytest.approx(24 * math.log(100))
 
 
 def test_claim_checks_are_checked_not_reproduced():

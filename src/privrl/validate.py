@@ -99,7 +99,7 @@ def _env_errors(where: str, spec: Mapping[str, Any]) -> list[str]:
             errs.append(f"{where}.params.{k}: {v!r} is not a string")
     if errs:
         return errs
-    for k, low in (("S", 2), ("H", 1), ("n", 1), ("A", 1)):
+    for k, low in (("S", 1 if name == "garnet" else 2), ("H", 1), ("n", 1), ("A", 1)):  # garnet S = 1: a bandit
         if k in params and params[k] < low:
             return [f"{where}.params.{k}: {params[k]} < {low}"]
     from privrl.memory_bounds import env_memory_error

@@ -1,3 +1,6 @@
+from privrl.results.claims import instances_of as claims_instances  # each claim row names its instance
+
+
 rule fit_table:
     """Per-(experiment, env) table of fits: exponent, CI, regret at K, bonus saturation."""
     wildcard_constraints:
@@ -43,6 +46,7 @@ rule claims:
         env_specs=lambda w: readable([list(X.env_spec(config, e, v)) for e, v in EXP_ENVS]),  # crossover K needs the MDP
         designs=readable(X.design_episodes(WORKFLOW_ROOT)),  # the shipped design that reaches a "not reached" row
         episodes=readable({e: int(v.get("episodes", 0)) for e, v in sorted(config["experiments"].items()) if v}),  # this run's K
+        instances=lambda w: readable(claims_instances(config)),  # {experiment: {env key: "name(params)"}}: each row names its instance
     conda:
         CONDA_ENV
     script:

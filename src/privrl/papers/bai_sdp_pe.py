@@ -56,7 +56,7 @@ from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.bai_sdp_pe_theorems import ANALYSES as THEOREM_ANALYSES, MODEL as THEOREM_MODELS, lost_optimum_of
-from privrl.papers.claim_helpers import crossover_of, frame, regime_of, save_pdf
+from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, regime_of, save_pdf
 from privrl.papers.common import (
     as_generator,
     check_axes,
@@ -172,7 +172,7 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                                         V.THRESHOLDS.log_allowance, regimes[e_ref])
                 sc = EL.guard(sc, ref_notes)
                 claims.append(_claim(ctx, "Table I", f"{tag}_sqrtK", f"{what}, eps={e_ref:g}: regret O~(sqrt K) "
-                                     f"({btxt})", "rate", sc))
+                                     f"({btxt})" + CONVERGES, "rate", sc))
                 if not fit:
                     continue
                 sb, sg = V.score_eps_dependence(eps_cells(fit, regimes), b_claim, "power", g_range)

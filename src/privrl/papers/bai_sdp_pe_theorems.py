@@ -35,7 +35,7 @@ from privrl.results import verdicts as V
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.claim_helpers import crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
+from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
 PAPER_ID = "bai_sdp_pe"
@@ -209,7 +209,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
                                     regimes[e])
             sc = EL.guard(sc, _lost(d[d.cell == info["cell"]]))
             claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"sqrtK_eps{e:g}_{env}",
-                                 f"SDP-PE (shuffle, eps={e:g} < 1) on {env}: regret O~(sqrt K)", "rate", sc,
+                                 f"SDP-PE (shuffle, eps={e:g} < 1) on {env}: regret O~(sqrt K)" + CONVERGES, "rate", sc,
                                  "Bai et al. Thm 11"))
         base = infos_of(ctx, "pe", env)
         if base and inside:

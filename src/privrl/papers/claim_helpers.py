@@ -4,7 +4,7 @@
   (``privrl.results.claims.CSV_COLUMNS``);
 * :func:`regime_of` -- the :class:`~privrl.results.verdicts.Regime` of a fits.csv row (its agent's
   crossover K on the experiment's MDP, the fit window, the saturation in the window);
-* :func:`crossover_of` -- one cell's crossover K from its run info;
+* :func:`crossover_of` -- one cell's crossover K from its run info (defined in :mod:`privrl.papers.regimes`);
 * :func:`slope_fit` -- a seed-bootstrap log-log slope of a per-seed statistic across *cells*
   (e.g. regret at K against the privatizer's error level E, or against X), as a RateFit;
 * :func:`save_pdf` -- the PDF twin of an analysis figure (the workflow writes the PNG).
@@ -16,6 +16,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from privrl.papers.regimes import CONVERGES, crossover_of  # noqa: F401 (re-export: defined in regimes)
 from privrl.results import verdicts as V
 from privrl.results.claims import CSV_COLUMNS, claims_frame
 from privrl.results.fits import loglog_slope
@@ -24,15 +25,6 @@ from privrl.results.stats import bootstrap, percentile_ci
 
 def frame(claims: Sequence[V.Claim]) -> pd.DataFrame:
     return claims_frame(claims) if claims else pd.DataFrame(columns=CSV_COLUMNS)
-
-
-def crossover_of(info: Mapping, mdp) -> float:
-    """The crossover K of a run (its agent's registered rule at its parameters; nan if none)."""
-    from privrl import agents
-
-    spec = agents.get(info["agent"])
-    params = {k: float(v) for k, v in info["params"].items() if k in spec.defaults}
-    return float(spec.crossover(params, mdp))
 
 
 # agents whose aux is the fraction of policies still active (Bai et al. Alg. 1), not a saturated

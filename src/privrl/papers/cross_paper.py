@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privrl import agents
+from privrl.papers.regimes import agent_crossover
 from privrl.rl import seeding
 from privrl.results import verdicts as V
 from privrl.results.claims import claims_frame
@@ -82,9 +82,7 @@ def _fmt_params(items) -> str:
     return ", ".join(f"{k}={v:g}" for k, v in items if k in ("bonus_scale", "tau", "tau_power", "z")) or "defaults"
 
 
-def crossover_of(agent: str, params: dict, mdp) -> float:
-    """The agent's crossover K on ``mdp`` (:mod:`privrl.agents.crossover`); nan without an MDP."""
-    return float("nan") if mdp is None else agents.get(agent).crossover(params, mdp)
+crossover_of = agent_crossover  # (agent, params, mdp) -> crossover K; nan without an MDP (papers.regimes)
 
 
 def _mdp_or_none(ctx: AnalysisContext, env: str):

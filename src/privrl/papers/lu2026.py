@@ -34,6 +34,8 @@ agents are past 10 x their crossover K (``AgentSpec.crossover``); else "not reac
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -44,6 +46,7 @@ from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.claim_helpers import crossover_of, frame, save_pdf
 from privrl.papers.lu2026_audit import RLSVI_AUDIT
 from privrl.papers.lu2026_cor14 import COR14
+from privrl.papers.lu2026_lemma11 import LEMMA11
 from privrl.papers.lu2026_comparisons import ANALYSES as COMPARISONS, order_no_larger
 from privrl.papers.common import (
     at_episode,
@@ -207,10 +210,11 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
                      pair: crossover_of(_info(ctx, env, p_row.cell), m)}
             sc = order_no_larger(ctx, f"matched/{env}/{pair}/{Ki:g}", r_row._seeds, p_row._seeds, cross, float(Ki))
             e = d.epsilon.iloc[0]
-            out.append(_claim(ctx, "Cor. 14", f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at "
+            out.append(dataclasses.replace(_claim(ctx, "Cor. 14", f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at "
                               f"K={int(Ki)} (Cor. 14: eps={e:.4g}, delta={d.delta_rlsvi.iloc[0]:g}), RLSVI's regret "
                               f"is no larger than {pair}'s at (eps, 0)-JDP ({env})", "order", sc,
-                              f"{SOURCE}, Cor. 14 (matched-privacy comparison)"))
+                              f"{SOURCE}, Cor. 14 (matched-privacy comparison)"),
+                scope="context"))  # not a comparison the paper makes (its eps covers rewards only, Remark 2)
     return out
 
 
@@ -304,5 +308,5 @@ PAPER = Paper(
     year=2026, venue="arXiv preprint (cs.LG)", link="https://arxiv.org/abs/2606.01952",
     file="003_dc371eb3b7a8685a.txt",
     analyses={"rlsvi_privacy": rlsvi_privacy, **COMPARISONS},
-    theorem_checks=(COR14, RLSVI_AUDIT),
+    theorem_checks=(COR14, RLSVI_AUDIT, LEMMA11),
 )

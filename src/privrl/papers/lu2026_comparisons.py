@@ -7,8 +7,10 @@ Analysis ``lu2026_fixed_eps`` (cells of one experiment, per env):
   a mismatch raises). PUCB / dp-ucbvi-jdp cells tagged ``fixed_eps: e`` run at (e, 0)-JDP.
   Claim per (e, rival): RLSVI's regret at K is no larger than the rival's
   (:func:`order_no_larger`). Note: at a fixed eps, beta grows in proportion to K, so RLSVI's
-  perturbation sd sqrt(beta_k / (n + 1)) does not shrink with K: its crossover grows with K;
-  the regime condition is read at the K run.
+  perturbation sd sqrt(beta_k / (n + 1)) does not shrink with K: its crossover is "never" (inf).
+  These orders are **context** (``scope``), not Lu et al.'s claims: the paper compares RLSVI with
+  no other agent, and its eps covers rewards only (Remark 2) while the rivals' covers whole
+  trajectories.
 * RLSVI at its own certified eps: cells marked ``matched`` (the experiment's ``matched_eps``
   block, RLSVI beta_scale 1 at K) against RLSVI beta_scale 1; same claim.
 * RLSVI (beta_scale 1) regret against the published worst-case rate O~(sqrt K) (Russo 2019, as
@@ -17,6 +19,7 @@ Analysis ``lu2026_fixed_eps`` (cells of one experiment, per env):
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -26,7 +29,7 @@ from privrl.agents.rlsvi import privacy_table
 from privrl.results import verdicts as V
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.claim_helpers import crossover_of, frame, regime_of, save_pdf
+from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, regime_of, save_pdf
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
 PAPER_ID = "lu2026"
@@ -81,7 +84,10 @@ def _groups(ctx: AnalysisContext, env: str, m) -> list[dict]:
             if not math.isclose(got, e, rel_tol=CERTIFY_RTOL):
                 raise ValueError(f"{ctx.experiment}/{env}/{info['cell']}: beta_scale {p['beta_scale']:g} certifies "
                                  f"eps {got:.6g}, not {e:g}; use {beta_scale_for_epsilon(e, p['delta'], info['episodes'], m.H, m.S, m.A):.6g}")
-            rows.append(_row(ctx, info, m, f"eps={e:g}"))
+            # beta_scale = K / K_e for a fixed eps: the perturbation sd sqrt(beta_k / (n + 1)) ~ sqrt(beta_scale / n)
+            # stays constant as K grows, so no K brings it below the gap (the crossover printed by the
+            # agent's rule comes from a beta fitted at one K): never
+            rows.append({**_row(ctx, info, m, f"eps={e:g}"), "crossover_K": math.inf})
         elif info["agent"] in RIVALS and "fixed_eps" in tags:
             rows.append(_row(ctx, info, m, f"eps={float(info['params']['epsilon']):g}"))
         elif info["agent"] in RIVALS and "match_K" in tags:
@@ -109,13 +115,14 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
                 sc = order_no_larger(ctx, f"fx/{env}/{group}/{o['agent']}", r["_seeds"], o["_seeds"],
                                      {"rlsvi": r["crossover_K"], o["agent"]: o["crossover_K"]}, float(r["K"]))
                 own = group.startswith("RLSVI")
-                claims.append(V.make_claim(
+                claims.append(dataclasses.replace(V.make_claim(
                     PAPER_ID, "Sec. 4 / Cor. 14", f"{ctx.experiment}_{'own' if own else group.replace('=', '')}_"
                     f"{o['agent']}_{env}", f"At {'the eps RLSVI certifies at K' if own else group} "
                     f"(eps = {r['epsilon']:.4g}, delta = {r['delta']:g}; RLSVI beta_scale = {r['beta_scale']:.4g}), "
                     f"RLSVI's regret at K is no larger than {NAMES[o['agent']]}'s at (eps, 0)-JDP ({env}; the comparison "
                     "Lu et al.'s 'no privacy cost' invites: the paper itself compares with no private agent)", "order",
-                    ctx.artifact("lu2026_fixed_eps", "md"), sc, ctx.experiment, f"{SOURCE}, Sec. 4 (no privacy cost)"))
+                    ctx.artifact("lu2026_fixed_eps", "md"), sc, ctx.experiment, f"{SOURCE}, Sec. 4 (no privacy cost)"),
+                    scope="context"))  # Lu et al. compare RLSVI with no other agent; their eps covers rewards only
         one = [i for i in infos_of(ctx, "rlsvi", env, {"beta_scale": 1.0})]
         if one:
             f = ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == one[0]["cell"])].iloc[0]
@@ -123,7 +130,7 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
                                     regime_of(f, crossover_of(one[0], m)))
             claims.append(V.make_claim(PAPER_ID, "Sec. 4 (worst-case regret)", f"{ctx.experiment}_rlsvi_sqrtK_{env}",
                                        f"RLSVI (paper's beta_k) regret on {env} is O~(sqrt K) (worst-case bound "
-                                       "cited by Lu et al. Sec. 4; H, S, A factors not printed there)", "rate",
+                                       "cited by Lu et al. Sec. 4; H, S, A factors not printed there)" + CONVERGES, "rate",
                                        ctx.artifact("lu2026_fixed_eps", "md"), sc, ctx.experiment,
                                        f"{SOURCE}, Sec. 4 (Russo 2019; Agrawal et al. 2021)"))
             ep, R = curves(ctx, env, one[0]["cell"])

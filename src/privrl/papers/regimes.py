@@ -18,17 +18,28 @@ from privrl.results import verdicts as V
 from privrl.results.claims import claims_frame
 
 
+def agent_crossover(agent: str, params: Mapping, mdp) -> float:
+    """The agent's crossover K (``AgentSpec.crossover``) at ``params`` on ``mdp``; nan without an
+    MDP. The one place the papers' analyses read a crossover (regimes, claim_helpers, cross_paper)."""
+    if mdp is None:
+        return float("nan")
+    spec = agents.get(agent)
+    return float(spec.crossover({k: float(v) for k, v in params.items() if k in spec.defaults}, mdp))
+
+
 def crossover_of(info: Mapping, mdp) -> float:
-    """The agent's crossover K (``AgentSpec.crossover``) at the run's own parameters."""
-    spec = agents.get(info["agent"])
-    params = {k: float(v) for k, v in info["params"].items() if k in spec.defaults}
-    return float(spec.crossover(params, mdp))
+    """The crossover K of a run cell (its info's agent and parameters)."""
+    return agent_crossover(info["agent"], info["params"], mdp)
 
 
 def regime_of(info: Mapping, mdp, fit_row: Mapping) -> V.Regime:
     """Regime of one run cell: its crossover K against its fit window and saturation."""
     return V.Regime(crossover_of(info, mdp), float(fit_row["window_lo"]), float(fit_row["window_hi"]),
                     float(fit_row.get("saturated_fraction", float("nan"))))
+
+
+CONVERGES = ("; instance-dependent: converges (one fixed-gap instance past its crossover: regret turns O(log K), "
+             "so the bound is met; the worst-case rate needs a family of gaps)")
 
 
 def with_note(score: V.Score, note: str) -> V.Score:

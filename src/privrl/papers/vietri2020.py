@@ -18,7 +18,9 @@ from privrl.mechanisms.bounds import thm12_bound
 from privrl.mechanisms.tree import tree_levels, tree_max_error
 from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
+from privrl.papers.minimax import ANALYSES as MINIMAX
 from privrl.papers.vietri2020_bounds import ANALYSES
+from privrl.papers.vietri2020_checks import CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E
 
 
 def check_binary_mechanism(rng, T_grid: Iterable[int] = tuple(2**j for j in range(6, 17)),
@@ -76,6 +78,6 @@ PAPER = Paper(
     authors=("Giuseppe Vietri", "Borja Balle", "Akshay Krishnamurthy", "Zhiwei Steven Wu"),
     year=2020, venue="ICML 2020", link="",
     file="001_62dda6bb64c1eaea.txt",
-    analyses=ANALYSES,
-    theorem_checks=(BINARY_MECHANISM,),
+    analyses={**ANALYSES, **MINIMAX},
+    theorem_checks=(BINARY_MECHANISM, CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E),
 )

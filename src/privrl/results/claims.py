@@ -22,6 +22,7 @@ from privrl.results import verdicts as V
 CSV_COLUMNS = ["paper", "item", "claim_id", "statement", "kind", "verdict", "measured", "regime", "k_needed",
                "reached_by", "artifact", "experiment", "source", "scope"]
 OPTIONAL = {"scope": "paper_claim"}  # a column a table written before it existed may lack: its default
+SCOPES = V.SCOPES
 
 
 # ---------------------------------------------------------------- table <-> frame
@@ -65,6 +66,39 @@ def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int
             c = dataclasses.replace(c, reached_by=note)
         out.append(c)
     return out
+
+
+def with_instance(claims: Sequence[V.Claim], instances: Mapping[str, Mapping[str, str]],
+                  run: Mapping[str, int]) -> list[V.Claim]:
+    """Each row of an experiment with its instance and the K it ran appended to its regime text
+    (``instances``: {experiment: {env key: "name(params)"}}; the env key named in the claim id or
+    statement, or the experiment's only env). The crossovers are in the regime text already."""
+    out = []
+    for c in claims:
+        envs_ = instances.get(c.experiment) or {}
+        named = [k for k in envs_ if k in c.claim_id or k in c.statement]
+        key = max(named, key=len) if named else (next(iter(envs_)) if len(envs_) == 1 else None)
+        if key is not None:
+            K = run.get(c.experiment)
+            text = f"instance {key} = {envs_[key]}" + (f"; K run {K:.3g}" if K else "")
+            c = dataclasses.replace(c, regime="; ".join(t for t in (c.regime, text) if t))
+        out.append(c)
+    return out
+
+
+def instances_of(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
+    """{experiment: {env key: "name(k=v, ...)"}} of a resolved design."""
+    return {e: {k: f"{v['name']}(" + ", ".join(f"{a}={b}" for a, b in (v.get("params") or {}).items()) + ")"
+                for k, v in (x.get("envs") or {}).items()}
+            for e, x in (config.get("experiments") or {}).items() if x}
+
+
+def with_scope_of_reach(claims: Sequence[V.Claim], th: V.Thresholds = V.THRESHOLDS) -> list[V.Claim]:
+    """Paper claims whose K needed exceeds ``th.out_of_reach_k`` (or is infinite) move to scope
+    "out_of_reach": listed with their K, not counted in the scoreboard (no design reaches them)."""
+    return [dataclasses.replace(c, scope="out_of_reach")
+            if c.scope == "paper_claim" and not math.isnan(c.k_needed) and c.k_needed > th.out_of_reach_k else c
+            for c in claims]
 
 
 def write_claims(claims: Sequence[V.Claim], csv_path: str, md_path: str, rst_path: str | None = None) -> None:
@@ -145,7 +179,8 @@ def score_claims(experiment: str, claims: list[Mapping[str, Any]], fits: pd.Data
         score = score_fn(fits, check, (mdps or {}).get(check["env"]))
         src = str(c.get("source", ""))
         m = ITEM.search(src)
-        out.append(V.make_claim(c.get("paper") or _first(PAPER_OF_SOURCE, src),
-                                c.get("item") or (m.group(0) if m else "-"), str(c["id"]), str(c["statement"]),
-                                kind, check.get("artifact", artifact), score, experiment, src))
+        out.append(dataclasses.replace(V.make_claim(
+            c.get("paper") or _first(PAPER_OF_SOURCE, src), c.get("item") or (m.group(0) if m else "-"), str(c["id"]),
+            str(c["statement"]), kind, check.get("artifact", artifact), score, experiment, src),
+            scope=str(c.get("scope", "paper_claim"))))  # a config claim may be labelled context
     return claims_frame(out)

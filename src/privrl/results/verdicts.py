@@ -4,7 +4,7 @@ A paper's statement is scored by the pure function of its *kind* (docs/decisions
 
 * ``rate``  -- an exponent of K: :func:`score_rate_upper` (an O~ upper bound: one-sided),
   :func:`score_rate_lower`; :func:`score_eps_dependence` for a privacy cost D(K, eps)
-  against the paper's own function of eps, after a per-eps homogeneity check;
+  against the paper's own function of eps, after a per-eps homogeneity check (in :mod:`privrl.results.eps_verdicts`, re-exported here);
 * ``ratio`` -- :func:`score_ratio_bounded`: a ratio bounded as K grows (slope of log ratio on log K);
 * ``order`` -- :func:`score_order`: A < B with a minimum effect and a regime condition;
 * ``bound`` -- :func:`score_bound`: a measurement against an explicit numeric bound
@@ -61,6 +61,7 @@ class Thresholds:
     z: float = 1.959963984540054   # two-sided 95% normal quantile (CIs built from standard errors)
     min_eps_cells: int = 2         # eps cells in regime needed for an eps exponent
     k_max: float = 1e15            # largest K searched (= privrl.agents.crossover.K_MAX): beyond is "never"
+    out_of_reach_k: float = 1e11   # a claim needing more episodes (or never reached) is "out of reach", not scored
     bound_grid: int = 200          # K grid points for "vacuous until K"
     tiny_se: float = 1e-12         # floor of a standard error read from a zero-width CI
     lost_optimum_fraction: float = 0.5  # elimination agents: last-decade regret/episode >= this x min gap => lost pi*
@@ -210,106 +211,6 @@ def score_rate_lower(fit: RateFit, claimed_exponent: float, allowance: float, re
     return Score(INCONCLUSIVE, measured, regime.note(th))
 
 
-# ---------------------------------------------------------------- privacy cost vs eps
-EPS_LAWS: dict[str, Callable[[float], float]] = {  # the paper's function g(eps) in D ~ K^b g(eps)^gamma
-    "power": lambda eps: 1.0 / eps,                                                 # eps^-c: gamma = c
-    "garcelon_shuffle": lambda eps: math.exp(eps / 2.0) / math.expm1(eps),          # Thm 6, Eq. 9
-}
-
-
-@dataclass(frozen=True)
-class EpsCell:
-    """One eps cell of a privacy-cost fit: its K-slope b of log D (CI) and D at the last K (CI)."""
-
-    eps: float
-    b: float
-    b_lo: float
-    b_hi: float
-    D: float
-    D_lo: float
-    D_hi: float
-    regime: Regime
-
-
-def homogeneous(cells: Sequence[EpsCell], th: Thresholds = THRESHOLDS) -> bool:
-    """True when one b lies in every cell's CI widened by the log-factor allowance (max lower end
-    <= min upper end + allowance): slopes closer than the allowance never count as disagreeing."""
-    lo = max(c.b_lo for c in cells)
-    hi = min(c.b_hi for c in cells)
-    return bool(np.isfinite(lo) and np.isfinite(hi) and lo <= hi + th.log_allowance)
-
-
-def pooled(values: Sequence[float], los: Sequence[float], his: Sequence[float], th: Thresholds = THRESHOLDS
-           ) -> tuple[float, float, float]:
-    """Inverse-variance mean of estimates with CIs (se = CI width / 2z): (mean, lo, hi)."""
-    v = np.asarray(values, float)
-    se = np.maximum((np.asarray(his, float) - np.asarray(los, float)) / (2.0 * th.z), th.tiny_se)
-    w = 1.0 / se ** 2
-    m = float((w * v).sum() / w.sum())
-    s = float(1.0 / math.sqrt(w.sum()))
-    return m, m - th.z * s, m + th.z * s
-
-
-def eps_exponent(cells: Sequence[EpsCell], law: str, th: Thresholds = THRESHOLDS) -> tuple[float, float, float]:
-    """gamma of log D(K, eps) = const + gamma log g(eps) by weighted least squares (se of log D
-    from each cell's CI): (gamma, lo, hi)."""
-    g = EPS_LAWS[law]
-    x = np.log([g(c.eps) for c in cells])
-    y = np.log([c.D for c in cells])
-    se = np.maximum((np.log([c.D_hi for c in cells]) - np.log([c.D_lo for c in cells])) / (2.0 * th.z), th.tiny_se)
-    w = 1.0 / se ** 2
-    xm = (w * x).sum() / w.sum()
-    sxx = (w * (x - xm) ** 2).sum()
-    gamma = float((w * (x - xm) * (y - (w * y).sum() / w.sum())).sum() / sxx)
-    s = float(1.0 / math.sqrt(sxx))
-    return gamma, gamma - th.z * s, gamma + th.z * s
-
-
-def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
-                         gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS) -> tuple[Score, Score]:
-    """Privacy cost D(K, eps) <~ K^b_claimed g(eps)^gamma, gamma in gamma_range (the range the
-    paper's widths allow on a gap instance, e.g. [1, 2] for LDP's 1/eps widths).
-
-    Only eps cells in regime count; their per-eps b must be homogeneous before any pooled b or
-    eps exponent is read. Returns (score of b, score of gamma). b is one-sided (an upper bound:
-    pooled CI upper end below b_claimed + log_allowance); gamma is reproduced when its CI lies in
-    gamma_range widened by the allowance, contradicted when disjoint from it.
-    """
-    per_eps = "; ".join(f"eps {c.eps:g}: b {c.b:.2f} [{c.b_lo:.2f}, {c.b_hi:.2f}]"
-                        f"{'' if c.regime.in_regime(th) else ' (pre-regime)'}" for c in cells)
-    live = [c for c in cells if c.regime.in_regime(th) and c.D > 0 and c.D_lo > 0]
-    if len(live) < 1:
-        need = min((c.regime.k_needed(th) for c in cells), default=float("nan"))
-        s = Score(NOT_REACHED, per_eps, "no eps cell in regime (crossover ~ 1/eps)", need)
-        return s, s
-    if not homogeneous(live, th):
-        s = Score(INCONCLUSIVE, per_eps, "per-eps K-slopes disagree: eps cells in different regimes; no pooled b or c")
-        return s, s
-    b, blo, bhi = pooled([c.b for c in live], [c.b_lo for c in live], [c.b_hi for c in live], th)
-    line = b_claimed + th.log_allowance
-    b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}"
-    sat = any(c.regime.saturated(th) for c in live)
-    if bhi < line:
-        b_score = Score(REPRODUCED, b_meas, "homogeneous per-eps slopes")
-    elif blo > line and not sat:
-        b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes")
-    else:
-        b_score = Score(INCONCLUSIVE, b_meas, "homogeneous per-eps slopes")
-    if len(live) < th.min_eps_cells:
-        need = sorted(c.regime.k_needed(th) for c in cells)[th.min_eps_cells - 1]
-        return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime", "eps exponent needs two", need)
-    gam, glo, ghi = eps_exponent(live, law, th)
-    lo_ok, hi_ok = gamma_range[0] - th.log_allowance, gamma_range[1] + th.log_allowance
-    g_meas = f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs [{gamma_range[0]:g}, {gamma_range[1]:g}]"
-    if lo_ok <= glo and ghi <= hi_ok:
-        verdict = REPRODUCED
-    elif (ghi < lo_ok or glo > hi_ok) and not sat:
-        verdict = CONTRADICTED
-    else:
-        verdict = INCONCLUSIVE
-    return b_score, Score(verdict, g_meas, f"D at K over {len(live)} eps in regime")
-
-
 # ---------------------------------------------------------------- ratios, orders, bounds, checks
 def score_ratio_bounded(slope: RateFit, regime: Regime, th: Thresholds = THRESHOLDS) -> Score:
     """A ratio that must stay bounded as K grows (e.g. shuffle / central "up to constants"):
@@ -343,7 +244,7 @@ def score_order(ratio: tuple[float, float, float], strong: bool, condition: bool
     line = th.strong_ratio if strong else 1.0 + th.min_effect
     measured = f"B/A = {m:.3g} [{lo:.3g}, {hi:.3g}] vs > {line:g}"
     if not condition:
-        return Score(NOT_REACHED if np.isfinite(k_needed) else INCONCLUSIVE, measured,
+        return Score(INCONCLUSIVE if np.isnan(k_needed) else NOT_REACHED, measured,  # inf: never
                      f"regime condition fails: {condition_note}", k_needed)
     if not (np.isfinite(lo) and np.isfinite(hi)):
         return Score(INCONCLUSIVE, measured + " (undefined CI)", condition_note)
@@ -397,3 +298,7 @@ def score_amplification(eps0: float, eps_exact: float, eps_bound: float, hypothe
 def score_check(ok: bool | None, measured: str, note: str = "") -> Score:
     """An algebra / consistency check: "checked" (ok), "contradicted" (fails), "inconclusive" (None)."""
     return Score(INCONCLUSIVE if ok is None else (CHECKED if ok else CONTRADICTED), measured, note)
+
+
+from privrl.results.eps_verdicts import (  # noqa: E402,F401  (re-export: the privacy-cost verdicts)
+    EPS_LAWS, EpsCell, eps_exponent, homogeneous, pooled, score_eps_dependence)

@@ -1,0 +1,138 @@
+"""Vietri et al. (ICML 2020): Claim 1 under both neighbour relations (theorem check ``vietri_claim1``,
+kind "check") and Sec. 3's error level E_eps for all counters at once (``vietri_counters``).
+
+Claim 1 (Sec. 4): for two t-neighbouring user sequences the visit streams n^(s, a, h) differ in
+total l1 by at most H, "since a user visits at most H states". That is the add/remove reading (one
+user's trajectory present or absent: H unit counts). Def. 3's neighbours *replace* the user of
+episode t: the two trajectories may share no (s, a, h) at all, and the l1 distance is 2H. PUCB's
+recorded guarantee carries both (``accounting.pucb_guarantee``: eps under add/remove, 2 eps under
+replacement); the check enumerates every trajectory of small (S, A, H) and compares.
+
+Table shape: one row per (S, A, H): ``l1_add_remove`` (max over trajectories of ||c(tau)||_1),
+``l1_replacement`` (max over pairs of ||c(tau) - c(tau')||_1), the accounting's eps under each
+relation for eps = 1, ``holds``.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+
+from privrl.mechanisms import accounting
+from privrl.mechanisms import events as ev
+from privrl.mechanisms.tree import tree_levels, tree_max_error
+from privrl.papers.common import check_axes, check_legend, save_check_figure
+from privrl.papers.registry import TheoremCheck
+
+
+def visit_counts(S: int, A: int, H: int) -> np.ndarray:
+    """int8[S^H A^H, H S A]: the one-hot (h, s, a) visit vector of every state-action sequence."""
+    rows = []
+    for traj in itertools.product(range(S * A), repeat=H):
+        c = np.zeros((H, S * A), np.int8)
+        c[np.arange(H), traj] = 1
+        rows.append(c.ravel())
+    return np.array(rows)
+
+
+def check_claim1(rng, grid=({"S": 2, "A": 2, "H": 1}, {"S": 2, "A": 2, "H": 2}, {"S": 2, "A": 2, "H": 3},
+                            {"S": 3, "A": 2, "H": 2})) -> pd.DataFrame:
+    """Claim 1's l1 sensitivity of the visit streams, exactly, under add/remove and replacement
+    (``rng`` unused: the check is an enumeration)."""
+    rows = []
+    for g in grid:
+        S, A, H = int(g["S"]), int(g["A"]), int(g["H"])
+        c = visit_counts(S, A, H).astype(np.int16)
+        add_remove = int(np.abs(c).sum(1).max())
+        replacement = int(max(np.abs(c[i] - c).sum(1).max() for i in range(c.shape[0])))
+        rel = dict((r[0], r[1]) for r in accounting.pucb_guarantee(1.0, H, 2).relations)
+        rows.append({"S": S, "A": A, "H": H, "l1_add_remove": add_remove, "l1_replacement": replacement,
+                     "claim1_bound": H, "pucb_eps_add_remove": rel[ev.ADD_REMOVE],
+                     "pucb_eps_replacement": rel[ev.REPLACEMENT],
+                     "holds": bool(add_remove == H and replacement == 2 * H
+                                   and rel[ev.REPLACEMENT] == 2 * rel[ev.ADD_REMOVE])})
+    return pd.DataFrame(rows)
+
+
+def figure_claim1(df: pd.DataFrame, path) -> None:
+    """l1 distance of the visit streams vs H, under each relation, beside Claim 1's H."""
+    fig, (ax,) = check_axes()
+    d = df.sort_values("H")
+    ax.plot(d["H"], d["l1_add_remove"], "o-", label="add/remove (max over users)")
+    ax.plot(d["H"], d["l1_replacement"], "s-", label="replacement, Def. 3 (max over pairs)")
+    ax.plot(d["H"], d["claim1_bound"], "k--", label="Claim 1: H")
+    ax.set(xlabel="H", ylabel="total l1 distance of the streams", title="Vietri Claim 1: visit-stream sensitivity")
+    check_legend(ax)
+    save_check_figure(fig, path)
+
+
+def _measured(d: pd.DataFrame) -> str:
+    return ("max l1 = H under add/remove, 2H under replacement for (S, A, H) in "
+            + ", ".join(f"({r.S}, {r.A}, {r.H})" for r in d.itertuples())
+            + "; PUCB's accounting: eps (add/remove), 2 eps (replacement)")
+
+
+CLAIM1_SENSITIVITY = TheoremCheck(
+    name="vietri_claim1",
+    statement=("Claim 1: the visit streams' total l1 sensitivity is H for add/remove neighbours and 2H for "
+               "Def. 3's replacement neighbours (PUCB is eps-JDP for add/remove, 2 eps for replacement)"),
+    source="Vietri et al. Sec. 4, Claim 1 and Def. 3",
+    run=check_claim1, figure=figure_claim1, measured=_measured, kind="check",
+    sizes={"grid": {"type": "array", "minItems": 1, "items": {
+        "type": "object", "required": ["S", "A", "H"], "additionalProperties": False,
+        "properties": {k: {"type": "integer", "minimum": 1, "maximum": 4} for k in ("S", "A", "H")}}}},
+)
+
+
+# ----------------------------------------------------------------------------- Sec. 3: E_eps
+def check_counters_within_e(rng, S: int = 2, A: int = 2, H: int = 2, T_grid=(64, 1024, 8192), epsilon: float = 1.0,
+                            beta: float = 0.05, n_trials: int = 200) -> pd.DataFrame:
+    """Vietri et al. Sec. 3 / Alg. 3: with probability >= 1 - beta every one of PUCB's
+    2SAH + S^2AH counters (binary mechanism at eps' = eps / (3H), noise Lap(L / eps') per node)
+    stays within E_eps of its true count at every t <= T, E_eps = (3/eps) H log((2SAH + S^2AH)/beta')
+    log^2.5 T, beta' = beta / T (:func:`privrl.agents.pucb.pucb_error_level`). Per T: the fraction
+    of ``n_trials`` independent runs whose max error over all counters and t <= T exceeds E_eps."""
+    from privrl.agents.pucb import pucb_error_level
+
+    n_cnt = 2 * S * A * H + S * S * A * H
+    rows = []
+    for T in T_grid:
+        L = tree_levels(int(T))
+        err = tree_max_error(int(T), n_trials * n_cnt, 0.5, L / (epsilon / (3.0 * H)), rng).reshape(n_trials, n_cnt)
+        worst = err.max(axis=1)
+        E = pucb_error_level(epsilon, H, S, A, float(T), beta)
+        fail = float((worst > E).mean())
+        rows.append({"T": int(T), "S": S, "A": A, "H": H, "counters": n_cnt, "epsilon": epsilon, "beta": beta,
+                     "n_trials": n_trials, "E_eps": E, "quantile_max_error": float(np.quantile(worst, 1 - beta)),
+                     "fail_fraction": fail, "holds": bool(fail <= beta)})
+    return pd.DataFrame(rows)
+
+
+def figure_counters(df: pd.DataFrame, path) -> None:
+    """Max error over all counters ((1 - beta)-quantile over runs) vs T beside E_eps."""
+    fig, (ax,) = check_axes()
+    ax.loglog(df["T"], df["quantile_max_error"], "o-", label="max over counters, (1-beta)-quantile")
+    ax.loglog(df["T"], df["E_eps"], "k--", label="E_eps (Sec. 3)")
+    ax.set(xlabel="T", ylabel="count error", title="Vietri Sec. 3: every counter within E_eps")
+    check_legend(ax)
+    save_check_figure(fig, path)
+
+
+def _measured_counters(d: pd.DataFrame) -> str:
+    return (f"max fail fraction {d['fail_fraction'].max():.3g} (<= beta = {d['beta'].iloc[0]:g}); "
+            f"quantile / E_eps <= {(d['quantile_max_error'] / d['E_eps']).max():.3g} (T <= {d['T'].max()})")
+
+
+COUNTERS_WITHIN_E = TheoremCheck(
+    name="vietri_counters",
+    statement="with probability >= 1 - beta all of PUCB's 2SAH + S^2AH private counters stay within E_eps at every t <= T",
+    source="Vietri et al. Sec. 3 (E_eps), Alg. 3, Thm 12",
+    run=check_counters_within_e, figure=figure_counters, measured=_measured_counters,
+    sizes={"S": {"type": "integer", "minimum": 1, "maximum": 4}, "A": {"type": "integer", "minimum": 1, "maximum": 4},
+           "H": {"type": "integer", "minimum": 1, "maximum": 4},
+           "T_grid": {"type": "array", "items": {"type": "integer", "minimum": 2}, "minItems": 1},
+           "epsilon": {"type": "number", "exclusiveMinimum": 0},
+           "beta": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+           "n_trials": {"type": "integer", "minimum": 10}},
+)

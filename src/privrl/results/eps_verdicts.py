@@ -1,0 +1,121 @@
+"""Verdicts of a privacy cost D(K, eps) against a paper's function of eps (docs/decisions/verdicts.md,
+"Privacy cost"): per-eps K-slopes b, their homogeneity, the pooled b (one-sided) and the eps
+exponent gamma of D ~ g(eps)^gamma (one-sided: the paper's bound is an upper bound).
+
+Re-exported by :mod:`privrl.results.verdicts` (``V.score_eps_dependence``, ``V.EpsCell``, ...).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from privrl.results.verdicts import (CONTRADICTED, INCONCLUSIVE, NOT_REACHED, REPRODUCED, THRESHOLDS, Regime,
+                                     Score, Thresholds)
+
+EPS_LAWS: dict[str, Callable[[float], float]] = {  # the paper's function g(eps) in D ~ K^b g(eps)^gamma
+    "power": lambda eps: 1.0 / eps,                                                 # eps^-c: gamma = c
+    "garcelon_shuffle": lambda eps: math.exp(eps / 2.0) / math.expm1(eps),          # Thm 6, Eq. 9
+}
+
+
+@dataclass(frozen=True)
+class EpsCell:
+    """One eps cell of a privacy-cost fit: its K-slope b of log D (CI) and D at the last K (CI)."""
+
+    eps: float
+    b: float
+    b_lo: float
+    b_hi: float
+    D: float
+    D_lo: float
+    D_hi: float
+    regime: Regime
+
+
+def homogeneous(cells: Sequence[EpsCell], th: Thresholds = THRESHOLDS) -> bool:
+    """True when one b lies in every cell's CI widened by the log-factor allowance (max lower end
+    <= min upper end + allowance): slopes closer than the allowance never count as disagreeing."""
+    lo = max(c.b_lo for c in cells)
+    hi = min(c.b_hi for c in cells)
+    return bool(np.isfinite(lo) and np.isfinite(hi) and lo <= hi + th.log_allowance)
+
+
+def pooled(values: Sequence[float], los: Sequence[float], his: Sequence[float], th: Thresholds = THRESHOLDS
+           ) -> tuple[float, float, float]:
+    """Inverse-variance mean of estimates with CIs (se = CI width / 2z): (mean, lo, hi)."""
+    v = np.asarray(values, float)
+    se = np.maximum((np.asarray(his, float) - np.asarray(los, float)) / (2.0 * th.z), th.tiny_se)
+    w = 1.0 / se ** 2
+    m = float((w * v).sum() / w.sum())
+    s = float(1.0 / math.sqrt(w.sum()))
+    return m, m - th.z * s, m + th.z * s
+
+
+def eps_exponent(cells: Sequence[EpsCell], law: str, th: Thresholds = THRESHOLDS) -> tuple[float, float, float]:
+    """gamma of log D(K, eps) = const + gamma log g(eps) by weighted least squares (se of log D
+    from each cell's CI): (gamma, lo, hi)."""
+    g = EPS_LAWS[law]
+    x = np.log([g(c.eps) for c in cells])
+    y = np.log([c.D for c in cells])
+    se = np.maximum((np.log([c.D_hi for c in cells]) - np.log([c.D_lo for c in cells])) / (2.0 * th.z), th.tiny_se)
+    w = 1.0 / se ** 2
+    xm = (w * x).sum() / w.sum()
+    sxx = (w * (x - xm) ** 2).sum()
+    gamma = float((w * (x - xm) * (y - (w * y).sum() / w.sum())).sum() / sxx)
+    s = float(1.0 / math.sqrt(sxx))
+    return gamma, gamma - th.z * s, gamma + th.z * s
+
+
+def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
+                         gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS) -> tuple[Score, Score]:
+    """Privacy cost D(K, eps) <~ K^b_claimed g(eps)^gamma, gamma in gamma_range (the range the
+    paper's widths allow on a gap instance, e.g. [1, 2] for LDP's 1/eps widths).
+
+    Only eps cells in regime count; their per-eps b must be homogeneous before any pooled b or
+    eps exponent is read. Returns (score of b, score of gamma). Both are one-sided, the paper's
+    statement being an upper bound: b reproduced when the pooled CI upper end is below
+    b_claimed + log_allowance; gamma reproduced when its CI upper end is below gamma_range[1] +
+    allowance (a smaller eps exponent meets the bound; gamma_range[0] is only printed),
+    contradicted when its lower end is above it (unsaturated). gamma needs ``min_eps_cells`` (2)
+    cells in regime: its K needed is the K at which the second eps cell enters its regime
+    (inf with fewer eps cells than that).
+    """
+    per_eps = "; ".join(f"eps {c.eps:g}: b {c.b:.2f} [{c.b_lo:.2f}, {c.b_hi:.2f}]"
+                        f"{'' if c.regime.in_regime(th) else ' (pre-regime)'}" for c in cells)
+    live = [c for c in cells if c.regime.in_regime(th) and c.D > 0 and c.D_lo > 0]
+    needs = sorted(c.regime.k_needed(th) for c in cells)
+    gamma_need = needs[th.min_eps_cells - 1] if len(needs) >= th.min_eps_cells else math.inf
+    if len(live) < 1:
+        need = min(needs, default=float("nan"))
+        return (Score(NOT_REACHED, per_eps, "no eps cell in regime (crossover ~ 1/eps)", need),
+                Score(NOT_REACHED, per_eps, f"eps exponent needs {th.min_eps_cells} eps cells in regime", gamma_need))
+    if not homogeneous(live, th):
+        s = Score(INCONCLUSIVE, per_eps, "per-eps K-slopes disagree: eps cells in different regimes; no pooled b or c")
+        return s, s
+    b, blo, bhi = pooled([c.b for c in live], [c.b_lo for c in live], [c.b_hi for c in live], th)
+    line = b_claimed + th.log_allowance
+    b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}"
+    sat = any(c.regime.saturated(th) for c in live)
+    if bhi < line:
+        b_score = Score(REPRODUCED, b_meas, "homogeneous per-eps slopes")
+    elif blo > line and not sat:
+        b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes")
+    else:
+        b_score = Score(INCONCLUSIVE, b_meas, "homogeneous per-eps slopes")
+    if len(live) < th.min_eps_cells:
+        return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime",
+                              f"eps exponent needs {th.min_eps_cells}", gamma_need)
+    gam, glo, ghi = eps_exponent(live, law, th)
+    hi_ok = gamma_range[1] + th.log_allowance
+    g_meas = (f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs <= {hi_ok:.3g} "
+              f"(widths allow [{gamma_range[0]:g}, {gamma_range[1]:g}])")
+    if ghi < hi_ok:
+        verdict = REPRODUCED
+    elif glo > hi_ok and not sat:
+        verdict = CONTRADICTED
+    else:
+        verdict = INCONCLUSIVE
+    return b_score, Score(verdict, g_meas, f"D at K over {len(live)} eps in regime")
