@@ -92,7 +92,7 @@ def lean_ucbvi(P, P_cdf, R, det, rho, rho_cdf, v_star, K, delta, scale, bern, rn
 
 def lean_args(env: tuple) -> tuple:
     """The lean kernel's environment arguments from privrl's env tuple."""
-    P, P_cdf, R, det, bern, rho, rho_cdf, v_star = env
+    P, P_cdf, R, det, bern, rho, rho_cdf, v_star = env[:8]  # env[8:]: the common-random-numbers stream
     return P, P_cdf, R, det, rho, rho_cdf, float(v_star[0]), bool(bern[0])
 
 

@@ -45,7 +45,9 @@ def test_default_design_regret_figures_pass_the_check(tmp_path):
 
     cfg = yaml.safe_load(open("config/config.yaml"))
     k = np.unique(np.geomspace(1, 1e5, 40).astype(int)).astype(float)
-    for exp in ("regret_vs_K", "bai_table1", "garcelon_table1", "rlsvi_matched", "lu2026_fixed_eps"):
+    # the regret figures' most crowded experiments of the default design (rlsvi_regret: several
+    # noise-free reference lines on one panel, a known gap of the layer: docs/decisions/figures.md)
+    for exp in ("regret_vs_K", "garcelon_table1", "rlsvi_matched", "lu2026_fixed_eps", "cross_model_coverage"):
         cells = X.expand_cells(cfg, exp)
         env = cells[0].env
         agg, fits = [], []
@@ -64,7 +66,7 @@ def test_default_design_regret_figures_pass_the_check(tmp_path):
         r = figure_check.record(out / "regret.png")
         assert r["legends"] == 1 and r["height_in"] <= figure_check.MAX_HEIGHT
     texts = " ".join(figure_check.record(tmp_path / "garcelon_table1/regret.png")["texts"]).replace("\n", " ")
-    assert "Shuffled-OBI τ=1000 (bonus ×0.1)" in texts and "PUCB (bonus ×1)" in texts  # the config's labels
+    assert "Shuffled-OBI" in texts and "PUCB" in texts and "LDP-OBI" in texts  # the config's labels
 
 
 def test_bai_table1_figure_has_no_crowded_ticks(tmp_path):

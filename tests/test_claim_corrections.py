@@ -207,9 +207,10 @@ def test_prop5_rows_only_where_its_hypothesis_holds_and_the_sequence_is_checked(
     assert s.verdict == V.CHECKED and seq["sequence_eps"] <= 1.0
     assert seq["sequence_eps"] == pytest.approx(acc.msh_exact_ldp_epsilon(acc.garcelon_lemma4_epsilon(1.0, m, H), m, H))
     # tau = 1e5 at eps 0.5: one release amplifies to eps_c = 0.27, but the sequence reveals each user's
-    # message alone (eps 0.44): Thm 6's JDP statement for the whole run does not hold
+    # message alone (eps 0.44): Thm 6's proof does not cover the whole run; the policies (what JDP is
+    # about) are a post-processing of the sums, so this is a proof gap, not a contradiction
     s, seq = G.release_sequence_score(0.5, 100_000, H, m, d0)
-    assert s.verdict == V.CONTRADICTED and seq["sequence_eps"] > seq["eps_c_tau"]
+    assert s.verdict == V.INCONCLUSIVE and seq["sequence_eps"] > seq["eps_c_tau"] and "not a contradiction" in s.regime
 
 
 # ------------------------------------------------------------------ Designs: the crossover search

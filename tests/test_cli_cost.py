@@ -104,10 +104,10 @@ def test_config_validation_suggests_the_closest_agent_and_environment():
     smoke = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
     bad = copy.deepcopy(smoke)
     bad["experiments"]["ucbvi_baseline"]["cells"][0]["agent"] = "ucbv"
-    bad["experiments"]["ucbvi_baseline"]["envs"]["riverswim"]["name"] = "riverswin"
+    bad["experiments"]["ucbvi_baseline"]["envs"]["bandit"]["name"] = "riverswin"
     errs = "\n".join(validate.experiment_errors(bad, "ucbvi_baseline"))
     assert "unknown environment 'riverswin'; did you mean 'riverswim'?" in errs
-    bad["experiments"]["ucbvi_baseline"]["envs"]["riverswim"]["name"] = "riverswim"
+    bad["experiments"]["ucbvi_baseline"]["envs"]["bandit"]["name"] = "garnet"
     assert "unknown agent 'ucbv'; did you mean 'ucbvi'?" in "\n".join(validate.experiment_errors(bad, "ucbvi_baseline"))
 
 

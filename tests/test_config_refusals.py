@@ -144,10 +144,10 @@ def test_sizes_that_cannot_fit_in_memory_refused_with_the_need():
     need = memory_bounds.bootstrap_bytes(10**9, 2, 100) / 1e9
     assert f"{need:.3g} GB" in line
     cfg = copy.deepcopy(SMOKE)
-    cfg["experiments"]["ucbvi_baseline"]["envs"]["riverswim"]["params"]["S"] = 10**5
+    cfg["experiments"]["ucbvi_baseline"]["envs"]["bandit"]["params"]["S"] = 10**5
     t0 = time.perf_counter()  # refused before the environment is built
-    line = _one_line(validate.config_errors(cfg), "experiments.ucbvi_baseline.envs.riverswim.params")
-    H = cfg["experiments"]["ucbvi_baseline"]["envs"]["riverswim"]["params"].get("H", 20)
+    line = _one_line(validate.config_errors(cfg), "experiments.ucbvi_baseline.envs.bandit.params")
+    H = cfg["experiments"]["ucbvi_baseline"]["envs"]["bandit"]["params"].get("H", 20)
     assert f"{memory_bounds.TRANSITION_ARRAYS * H * 10**10 * 2 * 8 / 1e9:.3g} GB" in line
     assert time.perf_counter() - t0 < 5.0
 

@@ -77,7 +77,7 @@ def _dry_run(workdir: Path, seeds: int, per_job: int, target: str) -> dict[str, 
     cfg = {"overlay_of": "config/config.yaml", "results_dir": "res", "figures_dir": "res/figures",
            "store_dir": "store", "seeds_per_job": per_job, "n_checkpoints": 100,
            "experiments": {name: None for name in ("regret_vs_K", "garcelon_table1", "rlsvi_regret",
-                                                   "rlsvi_matched", "bai_table1")}}
+                                                   "rlsvi_matched")}}
     cfg["experiments"]["ucbvi_constant"] = {"episodes": 60, "seeds": seeds, "cells": [{"agent": "ucbvi"}],
                                             "sweep": {"bonus_scale": [0.1]}, "claims": []}  # RiverSwim S=6 H=20
     (workdir / "c.yaml").write_text(yaml.safe_dump(cfg))
