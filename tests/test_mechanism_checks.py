@@ -1,7 +1,7 @@
 """The papers' theorem checks at smoke size: each returns its DataFrame, the claims hold, figures are written."""
 import numpy as np
 
-from privrl.papers import bai_sdp_pe, garcelon2021, lu2026_cor14, registry, vietri2020
+from privrl.papers import bai_sdp_pe_lemma42, garcelon2021, lu2026_cor14, registry, vietri2020
 
 
 def test_binary_mechanism_thm12(tmp_path):
@@ -19,12 +19,12 @@ def test_garcelon_coverage(tmp_path):
 
 
 def test_bitsum_lemma42(tmp_path):
-    df = bai_sdp_pe.check_bitsum_lemma42(np.random.default_rng(2), eps_grid=(0.2, 0.5, 0.9), n_trials=20_000)
+    df = bai_sdp_pe_lemma42.check_bitsum_lemma42(np.random.default_rng(2), eps_grid=(0.2, 0.5, 0.9), n_trials=20_000)
     assert set(df["regime"]) == {"small", "large"}
     assert (df.loc[df.regime == "small", "n_users"] <= df.loc[df.regime == "small", "tau"]).all()
     assert (df.loc[df.regime == "large", "n_users"] > df.loc[df.regime == "large", "tau"]).all()
     assert df["holds"].all(), df
-    bai_sdp_pe.figure_bitsum(df, tmp_path / "c.png")
+    bai_sdp_pe_lemma42.figure_bitsum(df, tmp_path / "c.png")
 
 
 def test_garcelon_prop5(tmp_path):
