@@ -151,6 +151,7 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
     """Every semantic problem of one experiment, one line each."""
     from privrl import experiments
     from privrl.agents import REGISTRY
+    from privrl.mechanisms.kinds import check_epsilon_range
 
     where = f"experiments.{name}"
     exp = config["experiments"][name]
@@ -183,9 +184,15 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         errs.append(f"{where}.paper: unknown paper {exp['paper']!r}{did_you_mean(exp['paper'], registry.papers())} "
                     f"(one of {sorted(registry.papers())})")
     try:
-        experiments.expand_cells(config, name)
+        cells = experiments.expand_cells(config, name)
     except ValueError as e:
         return errs + [f"{where}.cells: {e}"]
+    for c in cells:  # every private cell's epsilon (swept or matched) in the range run_seed accepts
+        if REGISTRY[c.agent].privacy_model != "none" and "epsilon" in c.params and c.params.get("noise", 1) != 0:
+            try:
+                check_epsilon_range(c.params["epsilon"], f"cell {c.cell}: epsilon")
+            except ValueError as e:
+                errs.append(f"{where}.cells: {e}")
     for i, c in enumerate(exp.get("claims", []) or []):
         env = (c.get("check") or {}).get("env")
         if env not in exp.get("envs", {}):
