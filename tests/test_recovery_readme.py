@@ -18,7 +18,7 @@ import pytest
 from privrl import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-CELL = "results/smoke/ucbvi_baseline/runs/riverswim/ucbvi__bonus_scale=1.parquet"
+CELL = "results/smoke/ucbvi_baseline/runs/bandit/ucbvi__bonus_scale=1.parquet"
 
 
 def _recovery_commands() -> list[str]:
@@ -72,7 +72,7 @@ def test_privrl_run_reproduces_a_smoke_cell_bit_for_bit(wd, tmp_path, capsys):
     out = _snakemake(wd, f"snakemake --cores 1 {CELL} --configfile config/smoke.yaml", timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     mine = tmp_path / "cell.parquet"
-    setting = "riverswim/ucbvi__bonus_scale=1"
+    setting = "bandit/ucbvi__bonus_scale=1"
     assert cli.main(["run", "--experiment", "ucbvi_baseline", "--setting", setting, "--config",
                      str(wd / "config/smoke.yaml"), "--out", str(mine), "--progress", "off"]) == 0
     pd.testing.assert_frame_equal(pd.read_parquet(mine), pd.read_parquet(wd / CELL), check_exact=True)

@@ -62,7 +62,7 @@ def figure_claim1(df: pd.DataFrame, path) -> None:
     ax.plot(d["H"], d["l1_add_remove"], "o-", label="add/remove (max over users)")
     ax.plot(d["H"], d["l1_replacement"], "s-", label="replacement, Def. 3 (max over pairs)")
     ax.plot(d["H"], d["claim1_bound"], "k--", label="Claim 1: H")
-    ax.set(xlabel="H", ylabel="total l1 distance of the streams", title="Vietri Claim 1: visit-stream sensitivity")
+    ax.set(xlabel="H", ylabel="ℓ1 distance of streams", title="Vietri Claim 1:\nvisit-stream sensitivity")
     check_legend(ax)
     save_check_figure(fig, path)
 
@@ -112,9 +112,13 @@ def check_counters_within_e(rng, S: int = 2, A: int = 2, H: int = 2, T_grid=(64,
 def figure_counters(df: pd.DataFrame, path) -> None:
     """Max error over all counters ((1 - beta)-quantile over runs) vs T beside E_eps."""
     fig, (ax,) = check_axes()
-    ax.loglog(df["T"], df["quantile_max_error"], "o-", label="max over counters, (1-beta)-quantile")
-    ax.loglog(df["T"], df["E_eps"], "k--", label="E_eps (Sec. 3)")
-    ax.set(xlabel="T", ylabel="count error", title="Vietri Sec. 3: every counter within E_eps")
+    ax.loglog(df["T"], df["quantile_max_error"], "o-", label="max over counters, (1−β)-quantile")
+    ax.loglog(df["T"], df["E_eps"], "k--", label=r"$E_\varepsilon$ (Sec. 3)")
+    ax.set(xlabel="T", ylabel="count error", title=r"Vietri Sec. 3: every counter within $E_\varepsilon$")
+    import matplotlib.ticker
+
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())  # decades only: no crowded minor labels
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     check_legend(ax)
     save_check_figure(fig, path)
 

@@ -162,8 +162,10 @@ def qualitative_colors(n: int) -> list[str]:
 def log_axis(ax, values, axis: str = "y") -> str:
     """Log scale on ``axis``; symlog (linear around 0) when ``values`` hold zeros or negatives.
 
-    Returns the scale used. The symlog linear threshold is the smallest positive magnitude in
-    the data (at least 1e-12), so every point is shown and the log part spans the data.
+    Returns the scale used. The symlog linear threshold is the decade at or above the smallest
+    positive magnitude in the data (at least 1e-12), so every point is shown, the log part spans
+    the data, and the first decade tick sits one linear decade away from 0 (a threshold between
+    decades put the tick below it next to the 0 tick, printed over each other).
     """
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
@@ -172,7 +174,8 @@ def log_axis(ax, values, axis: str = "y") -> str:
         set_scale("log")
         return "log"
     pos = np.abs(v[v != 0])
-    set_scale("symlog", linthresh=max(float(pos.min()) if pos.size else 1.0, 1e-12))
+    smallest = max(float(pos.min()) if pos.size else 1.0, 1e-12)
+    set_scale("symlog", linthresh=10.0 ** math.ceil(math.log10(smallest) - 1e-9))
     return "symlog"
 
 
