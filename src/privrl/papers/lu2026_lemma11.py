@@ -72,7 +72,7 @@ LEMMA11 = TheoremCheck(
     name="lu_lemma11",
     statement=("Lemma 11: one step of RLSVI is (alpha, 2 alpha A / (H^3 log 2HSA))-RDP w.r.t. rewards (the chain "
                "alpha (N+1)/(2 beta_k N^2) <= alpha/(beta_k N) <= 2 alpha/(S H^3 log 2HSAk) holds for N >= 1)"),
-    source="Lu et al. (2026), Lemma 11 (with Lemmas 6, 7, 12)",
+    source="Lu et al. Lemma 11 (2026; with Lemmas 6, 7, 12)",
     run=check_lemma11, figure=figure_lemma11, measured=_measured, kind="check",
     sizes={"grid": {"type": "array", "minItems": 1, "items": {
         "type": "object", "required": ["S", "A", "H"], "additionalProperties": False,

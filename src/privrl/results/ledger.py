@@ -43,7 +43,7 @@ WHY_CHARS = 110  # a why longer than this is cut (the full text is the ``regime`
 def canonical_item(paper: str, item: str) -> str:
     """The one name of a claim's theorem/table: spelling normalised ("Theorem 6" -> "Thm 6"), a
     trailing parenthesis dropped, then the paper's alias (``ITEM_ALIASES``)."""
-    text = re.sub(r"\s*\(.*\)\s*$", "", str(item)).strip()
+    text = re.sub(r"\s*\([^()]*\)\s*$", "", str(item)).strip() or str(item).strip() or "-"
     for pat, rep in _SPELLINGS:
         text = pat.sub(rep, text)
     return ITEM_ALIASES.get(paper, {}).get(text.strip(), text.strip())
