@@ -30,7 +30,7 @@ def test_guarantee_is_a_validated_value():
 
 def test_amplified_prop5_only_where_a_batch_is_shuffled():
     """Prop. 5's eps_{c,k} is stated (amplified) only for batches of k >= 2 users shuffled before any
-    release and under its hypothesis; the issue's example (eps0 = 100, tau = 1e5, S = 6, H = 20) states eps0."""
+    release and under its hypothesis; at eps0 = 100, tau = 1e5, S = 6, H = 20 it states eps0."""
     gs = acc.shuffled_obi_guarantees(100.0, 1, 20, 100_000, 1e-3)
     assert [g.epsilon for g in gs if g.model == "JDP"] == [100.0] and not any(g.amplified for g in gs)
     gs = acc.shuffled_obi_guarantees(1.0, 1, 5, 10_000, 1e-6, shuffled_batch=10_000)

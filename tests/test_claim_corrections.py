@@ -1,4 +1,4 @@
-"""The claim rows test what the papers state (issue: claims that test what the papers say):
+"""The claim rows test what the papers state, on designs that reach them:
 Thm 3's order and explicit constants, Thm 6's testable term, one-sided eps exponents with the
 right K needed, one row per distinct mistake series, context and out-of-reach scopes. Synthetic
 runs and fits only."""

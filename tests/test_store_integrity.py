@@ -45,7 +45,7 @@ def cell(tmp_path):
 
 def _halve_regret(parquet: Path) -> None:
     df = pd.read_parquet(parquet)
-    df["cum_regret"] = df["cum_regret"] / 2  # the probe: regret 2012 instead of 4025
+    df["cum_regret"] = df["cum_regret"] / 2  # a halved regret (2012 instead of 4025), self-consistent but not the store's
     df.to_parquet(parquet, index=False)
 
 

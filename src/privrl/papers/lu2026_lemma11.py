@@ -21,7 +21,7 @@ import pandas as pd
 from privrl.agents.rlsvi import rlsvi_beta
 from privrl.mechanisms.accounting import lu_rho
 from privrl.papers.common import check_axes, check_legend, save_check_figure
-from privrl.papers.registry import TheoremCheck
+from privrl.papers.registry import TheoremCheck, sah_grid_sizes
 
 K_GRID = (1, 2, 10, 1000, 10**6)
 N_GRID = (1, 2, 3, 10, 100, 10**4)
@@ -74,7 +74,5 @@ LEMMA11 = TheoremCheck(
                "alpha (N+1)/(2 beta_k N^2) <= alpha/(beta_k N) <= 2 alpha/(S H^3 log 2HSAk) holds for N >= 1)"),
     source="Lu et al. Lemma 11 (2026; with Lemmas 6, 7, 12)",
     run=check_lemma11, figure=figure_lemma11, measured=_measured, kind="check",
-    sizes={"grid": {"type": "array", "minItems": 1, "items": {
-        "type": "object", "required": ["S", "A", "H"], "additionalProperties": False,
-        "properties": {k: {"type": "integer", "minimum": 1} for k in ("S", "A", "H")}}}},
+    sizes=sah_grid_sizes(),
 )

@@ -26,6 +26,15 @@ PAPER_MODULES: list[str] = [
 CHECK_CLAIM_COLUMNS = ["id", "statement", "source", "artifact", "measured", "verdict"]
 
 
+def sah_grid_sizes(maximum: int | None = None) -> dict:
+    """The ``sizes`` schema of a check run over a grid of instance sizes: ``grid``, a non-empty list
+    of {S, A, H} integers >= 1 (and <= ``maximum``)."""
+    bound = {"type": "integer", "minimum": 1, **({"maximum": maximum} if maximum is not None else {})}
+    return {"grid": {"type": "array", "minItems": 1, "items": {
+        "type": "object", "required": ["S", "A", "H"], "additionalProperties": False,
+        "properties": {k: dict(bound) for k in ("S", "A", "H")}}}}
+
+
 @dataclass(frozen=True)
 class TheoremCheck:
     """A check of one theorem on the mechanism alone (no RL run): a table, a figure, a claim.

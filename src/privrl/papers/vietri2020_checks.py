@@ -23,7 +23,7 @@ from privrl.mechanisms import accounting
 from privrl.mechanisms import events as ev
 from privrl.mechanisms.tree import tree_levels, tree_max_error
 from privrl.papers.common import check_axes, check_legend, save_check_figure
-from privrl.papers.registry import TheoremCheck
+from privrl.papers.registry import TheoremCheck, sah_grid_sizes
 
 
 def visit_counts(S: int, A: int, H: int) -> np.ndarray:
@@ -79,9 +79,7 @@ CLAIM1_SENSITIVITY = TheoremCheck(
                "Def. 3's replacement neighbours (PUCB is eps-JDP for add/remove, 2 eps for replacement)"),
     source="Vietri et al. Sec. 4, Claim 1 and Def. 3",
     run=check_claim1, figure=figure_claim1, measured=_measured, kind="check",
-    sizes={"grid": {"type": "array", "minItems": 1, "items": {
-        "type": "object", "required": ["S", "A", "H"], "additionalProperties": False,
-        "properties": {k: {"type": "integer", "minimum": 1, "maximum": 4} for k in ("S", "A", "H")}}}},
+    sizes=sah_grid_sizes(maximum=4),
 )
 
 
