@@ -36,13 +36,17 @@ def _snakemake(wd: Path, command: str, *extra: str, **kw) -> subprocess.Complete
                           text=True, **kw)
 
 
-@pytest.fixture(scope="module")
-def wd(tmp_path_factory):
-    dest = tmp_path_factory.mktemp("recovery")
+def _copy_workflow(dest: Path) -> Path:
     for name in ("workflow", "profiles", "config", "envs"):
         shutil.copytree(ROOT / name, dest / name)
     shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
     return dest
+
+
+@pytest.fixture
+def wd(tmp_path_factory):
+    """A fresh copy of the workflow per test: a killed run's incomplete marks stay in its own copy."""
+    return _copy_workflow(tmp_path_factory.mktemp("recovery"))
 
 
 @pytest.mark.slow  # a smoke run killed mid-run (~1 min with the default design's dry run)
