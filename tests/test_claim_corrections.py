@@ -267,9 +267,9 @@ def test_every_row_names_its_instance_and_k():
     cfg = {"experiments": {"vietri2020_pac": {"envs": {"bandit": {"name": "garnet", "params": {"S": 1, "A": 2}}}},
                            "two": {"envs": {"hard_a": {"name": "hard_instance"}, "hard_b": {"name": "hard_instance"}}}}}
     got = C.with_instance(rows, C.instances_of(cfg), {"vietri2020_pac": 10**7, "two": 10**6})
-    assert got[0].regime == "crossover K = 6e4; instance bandit = garnet(S=1, A=2); K run 1e+07"
-    assert got[1].regime == "instance hard_a = hard_instance(); K run 1e+06"
-    assert got[2].regime == ""
+    assert (got[0].instance, got[0].k_run, got[0].regime) == ("garnet(S=1, A=2)", 1e7, "crossover K = 6e4")
+    assert (got[1].instance, got[1].k_run) == ("hard_instance()", 1e6)  # the env the statement names
+    assert got[2].instance == "" and got[2].k_run is None  # a mechanism check: no instance, no run
 
 
 # ------------------------------------------------------------------ Designs: worst case over a gap family

@@ -103,6 +103,8 @@ def test_orders_need_matched_coverage_and_the_cheaper_agent_past_its_crossover(t
     assert v["1_z0"].verdict == "inconclusive" and "not matched" in v["1_z0"].regime  # ratio 1.15, unmatched
     assert v["100_z0"].verdict == "inconclusive" and " sd" in v["100_z0"].regime
     assert set(res.claims.paper) == {"garcelon2021"} and set(res.claims.kind) == {"order"}
+    # Table 1's forms put LDP above JDP by 2 x only at eps0 < 1/2: at eps 1 and 100 the rows are context
+    assert set(res.claims.scope) == {"context"} and all("context:" in s for s in res.claims.statement)
     fig = res.figure
     assert all(len(ax.get_lines()) <= 8 * 3 for ax in fig.axes)  # <= 8 series (each: line + 2 caps)
     for ax in fig.axes:

@@ -1,3 +1,4 @@
+from privrl.results.claims import cell_specs as claims_cells  # each claim row names its agents' crossovers
 from privrl.results.claims import instances_of as claims_instances  # each claim row names its instance
 
 
@@ -47,6 +48,7 @@ rule claims:
         designs=readable(X.design_episodes(WORKFLOW_ROOT)),  # the shipped design that reaches a "not reached" row
         episodes=readable({e: int(v.get("episodes", 0)) for e, v in sorted(config["experiments"].items()) if v}),  # this run's K
         instances=lambda w: readable(claims_instances(config)),  # {experiment: {env key: "name(params)"}}: each row names its instance
+        cells=lambda w: readable(claims_cells(config)),  # {experiment: {env: {env, cells}}}: each row's crossovers
     conda:
         CONDA_ENV
     script:

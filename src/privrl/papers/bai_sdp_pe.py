@@ -31,7 +31,8 @@ eliminated, Alg. 1 line 9 threshold <= V* - V^worst):
   on log K (:func:`privrl.results.fits.fit_ratio_exponent`), in the shuffle run's regime.
   "central <= shuffle" alone is a trivial one-sided order (the central E is smaller) and is not
   scored;
-* "shuffle << local" (additive vs multiplicative 1/eps) --
+* "shuffle << local" (additive vs multiplicative 1/eps), where Thm 6's own sum (Eq. 29) puts local at
+  >= 2 x shuffle (else context) --
   :func:`~privrl.results.verdicts.score_order` (strong) on R_local / R_shuffle, only when the
   shuffle run has eliminated at least one policy (else "not reached", K needed = its crossover).
 
@@ -41,6 +42,7 @@ SDP-PE / PE cells also count the seeds that eliminated pi*
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pandas as pd
@@ -50,6 +52,8 @@ from privrl.results import verdicts as V
 from privrl.results.fits import fit_ratio_exponent
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci, ratio_ci
+from privrl.papers import bai_sdp_pe_eq29 as eq29
+from privrl.papers import table_orders
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.bai_sdp_pe_theorems import ANALYSES as THEOREM_ANALYSES, MODEL as THEOREM_MODELS, lost_optimum_of
 from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, regime_of, save_pdf
@@ -214,14 +218,27 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
             if "local" in found:
                 r = ratio_ci(x["local"], x["shuffle"], rng_for(ctx, f"r/{tag}"), ctx.n_boot)
                 elim = act["shuffle"] < 1.0 - 1e-12
+                # the order is about privacy where Thm 6's own sum (Eq. 29, each run's E) puts local >= MARGIN x
+                # shuffle (docs/decisions/claims.md, "Table orders where the privacy term dominates")
+                ratio29 = lambda k: (eq29.eq29_bound(found["local"], m, int(k))  # noqa: E731
+                                     / eq29.eq29_bound(found["shuffle"], m, int(k)))
+                k_priv = V.first_k(1.0, lambda k: ratio29(k) >= table_orders.MARGIN)
                 note = (f"policies active at K: shuffle {act['shuffle']:.3f}, local {act['local']:.3f}; shuffle "
-                        f"crossover (first elimination possible) K = {cross_sh:.3g}, K run = {int(ep[-1])}")
-                sc = V.score_order(r, True, elim, note if elim else "no policy eliminated by the shuffle run: two "
-                                   "explorers; " + note, cross_sh)
+                        f"crossover (first elimination possible) K = {cross_sh:.3g}, K run = {int(ep[-1])}; Eq. (29) "
+                        f"local / shuffle = {ratio29(ep[-1]):.3g} at K (privacy term dominant where >= "
+                        f"{table_orders.MARGIN:g}" + (f", from K = {k_priv:.3g})" if math.isfinite(k_priv) else
+                                                      ": at no K)"))
+                cond = elim and ep[-1] >= k_priv
+                sc = V.score_order(r, True, cond, note if elim else "no policy eliminated by the shuffle run: two "
+                                   "explorers; " + note, max(cross_sh, k_priv))
                 sc = EL.guard(sc, _lost(ctx, found["shuffle"], found["local"])[1])
-                claims.append(_claim(ctx, "Sec. V-B", f"shuffle_lt_local_{tag}", f"SDP-PE regret: shuffle << local "
-                                     f"(eps={e:g}, {const}, {env}; additive vs multiplicative 1/eps)", "order", sc,
-                                     "Bai et al. Sec. V-B"))
+                context = not math.isfinite(k_priv)
+                claims.append(dataclasses.replace(_claim(
+                    ctx, "Sec. V-B", f"shuffle_lt_local_{tag}", f"SDP-PE regret: shuffle << local (eps={e:g}, {const}, "
+                    f"{env}; additive vs multiplicative 1/eps)" + (" (context: Thm 6's privacy terms do not dominate "
+                                                                  "at this eps)" if context else ""), "order", sc,
+                    "Bai et al. Sec. V-B"), scope="context" if context else "paper_claim",
+                    crossovers=f"sdp-pe: {cross_sh:.3g}; sdp-pe-ldp: {crossover_of(found['local'], m):.3g}"))
     return pd.DataFrame(rows), claims
 
 

@@ -24,6 +24,7 @@ import pandas as pd
 from privrl.agents.crossover import max_policy_gap
 from privrl.mechanisms import accounting as acc
 from privrl.mechanisms.exact_epsilon import shuffled_rr_composed_epsilon
+from privrl.papers import table_orders
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
 from privrl.results.labels import env_title
@@ -75,14 +76,20 @@ def jdp_vs_ldp_claim(ctx: AnalysisContext, env: str, jdp_cell: str, ldp_cell: st
     _, Rl = curves(ctx, env, ldp_cell)
     K = float(ep[-1])
     cj, cl = crossover_of(ij, mdp), crossover_of(il, mdp)
-    need = V.THRESHOLDS.regime_factor * max(cj, cl)
+    _, k_priv, forms = table_orders.dominance("garcelon2021", "LDP", "JDP", float(il["params"]["epsilon"]), K, mdp)
+    context = not math.isfinite(k_priv)  # the privacy terms never dominate at this eps: not Table 1's statement
+    need = max(V.THRESHOLDS.regime_factor * max(cj, cl), 0.0 if context else k_priv)  # context: the order as measured
     matched, cov = coverage_note(ij["params"], il["params"])
     cond = bool(np.isfinite(need) and K >= need)
-    note = f"crossover K: PUCB {cj:.3g}, LDP-OBI {cl:.3g}; K run {K:.3g}; {cov}"
+    note = f"crossover K: PUCB {cj:.3g}, LDP-OBI {cl:.3g}; K run {K:.3g}; {forms}; {cov}"
     s = V.score_order(ratio_ci(Rl[:, -1], Rj[:, -1], rng_for(ctx, cid), ctx.n_boot), False, cond, note, need)
-    return V.make_claim(PAPER, "Table 1", cid, f"Table 1 ({blk}): JDP (PUCB) costs less regret than LDP (LDP-OBI)"
-                        + ("" if matched else " at paper constants"), "order", art, s, ctx.experiment,
-                        f"{SRC}, Table 1")
+    return dataclasses.replace(V.make_claim(
+        PAPER, "Table 1", cid, f"Table 1 ({blk}): JDP (PUCB) costs less regret than LDP (LDP-OBI)"
+        + ("" if matched else " at paper constants") + (
+            f" (context: at eps0 = {il['params']['epsilon']:g} Table 1's privacy terms are negligible, so the "
+            "comparison is of the sqrt(K) constants, not Table 1's statement)" if context else ""),
+        "order", art, s, ctx.experiment, f"{SRC}, Table 1"),
+        scope="context" if context else "paper_claim", crossovers=f"pucb: {cj:.3g}; ldp-obi: {cl:.3g}")
 
 
 def amplification_score(eps0: float, eps_local: float, k: int, H: int, m: int, delta0: float,
@@ -211,21 +218,28 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
                                        f"Thm 6 ({env}, tau=0, bonus_scale={scale:g}): regret across eps0 grows at most "
                                        "like e^(eps0/2)/(e^eps0 - 1) (exponent in [0, 1])", "rate", art, g,
                                        ctx.experiment, f"{SRC}, Thm 6, Eq. 9"))
+    seen = set()  # the local eps and the guarantee do not depend on bonus_scale: one row per (env, eps0, eps, tau)
     for info in _tagged(ctx, "k13_local"):
         env, p = info["env_key"], info["params"]
         eps0 = float(info["tags"]["eps0"])
         K = int(info["episodes"])
         want = math.log(1.0 + eps0 * K ** (1.0 / 6.0))
         bid = f"{env}_eps0{eps0:g}_s{p['bonus_scale']:g}".replace(".", "p")
-        claims.append(V.make_claim(PAPER, "Table 1", f"thm6_k13_local_eps_{bid}", f"Table 1 row tau = K^(1/3): run at the "
-                                   f"local eps ln(1 + eps0 K^(1/6)) = {want:.4g} (eps0 = {eps0:g})", "check", art,
-                                   V.score_check(bool(np.isclose(p["epsilon"], want, rtol=1e-3)),
-                                                 f"run eps = {p['epsilon']:.6g} vs {want:.6g}"),
-                                   ctx.experiment, f"{SRC}, Table 1"))
-        claims.extend(amplification_claim(ctx, env, info["cell"], f"thm6_k13_amplification_{bid}",
-                                          f"Table 1 row tau = K^(1/3) at local eps ({env})", art, eps0))
+        key = (env, eps0, round(float(p["epsilon"]), 9), _tau(info))
+        if key not in seen:
+            seen.add(key)
+            gid = f"{env}_eps0{eps0:g}".replace(".", "p")
+            claims.append(V.make_claim(
+                PAPER, "Table 1", f"thm6_k13_local_eps_{gid}", f"Table 1 row tau = K^(1/3) ({env}): run at the local "
+                f"eps ln(1 + eps0 K^(1/6)) = {want:.4g} (eps0 = {eps0:g})", "check", art,
+                V.score_check(bool(np.isclose(p["epsilon"], want, rtol=1e-3)), f"run eps = {p['epsilon']:.6g} vs "
+                              f"{want:.6g}"), ctx.experiment, f"{SRC}, Table 1"))
+            claims.extend(amplification_claim(ctx, env, info["cell"], f"thm6_k13_amplification_{gid}",
+                                              f"Table 1 row tau = K^(1/3) at local eps, eps0={eps0:g} ({env})", art,
+                                              eps0))
         claims.append(rate_claim(ctx, env, info["cell"], f"thm6_k13_rate_{bid}", f"Table 1 row tau = K^(1/3) at local "
-                                 f"eps, eps0={eps0:g}: regret O~(sqrt K + K^(1/3)/eps0)", "Table 1", art))
+                                 f"eps, eps0={eps0:g}, bonus_scale={p['bonus_scale']:g} ({env}): regret "
+                                 "O~(sqrt K + K^(1/3)/eps0)", "Table 1", art))
     t = pd.DataFrame(rows)
     fig = _figure([(pl, f"{env_title(ctx.config['envs'][env])}, bonus x{scale:g}") for (env, scale), pl in panels.items()])
     md = (f"# Garcelon et al. Thm 6 terms and Prop. 5: {ctx.experiment}\n\nregret at K mean [95% CI]; tau_cost = "

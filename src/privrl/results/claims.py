@@ -20,8 +20,10 @@ from privrl.results import ledger
 from privrl.results import verdicts as V
 
 CSV_COLUMNS = ["paper", "item", "claim_id", "statement", "kind", "verdict", "measured", "regime", "k_needed",
-               "reached_by", "artifact", "experiment", "source", "scope"]
-OPTIONAL = {"scope": "paper_claim"}  # a column a table written before it existed may lack: its default
+               "reached_by", "artifact", "experiment", "source", "scope", "instance", "crossovers", "k_run"]
+# columns a table written before they existed may lack: their defaults
+OPTIONAL = {"scope": "paper_claim", "instance": "", "crossovers": "", "k_run": None}
+NUMERIC = ("k_needed",)  # float columns (nan stays nan)
 SCOPES = V.SCOPES
 
 
@@ -38,9 +40,11 @@ def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
         raise ValueError(f"not a claims table: columns {missing} missing")
     out = []
     for r in df.to_dict("records"):
-        r = {k: ((OPTIONAL.get(k, "")) if (isinstance(v, float) and math.isnan(v) and k != "k_needed") else v)
+        r = {k: ((OPTIONAL.get(k, "")) if (isinstance(v, float) and math.isnan(v) and k not in NUMERIC) else v)
              for k, v in r.items()}
-        out.append(V.Claim(**{c: r[c] for c in CSV_COLUMNS if c != "k_needed"}, k_needed=float(r["k_needed"])))
+        r["k_run"] = None if r["k_run"] is None else float(r["k_run"])
+        out.append(V.Claim(**{c: r[c] for c in CSV_COLUMNS if c not in NUMERIC},
+                           **{c: float(r[c]) for c in NUMERIC}))
     return out
 
 
@@ -68,21 +72,110 @@ def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int
     return out
 
 
+def crossover_text(crossovers: Mapping[str, float]) -> str:
+    """``{agent (or agent with the parameter that tells its cells apart): crossover K}`` as the
+    ``crossovers`` column: "pucb: 6.22e+04; ldp-obi: 1.06e+05" (inf: "never"; nan: "unknown")."""
+    def k(x: float) -> str:
+        return "never" if x == math.inf else ("unknown" if not np.isfinite(x) else f"{x:.3g}")
+    return "; ".join(f"{name}: {k(float(x))}" for name, x in crossovers.items())
+
+
+def _mentions(text: str, agent: str) -> bool:
+    """Whether ``text`` (lower case) names ``agent``: its registry name as a word of its own
+    ("pe" not inside "sdp-pe"), or "dp-ucbvi (jdp" for "dp-ucbvi-jdp" (the labels' spelling)."""
+    names = [agent]
+    base, _, suffix = agent.rpartition("-")
+    if base and suffix in ("jdp", "ldp", "sdp"):
+        names.append(f"{base} ({suffix}")
+    return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) for n in names)
+
+
+_EPS = re.compile(r"\beps0?\s*=\s*([0-9.]+(?:e[+-]?\d+)?)")
+
+
+def row_crossovers(c: V.Claim, cells: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The crossovers of the cells a row is about, among ``cells`` (one env's: ``{agent, params,
+    crossover}``, noise-off twins left out): the agents its statement or id names (every cell
+    when it names none), narrowed to its eps when it names one ("eps=100", "eps0 = 10") and a
+    cell has it. An agent with several distinct crossovers is listed per eps."""
+    live = [x for x in cells if float((x.get("params") or {}).get("noise", 1.0)) >= 0.5]
+    text = f"{c.statement} {c.claim_id}".lower()
+    named = [x for x in live if _mentions(text, x["agent"])] or live
+    m = _EPS.search(text)
+    if m:
+        at = [x for x in named if np.isclose(float((x.get("params") or {}).get("epsilon", np.nan)), float(m.group(1)))]
+        named = at or named
+    by: dict[str, dict[float, float]] = {}
+    for x in named:
+        eps = float((x.get("params") or {}).get("epsilon", np.nan))
+        by.setdefault(x["agent"], {})[eps] = float(x["crossover"])
+    out = {}
+    for agent, ks in by.items():
+        if len(set(ks.values())) <= 1:
+            out[agent] = next(iter(ks.values()))
+        else:
+            out.update({f"{agent}(eps={e:g})": k for e, k in sorted(ks.items())})
+    return out
+
+
 def with_instance(claims: Sequence[V.Claim], instances: Mapping[str, Mapping[str, str]],
-                  run: Mapping[str, int]) -> list[V.Claim]:
-    """Each row of an experiment with its instance and the K it ran appended to its regime text
-    (``instances``: {experiment: {env key: "name(params)"}}; the env key named in the claim id or
-    statement, or the experiment's only env). The crossovers are in the regime text already."""
+                  run: Mapping[str, int], cells: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]] | None = None
+                  ) -> list[V.Claim]:
+    """Each row of an experiment with its ``instance`` (``instances``: {experiment: {env key:
+    "name(params)"}}; the env key named in the claim id or statement, or the experiment's only env;
+    all of them, "; "-joined, when a row names none of several), the K it ran (``k_run``, from
+    ``run`` = {experiment: K}) and, unless its producer set them, its agents' ``crossovers``
+    (:func:`row_crossovers` over ``cells`` = {experiment: {env key: [{agent, params, crossover}]}},
+    :func:`cell_crossovers`)."""
     out = []
     for c in claims:
         envs_ = instances.get(c.experiment) or {}
         named = [k for k in envs_ if k in c.claim_id or k in c.statement]
-        key = max(named, key=len) if named else (next(iter(envs_)) if len(envs_) == 1 else None)
-        if key is not None:
+        keys = [max(named, key=len)] if named else list(envs_)
+        if keys:
             K = run.get(c.experiment)
-            text = f"instance {key} = {envs_[key]}" + (f"; K run {K:.3g}" if K else "")
-            c = dataclasses.replace(c, regime="; ".join(t for t in (c.regime, text) if t))
+            cross = c.crossovers
+            if not cross and cells:
+                found: dict[str, float] = {}
+                for k in keys:
+                    found.update(row_crossovers(c, (cells.get(c.experiment) or {}).get(k, [])))
+                cross = crossover_text(found)
+            c = dataclasses.replace(c, instance=c.instance or "; ".join(envs_[k] for k in keys), crossovers=cross,
+                                    k_run=float(K) if K else c.k_run)
         out.append(c)
+    return out
+
+
+def cell_specs(config: Mapping[str, Any]) -> dict[str, dict[str, dict]]:
+    """{experiment: {env key: {"env": [name, params], "cells": [{agent, params}]}}} of a resolved
+    design (plain data: a rule's param), the input of :func:`cell_crossovers`."""
+    from privrl import experiments as X
+
+    out: dict[str, dict[str, dict]] = {}
+    for cell in X.all_cells(config):
+        slot = out.setdefault(cell.experiment, {}).setdefault(
+            cell.env, {"env": list(X.env_spec(config, cell.experiment, cell.env)), "cells": []})
+        slot["cells"].append({"agent": cell.agent, "params": dict(cell.params)})
+    return out
+
+
+def cell_crossovers(specs: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, list[dict]]]:
+    """{experiment: {env key: [{agent, params, crossover}]}} of :func:`cell_specs`, each crossover
+    from the agent's registered rule on the instance (``AgentSpec.crossover``, the papers' widths)."""
+    from privrl import agents
+    from privrl.rl import envs
+
+    mdps: dict[str, Any] = {}
+    out: dict[str, dict[str, list[dict]]] = {}
+    for exp, by_env in specs.items():
+        for env_key, spec in by_env.items():
+            name, params = spec["env"]
+            key = f"{name}{sorted((params or {}).items())}"
+            if key not in mdps:
+                mdps[key] = envs.make(name, **(params or {}))
+            out.setdefault(exp, {})[env_key] = [
+                {**x, "crossover": float(agents.get(x["agent"]).crossover(dict(x["params"]), mdps[key]))}
+                for x in spec["cells"]]
     return out
 
 

@@ -2,8 +2,8 @@
 
 Both show the same thing: a scoreboard (verdict counts per paper and item, with per-paper
 totals), the verdict key, and one table per paper with one short row per claim (item, kind,
-statement, verdict, a one-line *why*, the K needed and the design that reaches it). Claim ids
-and the full measurements stay in claims.csv.
+statement, its instance and the K it ran, verdict, a one-line *why*, the K needed and the design
+that reaches it). Claim ids, the agents' crossovers and the full measurements stay in claims.csv.
 
 Only the papers' claims (``scope == "paper_claim"``) are counted; ``context`` rows (labelled
 context and diagnostics) get their own section and ``out_of_reach`` rows (K needed > 1e11 or
@@ -54,6 +54,15 @@ def why(c: V.Claim) -> str:
     its measurement), cut at ``WHY_CHARS``."""
     text = (c.regime or c.measured or "").split("; ")[0].strip()
     return text if len(text) <= WHY_CHARS else text[:WHY_CHARS - 3].rstrip() + "..."
+
+
+def instance_text(c: V.Claim) -> str:
+    """The row's instance and the K it ran, compact: "riverswim(S=2, H=3), K 1e+06"; several
+    instances are counted ("7 instances", listed in claims.csv); "" for a row with neither."""
+    n = len([x for x in str(c.instance).split("; ") if x])
+    inst = c.instance if n <= 1 else f"{n} instances"
+    k = f"K {c.k_run:.2g}" if c.k_run is not None and math.isfinite(c.k_run) else ""
+    return ", ".join(t for t in (inst, k) if t)
 
 
 def k_needed_text(k: float) -> str:
@@ -120,7 +129,7 @@ def render_markdown(claims: Sequence[V.Claim]) -> str:
     lines = ["# Claims scored by this pipeline", "",
              "Generated from the fitted results; every verdict is measured by the rules of "
              "`privrl.results.verdicts` (docs/decisions/verdicts.md). Claim ids, measurements and the full "
-             "regime notes are in `claims.csv`. The scoreboard counts the papers' claims only.", "",
+             "regime notes, each row's instance, its agents' crossovers and the K it ran are in `claims.csv`. The scoreboard counts the papers' claims only.", "",
              "## Scoreboard", "", head, "|---|---|" + "---|" * (len(V.VERDICTS) + 1)]
     for paper, item, n in scoreboard(claims):
         cells = [str(n.get(v, 0) or "") for v in V.VERDICTS] + [str(sum(n.values()))]
@@ -134,15 +143,16 @@ def render_markdown(claims: Sequence[V.Claim]) -> str:
         mine = [c for c in scoped["paper_claim"] if c.paper == paper]
         if mine:
             lines += ["", f'<a id="{paper}"></a>', f"## {paper}: {cite}", "",
-                      "| item | kind | claim | verdict | why | K needed | reached by |", "|---|---|---|---|---|---|---|"]
-            lines += [f"| {_md(c.item)} | {c.kind} | {_md(c.statement)} | **{c.verdict}** | {_md(why(c))} "
-                      f"| {k_needed_text(c.k_needed)} | {_md(c.reached_by)} |" for c in mine]
+                      "| item | kind | claim | instance, K run | verdict | why | K needed | reached by |",
+                      "|---|---|---|---|---|---|---|---|"]
+            lines += [f"| {_md(c.item)} | {c.kind} | {_md(c.statement)} | {_md(instance_text(c))} | **{c.verdict}** "
+                      f"| {_md(why(c))} | {k_needed_text(c.k_needed)} | {_md(c.reached_by)} |" for c in mine]
     if scoped["context"]:
         lines += ["", "## Context and diagnostics", "",
                   "Labelled context and diagnostics, not the papers' claims (not counted above).", "",
-                  "| paper | item | statement | verdict | why |", "|---|---|---|---|---|"]
-        lines += [f"| {c.paper} | {_md(c.item)} | {_md(c.statement)} | **{c.verdict}** | {_md(why(c))} |"
-                  for c in scoped["context"]]
+                  "| paper | item | statement | instance, K run | verdict | why |", "|---|---|---|---|---|---|"]
+        lines += [f"| {c.paper} | {_md(c.item)} | {_md(c.statement)} | {_md(instance_text(c))} | **{c.verdict}** "
+                  f"| {_md(why(c))} |" for c in scoped["context"]]
     if scoped["out_of_reach"]:
         lines += ["", "## Out of reach", "", "Claims whose regime needs K > 1e11 episodes (or no K at all; not counted above):",
                   ""] + [f"* {c.paper}, {_md(c.item)}: {_md(c.statement)} -- K needed {k_needed_text(c.k_needed)}"
@@ -182,9 +192,9 @@ def render_rst(claims: Sequence[V.Claim]) -> str:
         mine = [c for c in scoped["paper_claim"] if c.paper == paper]
         if mine:
             lines += [f".. rubric:: {rst_text(f'{paper}: {cite}')}", ""]
-            lines += _rst_table(["item", "claim", "verdict", "why", "K needed"],
-                                [[c.item, c.statement, c.verdict, why(c), k_needed_text(c.k_needed)] for c in mine],
-                                [2, 8, 2, 6, 2])
+            lines += _rst_table(["item", "claim", "instance, K run", "verdict", "why", "K needed"],
+                                [[c.item, c.statement, instance_text(c), c.verdict, why(c), k_needed_text(c.k_needed)]
+                                 for c in mine], [2, 8, 3, 2, 6, 2])
     if scoped["context"]:
         lines += [".. rubric:: Context and diagnostics (not counted)", ""]
         lines += _rst_table(["paper", "item", "statement", "verdict", "why"],

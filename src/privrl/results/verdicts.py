@@ -88,6 +88,9 @@ class Claim:
     source: str = ""
     reached_by: str = ""  # "not reached" rows: the shipped design that runs the experiment to the K needed
     scope: str = "paper_claim"  # one of SCOPES: only paper_claim rows count in the scoreboard
+    instance: str = ""  # the instance it ran on, name and parameters: "riverswim(S=2, H=3)"
+    crossovers: str = ""  # its agents' crossover K, "agent: K; agent: K" (privrl.results.claims.crossover_text)
+    k_run: float | None = None  # the K its experiment ran (None: no run, e.g. an algebra check)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.paper, str) and self.paper.isidentifier()):
