@@ -90,6 +90,11 @@ def test_with_instance_fills_crossovers_from_the_design_unless_the_producer_set_
     assert got[0].instance == "riverswim(S=2, H=3)" and got[0].k_run == 1e6
     assert got[0].crossovers == f"ucbvi: {agents.get('ucbvi').crossover({}, mdp):.3g}"
     assert got[1].crossovers == "pucb: 1"  # the producer's own list stands
+    two = {"e": {"rs": "riverswim(S=2, H=3)", "rs4": "riverswim(S=4, H=3)"}}
+    per_env = {"e": {"rs": [{"agent": "ucbvi", "params": {}, "crossover": 10.0}],
+                     "rs4": [{"agent": "ucbvi", "params": {}, "crossover": 20.0}]}}
+    both = C.with_instance(rows[:1], two, {"e": 10**6}, per_env)[0]  # names neither env: both, per env
+    assert both.instance == "riverswim(S=2, H=3); riverswim(S=4, H=3)" and both.crossovers == "rs/ucbvi: 10; rs4/ucbvi: 20"
 
 
 def test_claims_md_shows_instance_and_k_run_compactly_and_no_ids():

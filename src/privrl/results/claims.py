@@ -137,8 +137,9 @@ def with_instance(claims: Sequence[V.Claim], instances: Mapping[str, Mapping[str
             cross = c.crossovers
             if not cross and cells:
                 found: dict[str, float] = {}
-                for k in keys:
-                    found.update(row_crossovers(c, (cells.get(c.experiment) or {}).get(k, [])))
+                for k in keys:  # several instances: each agent's crossover per instance ("env/agent")
+                    got = row_crossovers(c, (cells.get(c.experiment) or {}).get(k, []))
+                    found.update({(f"{k}/{a}" if len(keys) > 1 else a): x for a, x in got.items()})
                 cross = crossover_text(found)
             c = dataclasses.replace(c, instance=c.instance or "; ".join(envs_[k] for k in keys), crossovers=cross,
                                     k_run=float(K) if K else c.k_run)
