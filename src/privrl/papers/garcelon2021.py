@@ -20,7 +20,9 @@ Claims per block (:mod:`privrl.results.verdicts`, scorers in :mod:`privrl.papers
 * each row: "regret is O~(sqrt K)" -- one-sided (``score_rate_upper``), scored only on a fit
   window >= 10 x the agent's crossover K (else "not reached" with the K needed);
 * "JDP is cheaper than LDP" (PUCB vs LDP-OBI) -- ``score_order`` with the regime condition that
-  both agents are past 10 x their crossover at K; at paper constants one bonus_scale multiplies
+  both agents are past 10 x their crossover at K, scored only at an eps0 where Table 1's forms
+  put LDP >= 2 x JDP (eps0 < 1/2, :mod:`privrl.papers.table_orders`; elsewhere labelled context:
+  the privacy terms are negligible there); at paper constants one bonus_scale multiplies
   widths of different tightness (the coverage caveat is printed); cells carrying a matched
   coverage parameter ``z`` (equal in both) are reported as such;
 * "shuffling amplifies" at tau = K^(1/3) -- ``score_amplification`` on the exact eps of the

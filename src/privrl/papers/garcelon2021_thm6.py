@@ -68,7 +68,9 @@ def jdp_vs_ldp_claim(ctx: AnalysisContext, env: str, jdp_cell: str, ldp_cell: st
                      art: str) -> V.Claim:
     """Table 1 "JDP (PUCB, additive 1/eps0) costs less than LDP (LDP-OBI, sqrt(K)/eps0)":
     ``score_order`` on R_LDP / R_JDP at K; regime condition: K >= regime_factor x the crossover
-    of both agents (two explorers' regrets order nothing); coverage stated (matched ``z`` or
+    of both agents (two explorers' regrets order nothing) and K past the K from which Table 1's
+    forms put LDP >= ``table_orders.MARGIN`` x JDP at this eps0; at an eps0 where they never do
+    (eps0 >= 1/2) the row is context, the order as measured; coverage stated (matched ``z`` or
     the paper-constant caveat)."""
     mdp = env_mdp(ctx, env)
     ij, il = _info(ctx, env, jdp_cell), _info(ctx, env, ldp_cell)
