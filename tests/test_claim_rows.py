@@ -193,6 +193,9 @@ def test_lu_rlsvi_against_ucbvi_is_context(tmp_path):
            if "no_privacy_cost" in c.claim_id]
     assert len(got) == 1 and got[0].scope == "context" and "compare RLSVI with no other agent" in got[0].statement
     assert got[0].crossovers.startswith("rlsvi: ") and "ucbvi: " in got[0].crossovers
+    remark2 = [c for c in lu2026._claims(ctx, pd.DataFrame(columns=["env"]), reg, pd.DataFrame())
+               if "remark2" in c.claim_id]
+    assert "Every RLSVI run (b) reports" in remark2[0].statement  # one per experiment: its instances named
 
 
 def test_garcelon_bonus_independent_checks_are_registered_once(tmp_path):
