@@ -160,6 +160,29 @@ def test_bounds_follow_the_data_structures():
     assert validate.config_errors(SMOKE) == []
 
 
+def test_sdp_pe_policy_table_is_in_the_bound():
+    """SDP-PE's A^(S H) policies (actions, active flag, occupancy, value) are what init_state allocates;
+    a cell whose table cannot fit, or that the agent would refuse, is refused before any job."""
+    import numpy as np
+
+    from privrl.agents import sdp_pe
+
+    H, S, A = 2, 3, 2
+    st = sdp_pe.init_state((np.zeros((H, S, A, S)),), None, 100)
+    assert sum(a.nbytes for a in st[:4]) == memory_bounds.policy_table_bytes(H, S, A, {}) == 2**6 * (6 + 1 + 8 * 9)
+    assert set(sdp_pe.PRESETS) <= set(memory_bounds.AGENT_TABLES)
+    big = {"S": 4, "A": 2, "H": 6, "branching": 2}            # 2^24 policies
+    refused = memory_bounds.cell_memory_error("cells[0]", "sdp-pe", {}, "garnet", big)
+    assert refused.startswith("cells[0]: sdp-pe: ") and "max_policies" in refused and "\n" not in refused
+    line = memory_bounds.cell_memory_error("cells[0]", "pe", {"max_policies": 2**30}, "garnet", big, limit=10**9)
+    assert f"{(2**24 * (24 + 1 + 8 * 31) + memory_bounds.run_bytes('garnet', big)) / 1e9:.3g} GB" in line
+    assert memory_bounds.cell_memory_error("cells[0]", "ucbvi", {}, "garnet", big, limit=1) is None  # no table
+    cfg = copy.deepcopy(SMOKE)
+    cfg["experiments"]["ucbvi_baseline"]["cells"] = [{"agent": "sdp-pe"}]
+    cfg["experiments"]["ucbvi_baseline"]["envs"] = {"g": {"name": "garnet", "params": big}}
+    _one_line(validate.config_errors(cfg), "experiments.ucbvi_baseline.cells[0] on envs.g: sdp-pe")
+
+
 # --- a late job failure prints its reason -------------------------------------------------------
 
 def test_failed_job_prints_its_one_line_reason_on_the_console(tmp_path):
