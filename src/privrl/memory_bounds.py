@@ -11,7 +11,7 @@ The bound is derived from the data structures a job holds, float64 (8 bytes) eac
   environment's (H, S, A) and the agent's parameters): SDP-PE and PE (privrl.agents.sdp_pe.init_state)
   hold all A^(S H) deterministic policies, each with its actions int8[H, S], its active flag
   (1 byte), its occupancy float64[H, S + 1] and its value float64: :func:`policy_table_bytes`
-  (4.4 GB at A = 2, S H = 24, H = 4); an instance with more policies than the agent's
+  (4.3 GB at A = 2, S = 6, H = 4); an instance with more policies than the agent's
   ``max_policies`` is refused with the agent's own message (privrl.rl.policies.check_enumerable).
 * an aggregate, fit or analysis job: the batched bootstrap (privrl.results.stats.mean_ci)
   resamples the seed x checkpoint matrix n_boot times: n_boot * seeds * (n_checkpoints + 1) * 8
