@@ -36,6 +36,33 @@ def test_output_dir_at_or_above_the_root_refused(tmp_path, value):
         _one_line(output_dirs.output_dir_errors({key: value}, tmp_path / "work"), f"{key}: ")
 
 
+@pytest.mark.parametrize("layout, value, needle", [
+    ({"a": "b", "b": "a"}, "a", "symlink loop"),                 # a loop of two links
+    ({"a": "b", "b": "a"}, "a/sub", "symlink loop"),             # below a loop
+    ({"r": "r/x"}, "r", "symlink loop"),                         # a link into itself
+    ({"r": ".."}, "r", "one above it"),                          # a link to the parent of the working directory
+    ({"r": "."}, "r", "working directory"),                      # a link to the working directory
+])
+def test_output_dir_symlink_loops_refused_in_one_line(tmp_path, layout, value, needle):
+    work = tmp_path / "work"
+    work.mkdir()
+    for name, target in layout.items():
+        (work / name).symlink_to(target)
+    for key in ("results_dir", "store_dir", "figures_dir"):
+        assert needle in _one_line(output_dirs.output_dir_errors({key: value}, work), f"{key}: ")
+
+
+def test_output_dir_holding_a_link_back_up_is_walked_once(tmp_path):
+    """A results_dir whose subdirectory links back to it (or above) is not privrl's; the walk stops."""
+    (tmp_path / "res" / "smoke").mkdir(parents=True)
+    (tmp_path / "res" / "smoke" / output_dirs.MARKER).write_text("")
+    assert output_dirs.output_dir_errors({"results_dir": "res"}, tmp_path) == []
+    for i in range(8):  # links back up: the walk stops at a directory seen again (not ~40 links deep at ELOOP)
+        (tmp_path / "res" / f"up{i}").symlink_to("." if i % 2 else "..")
+    line = _one_line(output_dirs.output_dir_errors({"results_dir": "res", "store_dir": "st"}, tmp_path), "results_dir")
+    assert "did not create" in line
+
+
 def test_foreign_non_empty_results_dir_refused_and_its_files_never_deleted(tmp_path):
     from privrl import io
 
