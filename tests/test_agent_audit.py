@@ -141,4 +141,14 @@ def test_table_columns_and_verdicts():
     assert set(df["relation"]) == {ev.ADD_REMOVE, ev.REPLACEMENT} and len(df) == 4
     assert set(df.loc[df["variant"] == "noise x1", "verdict"]) == {"pass"}
     assert set(df.loc[df["variant"] == "shared-noise", "verdict"]) == {"flagged"}
-    assert "agent" in pa.agent_audit_markdown(df)
+    assert (df["row_alpha"] == 0.05 / 4).all()           # Bonferroni: family-wise false alarm <= 0.05
+    assert (df["n_samples"] == pa.held_out(2000)).all() and pa.held_out(2000) == 1000
+    md = pa.agent_audit_markdown(df)
+    assert "agent" in md and "alpha / 4 = 0.0125 per row" in md and "family-wise false-alarm rate" in md
+
+
+def test_held_out_runs_follow_the_splits():
+    """n_samples is what the bound is read on: n minus the fit and selection splits (not a fixed half)."""
+    assert pa.held_out(1000, 0.3, 0.2) == 500
+    assert pa.held_out(1000, 0.4, 0.3) == 300
+    assert pa.held_out(999, 0.3, 0.2) == 999 - int(999 * 0.5)

@@ -87,12 +87,27 @@ def test_laplace_sum_release_is_the_sum_of_m_laplace_draws(rng):
     m, b, n = 5, 1.5, 20000
     x = np.zeros(n)
     out = np.empty(n)
-    laplace_sum_release(x, b, np.int64(m), rng, out)
+    laplace_sum_release(x, 3.0, 2.0, np.int64(m), rng, out)           # b = sensitivity / epsilon
     ref = np.array([sum(laplace_draw(b, rng) for _ in range(m)) for _ in range(n)])
     assert stats.ks_2samp(out, ref).pvalue > 1e-3
     assert abs(out.var() / (2 * m * b * b) - 1) < 0.05                  # Var = 2 m b^2
+
+
+@pytest.mark.parametrize("x, sens, eps, m", [
+    ([-1.0], 1.0, 1.0, 1),          # a negative count
+    ([np.nan], 1.0, 1.0, 1),        # NaN
+    ([2.5], 1.0, 1.0, 2),           # above m x sensitivity (the per-user domain)
+    ([1.0], 1.0, 1.0, 0),           # no users but a count
+    ([0.0], 1.0, 0.0, 1),           # epsilon outside [1e-9, 1e4] (the door's check_epsilon)
+    ([0.0], 1.0, 1e5, 1),
+    ([0.0], 0.0, 1.0, 1),           # sensitivity 0
+    ([0.0], 1.0, 1.0, -1),          # negative users
+])
+def test_laplace_sum_release_refuses_what_the_door_refuses(rng, x, sens, eps, m):
+    """The same domain as the door's local-laplace kind (kinds.check_epsilon, check_bounded_counts)."""
     with pytest.raises(ValueError):
-        laplace_sum_release(np.array([-1.0]), b, np.int64(1), rng, np.empty(1))
+        laplace_sum_release(np.array(x), sens, eps, np.int64(m), rng, np.empty(1))
+    laplace_sum_release(np.array([2.0]), 1.0, 1.0, np.int64(2), rng, np.empty(1))  # m x sensitivity: in the domain
 
 
 def run_one(agent, sim, params, K, seed, mdp=H2, env=None):

@@ -26,6 +26,10 @@ def test_clopper_pearson_known_values():
     ("tree", lambda r: audit.audit_tree(r, 100_000), lambda r: audit.audit_tree(r, 100_000, noise_factor=0.5)),
     ("gaussian", lambda r: audit.audit_gaussian(r, 600_000),
      lambda r: audit.audit_gaussian(r, 600_000, noise_factor=0.5)),
+    ("laplace sum, 1 user", lambda r: audit.audit_laplace_sum(r, 100_000),
+     lambda r: audit.audit_laplace_sum(r, 100_000, noise_factor=0.5)),
+    ("laplace sum, 2 users", lambda r: audit.audit_laplace_sum(r, 100_000, m=2),
+     lambda r: audit.audit_laplace_sum(r, 100_000, m=2, noise_factor=0.5)),
 ])
 def test_event_audits_pass_real_and_catch_broken(name, good, bad):
     g = good(np.random.default_rng(100))
@@ -65,8 +69,24 @@ def test_distribution_test_rejects_a_shifted_law():
 def test_privacy_audit_table_small():
     df = audit.privacy_audit_table(np.random.SeedSequence(7), {"n_event": 20_000, "n_gaussian": 50_000,
                                                                "n_shuffle": 300})
-    assert list(df.columns) == audit.COLUMNS and len(df) == 7
+    assert list(df.columns) == audit.COLUMNS and len(df) == 7 + len(audit.LAPLACE_SUM_USERS)
     assert (df["verdict"] == "pass").all(), df
     assert (df["exact_epsilon"] > 0).all()
+    assert df["mechanism"].str.contains("aggregate simulation").sum() == len(audit.LAPLACE_SUM_USERS)
     md = audit.audit_table_markdown(df)
-    assert md.startswith("| mechanism") and md.count("\n") == 9
+    assert md.startswith("| mechanism") and md.count("\n") == len(df) + 2
+
+
+def test_laplace_sum_audit_samples_the_aggregate_paths_function():
+    """The audit draws through the door's laplace_sum_release, the very function SDP-PE's aggregate
+    batches call (pe_privacy.private_batch with summed=True), at SDP-PE-LDP's sensitivity 2."""
+    from privrl.agents import pe_privacy
+
+    assert pe_privacy.laplace_sum_release is audit.door.laplace_sum_release
+    assert pe_privacy.sensitivity_of(pe_privacy.LOCAL_LAPLACE) == 2.0
+    assert audit.audit_laplace_sum.__defaults__[2] == 2.0  # sensitivity
+
+
+def test_row_alpha_is_bonferroni():
+    assert audit.row_alpha(0.05, 10) == pytest.approx(0.005)
+    assert audit.row_alpha(0.05, 0) == 0.05

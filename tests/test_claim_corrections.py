@@ -145,6 +145,16 @@ def test_claims_beyond_1e11_are_out_of_reach_and_scope_round_trips(tmp_path):
     assert {r.scope for r in C.claims_from_frame(legacy)} == {"paper_claim"}
 
 
+def test_only_undecided_rows_move_out_of_reach():
+    """A reproduced, contradicted or checked row was decided on the data: it stays counted whatever
+    its K needed; not reached and inconclusive rows beyond 1e11 move."""
+    rows = [V.Claim("vietri2020", "Thm 4", v, "s", "check" if v == V.CHECKED else "rate", "a", "m", v, k_needed=1e12)
+            for v in V.VERDICTS]
+    moved = {r.verdict: r.scope for r in C.with_scope_of_reach(rows)}
+    assert moved == {V.NOT_REACHED: "out_of_reach", V.INCONCLUSIVE: "out_of_reach", V.REPRODUCED: "paper_claim",
+                     V.CONTRADICTED: "paper_claim", V.CHECKED: "paper_claim"}
+
+
 # ------------------------------------------------------------------ 8. Claim 1 under both relations
 def test_claim1_sensitivity_is_h_for_add_remove_and_2h_for_replacement():
     from privrl.papers import registry

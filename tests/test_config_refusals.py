@@ -36,6 +36,33 @@ def test_output_dir_at_or_above_the_root_refused(tmp_path, value):
         _one_line(output_dirs.output_dir_errors({key: value}, tmp_path / "work"), f"{key}: ")
 
 
+@pytest.mark.parametrize("layout, value, needle", [
+    ({"a": "b", "b": "a"}, "a", "symlink loop"),                 # a loop of two links
+    ({"a": "b", "b": "a"}, "a/sub", "symlink loop"),             # below a loop
+    ({"r": "r/x"}, "r", "symlink loop"),                         # a link into itself
+    ({"r": ".."}, "r", "one above it"),                          # a link to the parent of the working directory
+    ({"r": "."}, "r", "working directory"),                      # a link to the working directory
+])
+def test_output_dir_symlink_loops_refused_in_one_line(tmp_path, layout, value, needle):
+    work = tmp_path / "work"
+    work.mkdir()
+    for name, target in layout.items():
+        (work / name).symlink_to(target)
+    for key in ("results_dir", "store_dir", "figures_dir"):
+        assert needle in _one_line(output_dirs.output_dir_errors({key: value}, work), f"{key}: ")
+
+
+def test_output_dir_holding_a_link_back_up_is_walked_once(tmp_path):
+    """A results_dir whose subdirectory links back to it (or above) is not privrl's; the walk stops."""
+    (tmp_path / "res" / "smoke").mkdir(parents=True)
+    (tmp_path / "res" / "smoke" / output_dirs.MARKER).write_text("")
+    assert output_dirs.output_dir_errors({"results_dir": "res"}, tmp_path) == []
+    for i in range(8):  # links back up: the walk stops at a directory seen again (not ~40 links deep at ELOOP)
+        (tmp_path / "res" / f"up{i}").symlink_to("." if i % 2 else "..")
+    line = _one_line(output_dirs.output_dir_errors({"results_dir": "res", "store_dir": "st"}, tmp_path), "results_dir")
+    assert "did not create" in line
+
+
 def test_foreign_non_empty_results_dir_refused_and_its_files_never_deleted(tmp_path):
     from privrl import io
 
@@ -158,6 +185,29 @@ def test_bounds_follow_the_data_structures():
     assert memory_bounds.bootstrap_bytes(1000, 10, 120) == 1000 * 10 * 121 * 8 + 1000 * 10 * 8
     assert memory_bounds.memory_limit_bytes() > 0
     assert validate.config_errors(SMOKE) == []
+
+
+def test_sdp_pe_policy_table_is_in_the_bound():
+    """SDP-PE's A^(S H) policies (actions, active flag, occupancy, value) are what init_state allocates;
+    a cell whose table cannot fit, or that the agent would refuse, is refused before any job."""
+    import numpy as np
+
+    from privrl.agents import sdp_pe
+
+    H, S, A = 2, 3, 2
+    st = sdp_pe.init_state((np.zeros((H, S, A, S)),), None, 100)
+    assert sum(a.nbytes for a in st[:4]) == memory_bounds.policy_table_bytes(H, S, A, {}) == 2**6 * (6 + 1 + 8 * 9)
+    assert set(sdp_pe.PRESETS) <= set(memory_bounds.AGENT_TABLES)
+    big = {"S": 4, "A": 2, "H": 6, "branching": 2}            # 2^24 policies
+    refused = memory_bounds.cell_memory_error("cells[0]", "sdp-pe", {}, "garnet", big)
+    assert refused.startswith("cells[0]: sdp-pe: ") and "max_policies" in refused and "\n" not in refused
+    line = memory_bounds.cell_memory_error("cells[0]", "pe", {"max_policies": 2**30}, "garnet", big, limit=10**9)
+    assert f"{(2**24 * (24 + 1 + 8 * 31) + memory_bounds.run_bytes('garnet', big)) / 1e9:.3g} GB" in line
+    assert memory_bounds.cell_memory_error("cells[0]", "ucbvi", {}, "garnet", big, limit=1) is None  # no table
+    cfg = copy.deepcopy(SMOKE)
+    cfg["experiments"]["ucbvi_baseline"]["cells"] = [{"agent": "sdp-pe"}]
+    cfg["experiments"]["ucbvi_baseline"]["envs"] = {"g": {"name": "garnet", "params": big}}
+    _one_line(validate.config_errors(cfg), "experiments.ucbvi_baseline.cells[0] on envs.g: sdp-pe")
 
 
 # --- a late job failure prints its reason -------------------------------------------------------

@@ -128,3 +128,22 @@ def test_run_file_naming_shards_the_store_lacks_is_caught(cell):
     io.write_run(out, out.with_suffix(".json"), df, {**info, "shards": ["0" * 20]})
     [(path, why)] = store.tampered_cells(cell["res"], cell["store"], cell["plan"])
     assert path == str(out) and "0" * 20 in why
+
+
+def test_cell_merged_from_another_shard_set_is_caught(cell):
+    """A cell file merged (and recorded) from shards other than the planned ones -- here seed 0's
+    shard alone, vouched for by its own merge record -- is not the planned cell: rerun."""
+    out = cell["out"]
+    run.merge_shards(cell["shards"][:1], cell["mdp"], cell["cell"], out, out.with_suffix(".json"))
+    assert store._recorded(store._merged_record(cell["store"], cell["digests"][:1]))  # the store vouches for it
+    [(path, why)] = store.tampered_cells(cell["res"], cell["store"], cell["plan"])
+    assert path == str(out) and "not the" in why and "config plans" in why and "\n" not in why
+
+
+def test_merge_record_naming_other_shards_is_caught(cell):
+    """A merge record filed under the planned shards' key but naming another shard set vouches for nothing."""
+    record = store._merged_record(cell["store"], cell["digests"])
+    data = json.loads(record.read_text())
+    record.write_text(json.dumps({**data, "shards": [cell["digests"][0]]}))
+    [(path, why)] = store.tampered_cells(cell["res"], cell["store"], cell["plan"])
+    assert path == str(cell["out"]) and "merge record" in why and "\n" not in why

@@ -70,6 +70,21 @@ def test_homogeneous_cells_score_b_and_eps_exponent_one_sided():
     assert c.verdict == V.CONTRADICTED
 
 
+def test_negative_eps_exponent_is_not_reproduced():
+    """D growing with eps (gamma's CI below 0) exceeds no upper bound but shows no 1/eps either:
+    inconclusive, the row saying why; a CI that reaches 0 or above keeps the one-sided reading."""
+    b, c = V.score_eps_dependence(_cells([0.3] * 4, gamma=-1.0), 0.5, "power", (1.0, 2.0))
+    assert c.verdict == V.INCONCLUSIVE and "grows with eps" in c.regime and "gamma = -1" in c.measured
+    assert b.verdict == V.REPRODUCED                     # the K-slope is scored as before
+    _, c = V.score_eps_dependence(_cells([0.3] * 4, gamma=0.5), 0.5, "power", (1.0, 2.0))
+    assert c.verdict == V.REPRODUCED                     # a smaller positive exponent meets the bound
+    wide = [V.EpsCell(e, 0.3, 0.25, 0.35, 100 / e ** -0.05, 10 / e ** -0.05, 1000 / e ** -0.05, IN)
+            for e in (1.0, 2.0, 5.0, 10.0)]
+    gamma, lo, hi = V.eps_exponent(wide, "power")
+    assert lo < 0 < hi
+    assert V.score_eps_dependence(wide, 0.5, "power", (1.0, 2.0))[1].verdict == V.REPRODUCED
+
+
 def test_garcelon_eps_law_is_not_a_power_law():
     g = V.EPS_LAWS["garcelon_shuffle"]
     cells = _cells([0.4] * 4, eps=(0.5, 1.0, 2.0, 5.0), law=g, gamma=1.0)

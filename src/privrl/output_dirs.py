@@ -3,7 +3,8 @@
 ``results_dir``, ``store_dir`` and ``figures_dir`` are refused before any job (one line naming
 the key) when empty, when they resolve to the file-system root, to the user's home, or to the
 working directory or one of its ancestors (outputs mixed with the sources, or planned under
-``/``). ``results_dir`` and ``store_dir`` are also refused when they are non-empty directories
+``/``), or that cannot be resolved (a symlink loop; a symlink to the working directory or above
+resolves there and is refused as such). ``results_dir`` and ``store_dir`` are also refused when they are non-empty directories
 privrl did not create: privrl marks a directory it writes into with :data:`MARKER` (a small
 text file, written at the start of a run, :func:`claim`), and deletes files only there and only
 files it made (io.remove_stale_temps). A directory filled by an earlier privrl version has no
@@ -23,15 +24,25 @@ DIR_KEYS = {"results_dir": "results", "store_dir": "results/store", "figures_dir
 MARKED_KEYS = ("results_dir", "store_dir")
 
 
-def is_privrl_dir(path: str | Path) -> bool:
+def is_privrl_dir(path: str | Path, _above: frozenset = frozenset()) -> bool:
     """True if ``path`` is missing, empty, marked as privrl's, or holds only such directories (the
-    default ``results/`` holding a smoke run's ``results/smoke`` and the store ``results/store``)."""
+    default ``results/`` holding a smoke run's ``results/smoke`` and the store ``results/store``).
+    A directory reached again below itself (a symlink to itself or to a directory above it) is
+    not privrl's: the walk never follows a loop."""
     p = Path(path)
     if not p.exists():
         return True
     if not p.is_dir():
         return False
-    return (p / MARKER).is_file() or all(q.is_dir() and is_privrl_dir(q) for q in p.iterdir())
+    if (p / MARKER).is_file():
+        return True
+    try:
+        real = p.resolve(strict=True)
+    except (OSError, RuntimeError):  # a symlink loop (RuntimeError before Python 3.13)
+        return False
+    if real in _above:
+        return False
+    return all(q.is_dir() and is_privrl_dir(q, _above | {real}) for q in p.iterdir())
 
 
 def _unsafe(value: Any, cwd: Path) -> str | None:
@@ -40,7 +51,10 @@ def _unsafe(value: Any, cwd: Path) -> str | None:
         return None  # the schema names the type
     if not value.strip():
         return "empty path (outputs would be planned under the file-system root or the working directory)"
-    p = (cwd / value).resolve()
+    try:
+        p = (cwd / value).resolve()
+    except (OSError, RuntimeError) as e:  # a symlink loop (RuntimeError before Python 3.13, OSError ELOOP after)
+        return f"{value!r} cannot be resolved: a symlink loop ({str(e).splitlines()[0] if str(e) else type(e).__name__})"
     if p == Path(p.anchor):
         return f"{value!r} resolves to the file-system root {p}"
     if p == Path.home().resolve():

@@ -45,14 +45,14 @@ from scipy import stats
 
 from privrl.agents import REGISTRY
 from privrl.mechanisms import events as ev
-from privrl.mechanisms.audit import epsilon_bounds
+from privrl.mechanisms.audit import epsilon_bounds, row_alpha
 from privrl.privacy_probe import probe_of, release_layout, sample_releases
 from privrl.rl import envs
 
 #: every registered agent with a privacy model (each must be probe-able: privacy_probe.probe_of)
 AGENTS = tuple(n for n, s in REGISTRY.items() if s.privacy_model != "none")
 COLUMNS = ["agent", "relation", "variant", "claimed_epsilon", "delta", "epsilon_lower_bound", "n_samples",
-           "verdict", "statistic", "claim_source"]
+           "row_alpha", "verdict", "statistic", "claim_source"]
 #: the broken classes of the table (besides the reduced-noise variant); dropped-levels needs a tree
 BROKEN = ("dropped-levels", "reused-noise", "shared-noise")
 USERS = 4
@@ -184,14 +184,19 @@ def _best_event(s1, s0, delta: float, alpha: float):
     return best
 
 
+def held_out(n: int, fit_frac: float = 0.3, select_frac: float = 0.2) -> int:
+    """Runs per sequence left for the held-out evaluation after the fit and selection splits."""
+    return n - int(n * (fit_frac + select_frac))
+
+
 def epsilon_lower_bound(samples: dict, delta: float = 0.0, alpha: float = 0.05, fit_frac: float = 0.3,
                         select_frac: float = 0.2) -> tuple[float, str]:
     """Held-out Clopper-Pearson lower bound on eps from ``samples = {label: (Y1[n, D], Y0[n, D])}``
     (one pair of neighbouring sequences per label): (bound, "label: statistic") of the event
-    chosen on the fit and selection splits."""
+    chosen on the fit and selection splits, evaluated on the last :func:`held_out` runs."""
     best = (-math.inf,)
     for label, (Y1, Y0) in samples.items():
-        a, b = int(len(Y1) * fit_frac), int(len(Y1) * (fit_frac + select_frac))
+        a, b = int(len(Y1) * fit_frac), len(Y1) - held_out(len(Y1), fit_frac, select_frac)
         for name, (fit, score) in STATISTICS.items():
             model = fit(Y1[:a], Y0[:a])
             if isinstance(model, list) and not model:
@@ -212,7 +217,7 @@ def epsilon_lower_bound(samples: dict, delta: float = 0.0, alpha: float = 0.05, 
 # ----------------------------------------------------------------------------- agent audits
 def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float = 1.0, alpha: float = 0.05,
                 params: dict | None = None, variant: str = "exact", users: int | None = None,
-                positions: tuple | None = None) -> dict:
+                positions: tuple | None = None, fit_frac: float = 0.3, select_frac: float = 0.2) -> dict:
     """One row of the table: ``agent`` under ``relation``, ``n`` runs per neighbouring sequence and
     position of the differing user (default: the first and the middle of ``users >= 4`` users, the
     agent's ``AuditProbe.users`` if None; where add/remove puts the empty user in a batch with
@@ -220,6 +225,7 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
 
     ``noise_multiplier`` / ``variant``: the probe's test-only broken variants
     (:data:`privrl.privacy_probe.VARIANTS`); 1.0 / "exact" audits the agent as it runs.
+    ``alpha``: this row's level; ``n_samples`` is the held-out runs per sequence the bound is read on.
     """
     users = int(users or probe_of(agent)[1].users)
     if users < 4:
@@ -254,7 +260,7 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
     else:
         applicable = True
     eps, delta, src = claim if claim else (math.nan, 0.0, "no claim under this relation")
-    lb, statistic = epsilon_lower_bound(samples, delta, alpha)
+    lb, statistic = epsilon_lower_bound(samples, delta, alpha, fit_frac, select_frac)
     weakened = noise_multiplier != 1.0 or variant != "exact"
     if claim is None:
         verdict = "not claimed"
@@ -268,8 +274,8 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
     if variant != "exact" and noise_multiplier != 1.0:
         name += f", noise x{noise_multiplier:g}"
     return {"agent": agent, "relation": relation, "variant": name, "claimed_epsilon": eps, "delta": delta,
-            "epsilon_lower_bound": lb, "n_samples": n - int(n * 0.5), "verdict": verdict, "statistic": statistic,
-            "claim_source": src}
+            "epsilon_lower_bound": lb, "n_samples": held_out(n, fit_frac, select_frac), "row_alpha": alpha,
+            "verdict": verdict, "statistic": statistic, "claim_source": src}
 
 
 def variants_of(agent: str, which=("noise",) + BROKEN) -> list[tuple[float, str]]:
@@ -287,33 +293,36 @@ def variants_of(agent: str, which=("noise",) + BROKEN) -> list[tuple[float, str]
 def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     """Every private agent x every relation it claims x (the agent, its broken variants).
 
-    sizes: ``n`` (runs per sequence and position), ``alpha``, ``users`` (K >= 4), ``agents``
-    (default all of :data:`AGENTS`), ``variants`` (default "noise" and :data:`BROKEN`).
-    ``rng``: Generator or SeedSequence.
+    sizes: ``n`` (runs per sequence and position), ``alpha`` (the table's family-wise false-alarm
+    rate: each of its R rows is audited at ``alpha / R``, Bonferroni, column ``row_alpha``),
+    ``users`` (K >= 4), ``agents`` (default all of :data:`AGENTS`), ``variants`` (default "noise"
+    and :data:`BROKEN`). ``rng``: Generator or SeedSequence.
     """
     sizes = dict(sizes or {})
     if isinstance(rng, np.random.SeedSequence):
         rng = np.random.default_rng(rng)
     n, alpha, users = int(sizes.get("n", 20000)), float(sizes.get("alpha", 0.05)), sizes.get("users")
     which = tuple(sizes.get("variants", ("noise",) + BROKEN))
+    plan = [(agent, relation, variants_of(agent, which)) for agent in sizes.get("agents", AGENTS)
+            for relation in ev.NEIGHBOURS if claimed(agent, relation, None, users) is not None]
+    a_row = row_alpha(alpha, sum(len(vs) for _, _, vs in plan))
     rows = []
-    for agent in sizes.get("agents", AGENTS):
-        for relation in ev.NEIGHBOURS:
-            if claimed(agent, relation, None, users) is None:
-                continue
-            vs = variants_of(agent, which)
-            for (mult, variant), g in zip(vs, rng.spawn(len(vs))):
-                rows.append(audit_agent(agent, relation, g, n, mult, alpha, variant=variant, users=users))
+    for agent, relation, vs in plan:
+        for (mult, variant), g in zip(vs, rng.spawn(len(vs))):
+            rows.append(audit_agent(agent, relation, g, n, mult, a_row, variant=variant, users=users))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
-    """The table as GitHub markdown, with a header saying what the columns mean."""
+    """The table as GitHub markdown, with a header saying what the columns mean; ``alpha`` is the
+    table's family-wise rate (its rows at ``alpha / len(df)``, column ``row_alpha``)."""
     head = ("# End-to-end agent privacy audit\n\nEach agent's own kernel on a scripted tiny MDP "
             f"(S = 2, A = 2, H = 2, {USERS} users unless stated), neighbouring user sequences under each "
             "relation its guarantees claim, the differing user first or in the middle; a naive-Bayes and a "
             "linear-discriminant statistic over the joint release, chosen on a selection split; held-out "
-            f"Clopper-Pearson lower bound at alpha = {alpha} (privrl.privacy_audit). Weakened variants "
+            f"Clopper-Pearson lower bound (n_samples: held-out runs per sequence) at alpha / {len(df)} = "
+            f"{row_alpha(alpha, len(df)):.3g} per row (Bonferroni over the {len(df)} rows): the family-wise "
+            f"false-alarm rate (some correct agent flagged) is <= {alpha} (privrl.privacy_audit). Weakened variants "
             "(reduced noise, dropped tree levels, noise reused across releases, noise shared across "
             "counters) keep the claim: `flagged` shows the audit's power.\n\n")
     cols = list(df.columns)

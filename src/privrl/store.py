@@ -16,8 +16,8 @@ checked against a sha256 recorded when privrl wrote it:
 * ``merged/<sha256 of the shard list>.json``: the sha256 of every cell file a merge wrote from
   exactly those shards (:func:`record_merge`). A cell file of a results_dir whose parquet and
   JSON were both rewritten (so that its own hash matches) is caught against it at start-up
-  (:func:`tampered_cells`): its hash is not one the store recorded for its shards, or its
-  shards are not the ones the config plans. It is reported and rerun.
+  (:func:`tampered_cells`): its hash is not one the store recorded for its shards, or the shards
+  its metadata or its merge record names are not the ones the config plans. It is reported and rerun.
 """
 from __future__ import annotations
 
@@ -141,19 +141,42 @@ def tampered_cells(results_dir: str | os.PathLike, store: str | os.PathLike,
     return out
 
 
+def _record_shards(record: Path) -> list[str] | None:
+    """The shard digests a merge record names (None if unreadable)."""
+    try:
+        shards = json.loads(record.read_text())["shards"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return list(shards) if isinstance(shards, list) else None
+
+
+def _names(digests: list) -> str:
+    return "[" + ", ".join(str(d) for d in digests) + "]"
+
+
 def _store_disagrees(parquet: Path, info: Mapping[str, Any], store, planned: list[str]) -> str | None:
-    digests = info.get("shards")  # a stale file (the plan changed) is rerun by Snakemake, not reported
+    """Why the store does not vouch for a cell file whose own hash matches, or None. The shards its
+    metadata names and those its merge record names must both be the shards the config plans
+    (a cell merged from another shard set -- other seeds, another key -- is rerun, not trusted)."""
+    digests = info.get("shards")
     if not (isinstance(digests, list) and digests and all(isinstance(d, str) for d in digests)):
-        return f"its metadata names no shards (the config plans {planned})"
-    known = _recorded(_merged_record(store, digests))
+        return f"its metadata names no shards (the config plans {_names(planned)})"
+    if digests != planned:
+        return f"its metadata names shards {_names(digests)}, not the {_names(planned)} the config plans"
+    record = _merged_record(store, planned)
+    known = _recorded(record)
     if known:
+        named = _record_shards(record)
+        if named != planned:
+            return (f"the store's merge record {record} names shards {_names(named or [])}, not the "
+                    f"{_names(planned)} the config plans")
         if info[io.HASH_FIELD] in known:
             return None
         return (f"content sha256 {info[io.HASH_FIELD][:12]} is not what the store recorded for its shards "
                 f"({', '.join(k[:12] for k in known)}; run file and metadata both edited?)")
     shards = [Path(store, f"{d}.parquet") for d in digests]
-    if not all(p.exists() for p in shards):  # nothing to compare against: fine only for the planned shards
-        return None if digests == planned else f"its metadata names shards {digests} the store does not hold"
+    if not all(p.exists() for p in shards):  # nothing to compare against: the planned shards are yet to run
+        return None
     import pandas as pd
 
     try:

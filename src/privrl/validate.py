@@ -174,6 +174,15 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         errs.append(f"{where}.matched_eps: cells marked matched need a matched_eps block")
     if errs:
         return errs  # cells cannot be expanded reliably
+    from privrl.memory_bounds import cell_memory_error
+
+    for key, env in exp.get("envs", {}).items():  # an agent's own tables (SDP-PE's policies), before any job
+        for i, c in enumerate(exp.get("cells", [])):
+            why = cell_memory_error(f"{where}.cells[{i}] on envs.{key}", c["agent"], c.get("params") or {},
+                                    env.get("name"), env.get("params") or {})
+            errs += [why] if why else []
+    if errs:
+        return errs
     from privrl.papers import registry
 
     known = registry.analyses()

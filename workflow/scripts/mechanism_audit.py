@@ -12,10 +12,11 @@ def _mechanisms(rng, sizes):
     from privrl.mechanisms import audit
 
     alpha = sizes.get("alpha", 0.05)
-    header = ("# Privacy audit\n\nEmpirical lower bounds are Clopper-Pearson limits at level "
-              f"alpha = {alpha} (false-alarm rate <= alpha); shuffled mechanisms: distribution tests "
-              "against the exact law and exact epsilon vs claim (privrl.mechanisms.audit).\n\n")
     df = audit.privacy_audit_table(rng, sizes)
+    header = ("# Privacy audit\n\nEmpirical lower bounds are Clopper-Pearson limits; shuffled mechanisms: "
+              "distribution tests against the exact law and exact epsilon vs claim (privrl.mechanisms.audit). "
+              f"Each of the {len(df)} rows is tested at alpha / {len(df)} = {audit.row_alpha(alpha, len(df)):.3g} "
+              f"(Bonferroni): the family-wise false-alarm rate (some correct mechanism flagged) is <= {alpha}.\n\n")
     return df, header + audit.audit_table_markdown(df)
 
 

@@ -118,7 +118,7 @@ def private_batch(code, eps_c, beta, delta, n_rel, n_sas, n_sa, r_sa, n_users, r
         x[m * X + m + i] = r_sa[i]
     y = np.empty_like(x)
     if summed and code == LOCAL_LAPLACE:
-        laplace_sum_release(x, sensitivity_of(code) / eps_c, n_users, rng, y)
+        laplace_sum_release(x, sensitivity_of(code), eps_c, n_users, rng, y)
     else:
         release_counts(code, eps_c, beta, x, n_users, rng, y)
     noisy_sas = y[: m * X].copy().reshape((m, X))

@@ -142,6 +142,40 @@ def audit_tree(rng, n_trials: int, epsilon: float = 1.0, levels: int = 3, noise_
                 n_trials, "Vietri et al. App. A Alg. 5, Thm 12")
 
 
+def _laplace_sum(x: np.ndarray, rng, sensitivity: float, epsilon: float, m: int) -> np.ndarray:
+    """One release of the column sums x[n] of ``m`` users through the door's
+    ``laplace_sum_release`` -- the function the aggregate simulation's batches call
+    (``privrl.agents.pe_privacy.private_batch`` with ``summed``)."""
+    out = np.empty_like(x)
+    door.laplace_sum_release(x, sensitivity, epsilon, np.int64(m), rng, out)
+    return out
+
+
+def audit_laplace_sum(rng, n_trials: int, epsilon: float = 1.0, m: int = 1, sensitivity: float = 2.0,
+                      noise_factor: float = 1.0, alpha: float = 0.05, select_frac: float = 0.2) -> dict:
+    """The local Laplace sum of the aggregate simulation (:mod:`.laplace_sum`): the column sums of
+    ``m`` users, one user's count 0 vs ``sensitivity`` (the others 0), plus the sum of the m users'
+    ``Lap(b)``, ``b = sensitivity / epsilon`` (SDP-PE-LDP's per-counter sensitivity 2, the default).
+
+    m = 1: event ``{y >= sensitivity}``, ``P1/P0 = e^eps`` exactly (optimal). m > 1: event
+    ``{y >= c}`` from a selection split (:func:`_split_threshold_bounds`); the density ratio of a
+    sum of m Laplace variates shifted by ``sensitivity`` tends to ``e^(sensitivity/b)`` in the
+    tail (the sum's tail is one Laplace's times a polynomial), so the exact eps is ``eps`` for
+    every m (the sum is post-processing of the users' eps-LDP reports)."""
+    eps_used = epsilon / noise_factor  # scale noise_factor * b: the inputs stay in the domain
+    y1 = _laplace_sum(np.full(n_trials, sensitivity), rng, sensitivity, eps_used, m)
+    y0 = _laplace_sum(np.zeros(n_trials), rng, sensitivity, eps_used, m)
+    if m == 1:
+        b = epsilon_bounds(int((y1 >= sensitivity).sum()), n_trials, int((y0 >= sensitivity).sum()), n_trials,
+                           0.0, alpha)
+        n_used = n_trials
+    else:
+        b, n_used = _split_threshold_bounds(y1, y0, 0.0, alpha, select_frac)
+    return _row(f"local Laplace sum of m={m} users (aggregate simulation)", epsilon, 0.0, b,
+                acc.laplace_epsilon(sensitivity / eps_used, sensitivity), n_used,
+                "Bai et al. SDP-PE-LDP reconstruction; sum of m Lap(b) as b (Gamma(m) - Gamma(m))")
+
+
 def gaussian_step_claim(beta: float, N: float, delta: float) -> float:
     """Claimed eps of one RLSVI Gaussian step: Lemma 11's RDP ``alpha (N+1)/(2 beta N^2)``
     converted as in Thm 13 / Cor. 14: ``rho + 2 sqrt(rho log(1/delta))``."""
@@ -278,11 +312,18 @@ def audit_shuffled_rr(rng, n_samples: int, eps0: float, k: int, H: int, m: int, 
     return row | {"test": t}
 
 
+#: users of the local Laplace sum's audit rows: one (its optimal event) and two (numpy's Gamma(m > 1) path,
+#: the one every aggregate batch of more than one user takes)
+LAPLACE_SUM_USERS = (1, 2)
+
+
 def privacy_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     """All audits as one table (columns ``COLUMNS``). ``rng``: Generator or SeedSequence.
 
-    sizes: ``n_event`` (trials per input for Laplace, R_p, tree), ``n_gaussian``, ``n_shuffle``
-    (protocol samples), ``alpha``, ``epsilon``; ``shuffle_rr`` = dict(eps0, k, H, m, delta0).
+    sizes: ``n_event`` (trials per input for Laplace, R_p, tree, the local Laplace sum),
+    ``n_gaussian``, ``n_shuffle`` (protocol samples), ``alpha``, ``epsilon``; ``shuffle_rr`` =
+    dict(eps0, k, H, m, delta0). ``alpha`` is the table's family-wise false-alarm rate: each of
+    its R rows is audited at ``alpha / R`` (Bonferroni; :func:`row_alpha`).
     """
     sizes = dict(sizes or {})
     if isinstance(rng, np.random.SeedSequence):
@@ -290,25 +331,33 @@ def privacy_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     n_ev = int(sizes.get("n_event", 200_000))
     n_g = int(sizes.get("n_gaussian", 1_000_000))
     n_sh = int(sizes.get("n_shuffle", 2000))
-    alpha = float(sizes.get("alpha", 0.05))
     eps = float(sizes.get("epsilon", 1.0))
     bs_eps, bs_beta = float(sizes.get("bitsum_epsilon", 0.5)), float(sizes.get("bitsum_beta", 0.01))
     srr = {"eps0": 1.0, "k": 200, "H": 5, "m": 1, "delta0": 1e-6} | dict(sizes.get("shuffle_rr", {}))
-    r = rng.spawn(7)
-    tau = door.bitsum_tau(bs_eps, bs_beta)
-    rows = [
-        audit_laplace(r[0], n_ev, eps, alpha=alpha),
-        audit_rr(r[1], n_ev, eps, alpha=alpha),
-        audit_tree(r[2], n_ev, eps, alpha=alpha),
-        audit_gaussian(r[3], n_g, alpha=alpha),
-        audit_bitsum(r[4], n_sh, bs_eps, bs_beta, max(1, int(tau / 4)), alpha=alpha),
-        audit_bitsum(r[5], n_sh, bs_eps, bs_beta, int(4 * tau), alpha=alpha),
-        audit_shuffled_rr(r[6], n_sh, srr["eps0"], int(srr["k"]), int(srr["H"]), int(srr["m"]),
-                          float(srr["delta0"]), alpha=alpha),
-    ]
     extra = [k for k in door.KINDS if k not in door.BUILTIN_KINDS]  # kinds registered beyond the built-in ones
+    audits = [
+        lambda g, a: audit_laplace(g, n_ev, eps, alpha=a),
+        lambda g, a: audit_rr(g, n_ev, eps, alpha=a),
+        lambda g, a: audit_tree(g, n_ev, eps, alpha=a),
+        lambda g, a: audit_gaussian(g, n_g, alpha=a),
+        lambda g, a: audit_bitsum(g, n_sh, bs_eps, bs_beta, max(1, int(tau / 4)), alpha=a),
+        lambda g, a: audit_bitsum(g, n_sh, bs_eps, bs_beta, int(4 * tau), alpha=a),
+        lambda g, a: audit_shuffled_rr(g, n_sh, srr["eps0"], int(srr["k"]), int(srr["H"]), int(srr["m"]),
+                                       float(srr["delta0"]), alpha=a),
+    ]
+    audits += [lambda g, a, m=m: audit_laplace_sum(g, n_ev, eps, m, alpha=a) for m in LAPLACE_SUM_USERS]
+    alpha = row_alpha(float(sizes.get("alpha", 0.05)), len(audits) + len(extra))
+    tau = door.bitsum_tau(bs_eps, bs_beta)
+    r = rng.spawn(len(audits))
+    rows = [f(g, alpha) for f, g in zip(audits, r)]
     rows += [audit_kind(k, g, n_ev, eps, alpha=alpha) for k, g in zip(extra, rng.spawn(len(extra)))]
     return pd.DataFrame([{c: row[c] for c in COLUMNS} for row in rows], columns=COLUMNS)
+
+
+def row_alpha(family_alpha: float, rows: int) -> float:
+    """Per-row level of a table of ``rows`` audits whose family-wise false-alarm rate (some correct
+    row flagged) is at most ``family_alpha``: ``family_alpha / rows`` (Bonferroni, union bound)."""
+    return family_alpha / max(int(rows), 1)
 
 
 def audit_table_markdown(df: pd.DataFrame) -> str:

@@ -187,11 +187,18 @@ def instances_of(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
             for e, x in (config.get("experiments") or {}).items() if x}
 
 
+#: verdicts a row can have and still be out of reach: only undecided rows move (a reproduced,
+#: contradicted or checked row was decided on the data run, whatever its K needed)
+UNDECIDED = (V.NOT_REACHED, V.INCONCLUSIVE)
+
+
 def with_scope_of_reach(claims: Sequence[V.Claim], th: V.Thresholds = V.THRESHOLDS) -> list[V.Claim]:
-    """Paper claims whose K needed exceeds ``th.out_of_reach_k`` (or is infinite) move to scope
-    "out_of_reach": listed with their K, not counted in the scoreboard (no design reaches them)."""
+    """Undecided paper claims (verdict "not reached" or "inconclusive") whose K needed exceeds
+    ``th.out_of_reach_k`` (or is infinite) move to scope "out_of_reach": listed with their K, not
+    counted in the scoreboard (no design reaches them). Decisive and checked rows stay counted."""
     return [dataclasses.replace(c, scope="out_of_reach")
-            if c.scope == "paper_claim" and not math.isnan(c.k_needed) and c.k_needed > th.out_of_reach_k else c
+            if c.scope == "paper_claim" and c.verdict in UNDECIDED and not math.isnan(c.k_needed)
+            and c.k_needed > th.out_of_reach_k else c
             for c in claims]
 
 

@@ -79,7 +79,8 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     statement being an upper bound: b reproduced when the pooled CI upper end is below
     b_claimed + log_allowance; gamma reproduced when its CI upper end is below gamma_range[1] +
     allowance (a smaller eps exponent meets the bound; gamma_range[0] is only printed),
-    contradicted when its lower end is above it (unsaturated). gamma needs ``min_eps_cells`` (2)
+    contradicted when its lower end is above it (unsaturated), inconclusive when its upper end is
+    below 0 (D grows with eps: not a violation of the bound, but not its eps dependence either). gamma needs ``min_eps_cells`` (2)
     cells in regime: its K needed is the K at which the second eps cell enters its regime
     (inf with fewer eps cells than that).
     """
@@ -112,10 +113,14 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     hi_ok = gamma_range[1] + th.log_allowance
     g_meas = (f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs <= {hi_ok:.3g} "
               f"(widths allow [{gamma_range[0]:g}, {gamma_range[1]:g}])")
+    why = f"D at K over {len(live)} eps in regime"
+    if ghi < 0.0:  # D grows with eps: the bound is not exceeded, but its eps dependence is not seen
+        return b_score, Score(INCONCLUSIVE, g_meas, f"{why}; gamma's CI lies below 0: D grows with eps, which no "
+                                                    "bound on the privacy cost predicts (docs/decisions/claims.md)")
     if ghi < hi_ok:
         verdict = REPRODUCED
     elif glo > hi_ok and not sat:
         verdict = CONTRADICTED
     else:
         verdict = INCONCLUSIVE
-    return b_score, Score(verdict, g_meas, f"D at K over {len(live)} eps in regime")
+    return b_score, Score(verdict, g_meas, why)
