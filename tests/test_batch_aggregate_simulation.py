@@ -114,3 +114,47 @@ def test_specs_declare_exactly_the_registered_aggregate_simulations():
     assert cost.cost_terms(AGENT, "") == ("K", "1") and cost.cost_terms(AGENT, "aggregate") == ("1", "L")
     assert cost.cost_terms("sdp-pe", "") == ("K", "B") and cost.cost_terms("sdp-pe", "aggregate") == ("1", "B")
     assert cost.cost_terms("dp-ucbvi-jdp", "aggregate") == ("K", "1")      # no aggregate: its episode terms
+
+
+def test_aggregate_policy_depends_only_on_the_released_counts(monkeypatch):
+    """The aggregate kernel in Python mode with the shuffle release replaced by a spy returning counts
+    from its own table: two MDPs, same table -> the same policies; another table -> other policies;
+    each release gets the batch's column sums (H visits per user) and its size (1, 1, 2, 4, ...)."""
+    from privrl.agents import private_ucbvi, private_ucbvi_aggregate
+
+    calls, pols, table = [], [], [0]
+
+    def fake(code, st, x, users, rng, out):
+        calls.append((np.array(x, copy=True), users))
+        out[:] = len(calls) * np.random.default_rng([table[0], len(calls)]).uniform(0.5, 3.0, out.shape[0])
+
+    def gap(env, pi, evc):
+        pols.append(np.array(pi, copy=True))
+        return original_gap(env, pi, evc)
+
+    original_gap = engine.policy_gap
+    monkeypatch.setattr(private_ucbvi, "privatizer_release_sums", fake)
+    monkeypatch.setattr(private_ucbvi_aggregate, "close_batch", private_ucbvi.close_batch.py_func)
+    monkeypatch.setattr(engine, "policy_gap", gap)
+    H, S, A, K = 4, 3, 2, np.int64(64)
+    pv = get(AGENT).param_vector({"epsilon": 1.0, "bonus_scale": 0.02})
+
+    def run(mdp, table_seed):
+        calls.clear()
+        pols.clear()
+        table[0] = table_seed
+        env = engine.env_arrays(mdp)
+        st = private_ucbvi.init_state(env, pv, K, np.int64(private_ucbvi.SHUFFLE_BITSUM))
+        private_ucbvi_aggregate.run_batches.py_func(env, pv, K, np.int64(0), K, np.random.default_rng(5),
+                                                    engine.new_recorder(int(K), np.array([0.1])), st, False)
+        return np.array(pols), list(calls)
+
+    polA, callsA = run(envs.riverswim(S=S, H=H), 1)
+    polB, _ = run(envs.garnet(S=S, A=A, branching=2, H=H, seed=11), 1)
+    polC, _ = run(envs.riverswim(S=S, H=H), 2)
+    np.testing.assert_array_equal(polA, polB)
+    assert not np.array_equal(polA, polC)
+    HSA = H * S * A
+    assert [u for _, u in callsA] == [1, 1, 2, 4, 8, 16, 32]
+    for x, users in callsA:
+        assert x[HSA:2 * HSA].sum() == H * users and x[2 * HSA:].sum() == H * users and 0 <= x[:HSA].sum() <= H * users
