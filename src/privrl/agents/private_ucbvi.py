@@ -18,7 +18,8 @@ repository; they are rebuilt here from what those papers do specify:
     2H per family); after k users E_k = 4 * laplace_sum_bound(k, 6H/eps, delta/(n K));
   - ``shuffle-bitsum`` (SDP, Bai et al. App. Alg. 4 per counter at eps/(3H), confidence
     ``beta``): users are released in doubling batches (episodes 1, 2, 3-4, 5-8, ...), the
-    policy changes only between batches; E = 4 * Bernstein bound of the summed bit-sum noise;
+    policy changes only between batches (so each batch can be drawn at once, in law:
+    :mod:`privrl.agents.private_ucbvi_aggregate`); E = 4 * Bernstein bound of the summed bit-sum noise;
 * bonus (times ``bonus_scale``), with N = N~_h(s,a), L = ln(5 S A K H / delta):
   - ``hoeffding`` (private-ucbvi-*): 7 H L / sqrt(N) (Azar et al. bonus_1, exactly as the
     ``ucbvi`` agent) + privacy term 2 (S H + 1) E / N;
