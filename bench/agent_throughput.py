@@ -48,9 +48,9 @@ rates (used by ``--before-src``).
 S, A, H, K, episodes_per_s, cpu, date), read by privrl.cost: there the *median* round's rate (what
 a job should expect), where the printed ratios use each agent's fastest round. Rows of variant
 ``noise-off`` are the agent's noise-off twin (``noise = 0``, measured as its own agent); rows of
-variant ``aggregate`` the policy-elimination agents in aggregate simulation at K = 1e8, 1e10,
-1e12 (privrl.agents.simulation), on the garnets the design runs them on (ELIMINATION_INSTANCES,
-episode by episode too). ``--agents NAME ...`` measures only those agents (UCBVI too, for the
+variant ``aggregate`` the agents with an aggregate simulation (the policy-elimination agents and
+private-ucbvi-sdp's doubling batches) at K = 1e8, 1e10, 1e12 (privrl.agents.simulation), on the
+garnets the design runs them on (ELIMINATION_INSTANCES, episode by episode too). ``--agents NAME ...`` measures only those agents (UCBVI too, for the
 ratios) and ``--write`` then replaces only their rows in the table (a new agent needs no
 re-bench of all). The floor pairs the
 fastest draw loop with UCBVI's fastest round: an estimate of the same kind as the ratios.
@@ -259,7 +259,8 @@ def run_before(args) -> dict[str, float]:
 
 
 def elimination_rows(names: list[str], args, cpu: str, date: str) -> list[dict]:
-    """The policy-elimination agents on the garnets the design runs them on: episode by episode at
+    """The agents with an aggregate simulation (policy elimination, doubling batches) on the
+    garnets the design runs them on: episode by episode at
     ``--k-grid`` and in aggregate simulation at AGGREGATE_K (median rounds), printed as CPU s per seed."""
     rows = []
     for inst, (env_name, env_params) in ELIMINATION_INSTANCES.items() if names else ():

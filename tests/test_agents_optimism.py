@@ -278,6 +278,8 @@ def test_policy_depends_only_on_privatizer_output(monkeypatch, agent):
     module, kern, sums = SPY_CASES[agent]
     K, H = 40, 4
     pv = get_agent(agent).param_vector({"epsilon": 1.0, "bonus_scale": 0.02})
+    if module is private_ucbvi:  # its batch release (close_batch) in Python mode too, so that the spies apply
+        monkeypatch.setattr(private_ucbvi, "close_batch", private_ucbvi.close_batch.py_func)
     mA, mB = envs.riverswim(S=3, H=H), envs.garnet(S=3, A=2, branching=2, H=H, seed=11)
     polA, callsA, trajA = _spy(monkeypatch, module, kern(), mA, pv, K, 1, sums)
     polB, callsB, _ = _spy(monkeypatch, module, kern(), mB, pv, K, 1, sums)

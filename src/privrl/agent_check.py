@@ -19,8 +19,11 @@ episodes), and reports one :class:`Property` per line:
 * ``audit``: a private agent, audited end to end at its claimed eps under every neighbour relation
   it claims (:func:`privrl.privacy_audit.audit_agent`), is not flagged; an agent the audit cannot
   probe fails (it would otherwise go unaudited); a non-private agent passes trivially;
+* ``aggregate simulation`` (only for an agent whose spec declares one, ``AgentSpec.simulations``):
+  its kernels registered, deterministic, chunked = unchunked and door-only as above;
 * ``throughput``: a row of the measured throughput table (``privrl.cost``); none is a warning
-  (the design is then planned from the nearest measured agent), not a failure.
+  (the design is then planned from the nearest measured agent), not a failure; so is a declared
+  aggregate simulation without rows of its own.
 """
 from __future__ import annotations
 
@@ -140,15 +143,16 @@ def _door_objects() -> tuple[set, set]:
     return exposed, {m.__name__ for m in doors}
 
 
-def mechanism_violations(agent: str) -> list[str]:
-    """What the agent reaches in privrl.mechanisms (or numpy.random) other than through the door."""
-    from privrl.agents import get
+def mechanism_violations(agent: str, simulation: str = "episode") -> list[str]:
+    """What the agent's kernels of ``simulation`` reach in privrl.mechanisms (or numpy.random) other
+    than through the door."""
+    from privrl.agents import simulation as simulations
 
-    spec = get(agent)
+    init_state, run_episodes = simulations.kernels(agent, simulation)
     exposed, door_names = _door_objects()
     refs: list = []
     seen: set = set()
-    for fn in (spec.init_state, spec.run_episodes):
+    for fn in (init_state, run_episodes):
         _referenced(fn, seen, refs)
     bad = set()
     for name, v in refs:
@@ -159,7 +163,7 @@ def mechanism_violations(agent: str) -> list[str]:
             bad.add(f"{name} ({mod})")
         elif mod.startswith("privrl_door_") and mod not in door_names:
             bad.add(f"{name} ({mod}: not a door of privrl.mechanisms.privatizer)")
-    source = inspect.getsourcefile(inspect.getmodule(getattr(spec.run_episodes, "py_func", spec.run_episodes)))
+    source = inspect.getsourcefile(inspect.getmodule(getattr(run_episodes, "py_func", run_episodes)))
     bad |= {f"import of privrl.mechanisms.{m} in {Path(source).name}" for m in _mechanism_imports(Path(source))
             if m not in DOOR_MODULES}
     return sorted(bad)
@@ -181,6 +185,33 @@ def check_door_only(agent: str) -> Property:
     bad = mechanism_violations(agent)
     return Property("door-only mechanisms", FAIL if bad else OK,
                     ("reaches " + ", ".join(bad)) if bad else "privrl.mechanisms reached only through the privatizer door")
+
+
+# ----------------------------------------------------------------------------- aggregate simulation
+def check_aggregate(agent: str, K: int) -> Property:
+    """An agent whose spec declares an aggregate simulation (``AgentSpec.simulations``): its kernels
+    are registered and keep the contract too (same seed twice = same bytes, chunked = unchunked
+    through the resumable path, door-only). Its law against the episode kernel is the agent's own
+    test (tests/test_aggregate_simulation.py, tests/test_batch_aggregate_simulation.py)."""
+    from privrl.agents import simulation
+
+    try:
+        simulation.check(agent, "aggregate")
+    except ValueError as exc:
+        return Property("aggregate simulation", FAIL, f"declared in its spec but {exc}")
+    a, _ = _run(agent, K, 3, simulation="aggregate")
+    b, _ = _run(agent, K, 3, simulation="aggregate")
+    chunk = max(1, K // 3)
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d, "state.npz")
+        chunked, _ = _run(agent, K, 3, chunk_episodes=chunk, state_path=path, run_id="check-aggregate",
+                          simulation="aggregate")
+    bad = mechanism_violations(agent, "aggregate")
+    fails = ([] if _same(a, b) else ["the same seed twice differs"]) + (
+        [] if _same(a, chunked) else [f"chunks of {chunk} differ from one call"]) + (
+        ["reaches " + ", ".join(bad)] if bad else [])
+    return Property("aggregate simulation", FAIL if fails else OK,
+                    "; ".join(fails) if fails else f"K = {K}: deterministic, chunked = unchunked, door-only")
 
 
 # ----------------------------------------------------------------------------- audit
@@ -221,6 +252,7 @@ def check_audit(agent: str, n: int) -> Property:
 # ----------------------------------------------------------------------------- throughput
 def check_throughput(agent: str) -> Property:
     from privrl import cost
+    from privrl.agents import get
 
     rows = cost.load_table()
     rows = rows[rows.agent == agent]
@@ -228,6 +260,10 @@ def check_throughput(agent: str) -> Property:
         return Property("throughput", WARN, "no row in the throughput table: `privrl estimate` and SLURM limits use "
                         f"the nearest measured agent; measure it with `python bench/agent_throughput.py --agents {agent} --write`")
     inst = sorted({f"{r.env} S={r.S} A={r.A} H={r.H}" for r in rows.itertuples()})
+    if "aggregate" in get(agent).simulations and not (rows.variant == cost.VARIANT_AGGREGATE).any():
+        return Property("throughput", WARN, f"{len(rows)} measured rows ({', '.join(inst)}) but none of its aggregate "
+                        "simulation: aggregate cells are priced from its episode rows; measure it with "
+                        f"`python bench/agent_throughput.py --agents {agent} --write`")
     return Property("throughput", OK, f"{len(rows)} measured rows ({', '.join(inst)})")
 
 
@@ -237,6 +273,8 @@ def check_agent(agent: str, episodes: int = 300, audit_n: int = 4000, audit: boo
 
     get(agent)  # an unknown name: one ValueError listing the registry
     out = [check_determinism(agent, episodes), check_chunked(agent, episodes), check_door_only(agent)]
+    if "aggregate" in get(agent).simulations:
+        out.append(check_aggregate(agent, episodes))
     if audit:
         out.append(check_audit(agent, audit_n))
     out.append(check_throughput(agent))

@@ -17,7 +17,8 @@ and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * (t(K) + SEED_
   enumeration over the A^(S H) policies -- their per-episode cost falls ~4x from K = 1e4 to
   1e5 because this stage work, not a per-seed constant, dominates at small K); ``b + c B(K)``
   for a cell in aggregate simulation (:mod:`privrl.agents.simulation`: a stage's ~2 H S A
-  blocks cost the same whatever K). Noise-off twins (``noise: 0``) and aggregate cells are
+  blocks cost the same whatever K); ``b + c log2 K`` for private-ucbvi-sdp in aggregate
+  simulation (its ~log2 K doubling batches, each a release and a plan). Noise-off twins (``noise: 0``) and aggregate cells are
   priced from their own measured rows (column ``variant``: ``noise-off``, ``aggregate``).
 * instance size ``size = H * S * A * S``: an episode's backward induction and count update run
   over (h, s, a, s'). The per-episode cost is ``a(size) = a0 + a1 size``, a fixed part (the
@@ -164,18 +165,19 @@ def variant_of(params: Mapping[str, Any], simulation: str = "episode") -> str:
 
 
 def cost_terms(agent: str, variant: str) -> tuple[str, str]:
-    """The two terms of one seed's t(K) besides each other: ("K", "1") planning agents,
-    ("K", "B") policy elimination, ("1", "B") aggregate simulation (module docstring)."""
-    if variant == VARIANT_AGGREGATE:
-        return "1", "B"
-    from privrl.agents import simulation
+    """The two terms of one seed's t(K) besides each other, as the agent's spec declares them per
+    simulation (``AgentSpec.simulations``): ("K", "1") planning agents, ("K", "B") policy
+    elimination, ("1", "B") its aggregate simulation, ("1", "L") doubling batches in aggregate
+    simulation (module docstring)."""
+    from privrl.agents import get
 
-    simulation.check(agent, "episode")  # loads the agents (and their aggregate registrations)
-    return ("K", "B") if agent in simulation.AGGREGATE else ("K", "1")
+    terms = get(agent).simulations
+    return tuple(terms["aggregate" if variant == VARIANT_AGGREGATE and "aggregate" in terms else "episode"])
 
 
 def _feature(term: str, K: np.ndarray) -> np.ndarray:
-    return {"K": K, "1": np.ones_like(K), "B": np.array([n_stages(int(k)) for k in K], float)}[term]
+    return {"K": K, "1": np.ones_like(K), "B": np.array([n_stages(int(k)) for k in K], float),
+            "L": np.log2(np.maximum(K, 1.0))}[term]
 
 
 def fit_terms(rows: pd.DataFrame, terms: tuple[str, str] = ("K", "1")) -> dict[str, float]:

@@ -18,7 +18,8 @@ repository; they are rebuilt here from what those papers do specify:
     2H per family); after k users E_k = 4 * laplace_sum_bound(k, 6H/eps, delta/(n K));
   - ``shuffle-bitsum`` (SDP, Bai et al. App. Alg. 4 per counter at eps/(3H), confidence
     ``beta``): users are released in doubling batches (episodes 1, 2, 3-4, 5-8, ...), the
-    policy changes only between batches; E = 4 * Bernstein bound of the summed bit-sum noise;
+    policy changes only between batches (so each batch can be drawn at once, in law:
+    :mod:`privrl.agents.private_ucbvi_aggregate`); E = 4 * Bernstein bound of the summed bit-sum noise;
 * bonus (times ``bonus_scale``), with N = N~_h(s,a), L = ln(5 S A K H / delta):
   - ``hoeffding`` (private-ucbvi-*): 7 H L / sqrt(N) (Azar et al. bonus_1, exactly as the
     ``ucbvi`` agent) + privacy term 2 (S H + 1) E / N;
@@ -187,8 +188,6 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
     d_one = delta / (n_cnt * K)  # per counter and release
     code = kind if noise else NONE
     ep = eps / (3.0 * H)  # central-tree: per-counter eps
-    tau = state[2][F_TAU]
-    n_batches = 2.0 + math.log2(K)
     E, noise_var, aux = fvars[F_E], fvars[F_NOISE_VAR], fvars[F_AUX]
     next_release, batch_users = ivars[I_NEXT_RELEASE], ivars[I_BATCH_USERS]
     replan = ivars[I_REPLAN] != 0
@@ -241,26 +240,43 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
         replan = k + 1 == next_release
         if not replan:
             continue
-        if noise:
-            privatizer_release_sums(I64(SHUFFLE_BITSUM), state, x, batch_users, rng, c)
-            noise_var += bitsum_variance(batch_users, tau)
-            if matched:
-                E = 4.0 * z * binomial_sum_sd(noise_var)
-            else:
-                E = 4.0 * binomial_sum_bound(noise_var, delta / (n_cnt * n_batches))
-        else:
-            privatizer_release(code, state, x, rng, c)
-        for h in range(H):
-            for s in range(S):
-                for a in range(A):
-                    _refresh_call(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
-        x[:] = 0.0
+        E, noise_var = close_batch(params, K, st, batch_users, E, noise_var, rng, bern)
         batch_users = 0
         next_release *= 2
 
     fvars[F_E], fvars[F_NOISE_VAR], fvars[F_AUX] = E, noise_var, aux
     ivars[I_NEXT_RELEASE], ivars[I_BATCH_USERS], ivars[I_REPLAN], ivars[I_CURSOR] = \
         next_release, batch_users, 1 if replan else 0, cursor
+
+
+@njit(cache=True)
+def close_batch(params, K, st, users, E, noise_var, rng, bern):
+    """SDP: release the closed doubling batch of ``users`` users (summed increments x) through the
+    shuffle Privatizer (noise = 0: exact counts), update E (Bernstein bound or ``4 z sd`` of the
+    summed bit-sum noise) from the carried (E, noise_var), refresh every row, reset x; returns
+    (E, noise_var). Shared by the episode kernel and :mod:`privrl.agents.private_ucbvi_aggregate`."""
+    state, x, c, nt_sas, nt_sa, p_hat, q, coef, pi, V, traj, evc, fvars, ivars = st
+    H, S, A = nt_sa.shape[0], nt_sa.shape[1], nt_sa.shape[2]
+    n_cnt = H * S * A * (S + 2)
+    scale, delta, noise, z = params[BONUS_SCALE], params[DELTA], params[NOISE] > 0.5, params[Z]
+    matched = z > 0.0 and noise
+    pscale = 1.0 if matched else scale
+    L = math.log(5.0 * S * A * K * H / delta)
+    if noise:
+        privatizer_release_sums(I64(SHUFFLE_BITSUM), state, x, users, rng, c)
+        noise_var += bitsum_variance(users, state[2][F_TAU])
+        if matched:
+            E = 4.0 * z * binomial_sum_sd(noise_var)
+        else:
+            E = 4.0 * binomial_sum_bound(noise_var, delta / (n_cnt * (2.0 + math.log2(K))))  # per batch
+    else:
+        privatizer_release(I64(NONE), state, x, rng, c)
+    for h in range(H):
+        for s in range(S):
+            for a in range(A):
+                _refresh_call(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
+    x[:] = 0.0
+    return E, noise_var
 
 
 def _preset(kind, bern):
@@ -375,4 +391,8 @@ for _name, (_init, _episodes), _model, _priv, _bonus, _ref in _PRESETS:
         audit_probe=AuditProbe(init_state, run_episodes, lambda p, k=_KIND[_priv], b=_bonus == "bernstein": (k, b), 1,
                                power_multiplier=0.05 if _priv == "shuffle-bitsum" else 0.5),
         crossover_rule=optimism_rule(width_for(_KIND[_priv], _bonus == "bernstein"),
-                                     f"UCBVI-{_bonus} bonus + 2(SH+1)E/N, E of the {_priv} privatizer")))
+                                     f"UCBVI-{_bonus} bonus + 2(SH+1)E/N, E of the {_priv} privatizer"),
+        # doubling batches of one policy: aggregate simulation (privrl.agents.private_ucbvi_aggregate),
+        # ~log2 K batches per seed; the JDP/LDP presets replan every episode
+        simulations={"episode": ("K", "1"), **({"aggregate": ("1", "L")} if _priv == "shuffle-bitsum" else {})}))
+BERNSTEIN = {_name: _bonus == "bernstein" for _name, _k, _m, _p, _bonus, _r in _PRESETS}  # name -> Bernstein bonus

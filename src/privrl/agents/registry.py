@@ -30,6 +30,7 @@ import math
 import numpy as np
 
 PRIVACY_MODELS = ("none", "JDP", "LDP", "SDP")
+COST_TERMS = ("K", "1", "B", "L")  # terms of a seed's CPU time t(K) (AgentSpec.simulations, privrl.cost)
 
 
 def _real(x: Any) -> bool:
@@ -76,6 +77,10 @@ class AgentSpec:
     # parameter name -> Domain: one per name of ``defaults`` (the config and the CLI check against it)
     domains: Mapping[str, Domain] = field(default_factory=dict, compare=False)
     audit_probe: Any = field(default=None, compare=False)  # privrl.agents.audit_probe.AuditProbe; None = generic door probe
+    # simulation -> the terms of one seed's CPU time t(K) under it (privrl.cost): "K" per episode, "1" per
+    # seed, "B" per policy-elimination stage, "L" per log2 K (doubling batches). "aggregate" declares an
+    # aggregate simulation, whose kernels the agent's aggregate module registers (privrl.agents.simulation)
+    simulations: Mapping[str, tuple[str, str]] = field(default_factory=lambda: {"episode": ("K", "1")}, compare=False)
 
     def __post_init__(self) -> None:
         if self.privacy_model not in PRIVACY_MODELS:
@@ -84,6 +89,10 @@ class AgentSpec:
         if missing or extra:
             raise ValueError(f"agent {self.name!r}: every parameter needs one domain (AgentSpec.domains); "
                              + ", ".join(([f"none for {missing}"] if missing else []) + ([f"no parameter {extra}"] if extra else [])))
+        if "episode" not in self.simulations or set(self.simulations) - {"episode", "aggregate"} or any(
+                len(t) != 2 or set(t) - set(COST_TERMS) for t in self.simulations.values()):
+            raise ValueError(f"agent {self.name!r}: simulations must map 'episode' (and optionally 'aggregate') to two "
+                             f"cost terms of {COST_TERMS}; got {dict(self.simulations)}")
         for k, v in self.defaults.items():
             if (why := self.domains[k].why_not(v)) is not None:
                 raise ValueError(f"agent {self.name!r}: default {k} = {why}")

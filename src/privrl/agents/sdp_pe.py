@@ -384,4 +384,5 @@ for _name, (_priv, _model, _code) in PRESETS.items():
                                power_multiplier=0.05 if _model == "SDP" else 0.5, users=5),
         crossover_rule=CrossoverRule(threshold_at(_code), max_policy_gap,
                                      "2C (sqrt(H^5 X^2 A iota / L) + X^3 A^2 H^5 E iota / L) <= V* - V^worst"),
+        simulations={"episode": ("K", "B"), "aggregate": ("1", "B")},  # aggregate: privrl.agents.sdp_pe_aggregate
     ))

@@ -23,8 +23,12 @@ AGGREGATE: dict[str, tuple[Callable, Callable, str]] = {}
 def register_aggregate(agent: str, init_state: Callable, run_episodes: Callable, module: str) -> None:
     """Declare ``agent``'s aggregate simulation: kernels with the AgentSpec contract
     (:mod:`privrl.agents.registry`) and the module whose code the run's digest must cover."""
+    from privrl.agents.registry import REGISTRY
+
     if agent in AGGREGATE:
         raise ValueError(f"aggregate simulation of {agent!r} registered twice")
+    if agent not in REGISTRY or AGGREGATE_SIM not in REGISTRY[agent].simulations:
+        raise ValueError(f"aggregate simulation of {agent!r}: its AgentSpec must declare it (simulations)")
     AGGREGATE[agent] = (init_state, run_episodes, module)
 
 
