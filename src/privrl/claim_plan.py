@@ -185,13 +185,13 @@ def _vietri_pucb(x: _Exp, thm: str) -> list[PlannedClaim]:
 
 
 def _garcelon_thm6(x: _Exp) -> list[PlannedClaim]:
-    from privrl.papers.garcelon2021_thm6 import amplification_score  # Prop. 5's hypothesis, as scored
+    from privrl.mechanisms import accounting as acc  # Prop. 5's hypothesis on the Lemma 4 per-bit eps
 
     out, grid = [], [c for c in x.private("shuffled-obi") if c.tags.get("thm6") == "grid"]
     for c in grid:  # Prop. 5 on tau users: registered where its hypothesis holds, at any K
         tau, m = int(c.params.get("tau", 0)), x.mdp[c.env]
-        if tau > 0 and amplification_score(_eps(c), _eps(c), tau, m.H, int(c.params.get("m", 1)),
-                                           c.params.get("delta0", 1e-3), 1)[1]["prop5_hypothesis"]:
+        eps_bit = acc.garcelon_lemma4_epsilon(_eps(c), int(c.params.get("m", 1)), m.H)
+        if tau > 0 and acc.garcelon_prop5_condition(eps_bit, tau, c.params.get("delta0", 1e-3)):
             out.append(x.claim(f"thm6_amplification_{c.cell}", "Prop. 5 (no K)", [c], NO_K))
     for (env, scale) in sorted({(c.env, float(c.params.get("bonus_scale", 1.0))) for c in grid}):
         tau0 = [c for c in grid if (c.env, float(c.params.get("bonus_scale", 1.0))) == (env, scale)
