@@ -42,3 +42,11 @@ def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
     assert not unplanned
     s = claim_plan.summary(claims, with_no_k=False)
     assert s["fraction"] >= 0.9, [c.text() for c in claims if not c.in_regime]
+
+
+def test_estimate_prints_the_claim_plan(capsys):
+    from privrl import cli
+
+    assert cli.main(["estimate", "--configfile", "config/smoke.yaml", "--claims"]) == 0
+    out = capsys.readouterr().out
+    assert "CPU-hours" in out and "config/smoke.yaml: " in out and "planned paper claims in regime" in out

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
@@ -386,6 +385,19 @@ def summary(claims: list[PlannedClaim], with_no_k: bool = True) -> dict[str, flo
             "fraction": n_in / len(rows) if rows else math.nan}
 
 
+def report(config: Mapping, name: str, every: bool = False) -> list[str]:
+    """The plan's lines: the claims not in regime (``every``: all), warnings, the counts."""
+    claims, unplanned = plan(config)
+    lines = [c.text() for c in claims if every or not c.in_regime]
+    lines += [f"warning: no claim rule for analysis {u}: its claims are not counted" for u in unplanned]
+    s, k = summary(claims), summary(claims, with_no_k=False)
+    lines.append(f"{name}: {s['in_regime']} of {s['registered']} planned paper claims in regime at the K run "
+                 f"({s['fraction']:.0%}); without the rows that need no K (checks, Prop. 5): {k['in_regime']} of "
+                 f"{k['registered']} ({k['fraction']:.0%}); out of reach (K needed > {THRESHOLDS.out_of_reach_k:.0e}): "
+                 f"{s['out_of_reach']}")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m privrl.claim_plan", description=__doc__.split("\n")[0])
     ap.add_argument("--configfile", default="config/config.yaml")
@@ -393,17 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     with open(a.configfile) as f:
         config = experiments.resolve_overlay(yaml.safe_load(f), ".", a.configfile)
-    claims, unplanned = plan(config)
-    for c in claims:
-        if a.all or not c.in_regime:
-            print(c.text())
-    for u in unplanned:
-        print(f"warning: no claim rule for analysis {u}: its claims are not counted", file=sys.stderr)
-    s, k = summary(claims), summary(claims, with_no_k=False)
-    print(f"{a.configfile}: {s['in_regime']} of {s['registered']} planned paper claims in regime at the K run "
-          f"({s['fraction']:.0%}); without the rows that need no K (checks, Prop. 5): {k['in_regime']} of "
-          f"{k['registered']} ({k['fraction']:.0%}); out of reach (K needed > {THRESHOLDS.out_of_reach_k:.0e}): "
-          f"{s['out_of_reach']}")
+    print("\n".join(report(config, a.configfile, a.all)))
     return 0
 
 
