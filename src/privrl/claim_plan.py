@@ -4,7 +4,7 @@ it runs (``python -m privrl.claim_plan --configfile config/paper.yaml``).
 The K needed is the verdict code's, evaluated from the agents' registered crossover formulas
 (:meth:`privrl.agents.AgentSpec.crossover`, uniform visitation, the cell's own parameters) on the
 cell's instance, with the registration rule of the analysis that scores the claim
-(docs/decisions/claims.md, "Claim plan"):
+(docs/decisions/claims.md, "Paper scale (config/paper.yaml) and the claim plan"):
 
 * a rate on one cell (``rate_upper`` claims, Table rows, Thm 4 / Thm 11 sqrt K rows):
   :meth:`privrl.results.verdicts.Regime.k_needed` of a window of the experiment's ``fit_decades``
@@ -14,11 +14,17 @@ cell's instance, with the registration rule of the analysis that scores the clai
   (``score_eps_dependence``);
 * an order or a point regime (cross-model orders, Garcelon's JDP vs LDP, RLSVI vs UCBVI, Bai et
   al.'s error level and X/A/H scaling): ``regime_factor x`` the largest crossover of its cells
-  (error level: of the two smallest);
+  (error level: of the two smallest); Bai's shuffle << local: the shuffle cell's crossover (its
+  first elimination), as ``score_order`` is given it;
 * an explicit bound (Vietri Thm 3 / Thm 4 with constants): the K from which it is below the
   trivial one (``first_k``); checks and Prop. 5 rows need no K;
 * the minimax rate (hard family): 10 x (regime_factor x the largest gap's crossover), never when
-  the smallest gap's crossover is below that.
+  the smallest gap's crossover is below that; Vietri Thm 6's privacy term on one instance: the K at
+  which SAH ln K / eps exceeds the linear phase's regret (crossover x largest policy gap).
+
+The rules mirror the analyses' registration (one function per analysis in :data:`RULES`; an
+analysis without a rule is reported, its claims not counted): a change to what an analysis
+registers, or to its regime, must be made here too.
 
 Context rows (``scope: context``) are not planned: they are not the papers' claims. Shapes: one
 :class:`PlannedClaim` per registered claim; :func:`plan` returns a list, :func:`summary` the counts.
