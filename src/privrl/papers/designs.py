@@ -83,10 +83,10 @@ def bai_valid_c(X: int, A: int, H: int, K: float, n_policies: int, delta: float 
     Derived for H = 1 (Bernoulli rewards, one step): refused for H > 1."""
     from statistics import NormalDist
 
-    from privrl.cost import n_stages  # Alg. 1's stage schedule
+    from privrl.agents.sdp_pe import stage_schedule  # Alg. 1's stages (numba: called with an int)
 
     if H != 1:
         raise ValueError(f"bai_valid_c: derived for H = 1 only (got H = {H})")
     iota = math.log(2.0 * H * A * K / delta)
-    z = NormalDist().inv_cdf(1.0 - delta / (n_stages(int(K)) * max(n_policies - 1, 1)))
+    z = NormalDist().inv_cdf(1.0 - delta / (len(stage_schedule(int(K))) * max(n_policies - 1, 1)))
     return z * math.sqrt(A / 2.0 + 1.0) / (2.0 * math.sqrt(H ** 5 * X * X * A * iota))
