@@ -7,7 +7,7 @@ import privrl
 
 ROOT = pathlib.Path(privrl.__file__).parent
 # first dotted component below privrl -> layer rank; a module may import its own rank or lower
-RANK = {"__init__": 0, "io": 0, "joblog": 0, "digests": 0, "rl": 1, "mechanisms": 2, "agents": 3, "run": 4, "experiments": 4,
+RANK = {"claim_rules": 7, "claim_plan": 7, "__init__": 0, "io": 0, "joblog": 0, "digests": 0, "rl": 1, "mechanisms": 2, "agents": 3, "run": 4, "experiments": 4,
         "results": 5, "papers": 6, "validate": 7, "cost": 7, "cli": 8, "privacy_audit": 7, "privacy_probe": 7,
         "workflow_plan": 7, "agent_check": 7, "run_state": 4, "cli_args": 8, "config_files": 0, "store": 4, "output_dirs": 7,
         "memory_bounds": 7}

@@ -212,6 +212,10 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     if args.per_cell:
         cols = ["experiment", "env", "cell", "episodes", "seeds", "measured_on", "scale", "episodes_per_s", "est_cpu_s"]
         print(costs[cols].to_string(index=False, float_format=lambda x: f"{x:,.3g}"))
+    if args.claims:  # each registered claim's K needed vs K run (privrl.claim_plan)
+        from privrl import claim_plan
+
+        print("\n".join(claim_plan.report(config, str(args.configfile))))
     return 0
 
 
@@ -295,6 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--cores", type=_positive_int, default=os.cpu_count() or 1, help="cores for the wall time")
     e.add_argument("--table", type=Path, default=Path(__file__).with_name("throughput.csv"), help="measured throughput (bench/agent_throughput.py)")
     e.add_argument("--per-cell", action="store_true", help="also print every cell's estimate")
+    e.add_argument("--claims", action="store_true", help="also plan its claims: K needed vs K run (privrl.claim_plan)")
     e.set_defaults(fn=_cmd_estimate)
     sub.add_parser("agents", help="list registered agents").set_defaults(fn=_cmd_agents)
     sub.add_parser("envs", help="list registered environments").set_defaults(fn=_cmd_envs)

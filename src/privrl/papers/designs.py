@@ -73,3 +73,20 @@ def design_note(instance: str, cross: Mapping[str, float], K: float) -> str:
     """The design text a claim row carries: its instance, its agents' crossovers and the K run."""
     cs = ", ".join(f"{a} {c:.3g}" for a, c in cross.items())
     return f"instance {instance}; crossovers {cs}; K run {K:.3g}"
+
+
+def bai_valid_c(X: int, A: int, H: int, K: float, n_policies: int, delta: float = 0.05) -> float:
+    """Smallest C at which Bai et al. Alg. 1 line 9's statistical term ``2C sqrt(H^5 X^2 A iota / L)``
+    is a confidence bound for the value differences it compares (docs/decisions/verdicts.md):
+    ``C >= z sqrt(A/2 + 1) / (2 sqrt(H^5 X^2 A iota))``, ``iota = log(2 H A K / delta)``, ``z`` the
+    normal quantile at ``1 - delta / (B (n_policies - 1))`` over the B stages of a K-episode run.
+    Derived for H = 1 (Bernoulli rewards, one step): refused for H > 1."""
+    from statistics import NormalDist
+
+    from privrl.agents.sdp_pe import stage_schedule  # Alg. 1's stages (numba: called with an int)
+
+    if H != 1:
+        raise ValueError(f"bai_valid_c: derived for H = 1 only (got H = {H})")
+    iota = math.log(2.0 * H * A * K / delta)
+    z = NormalDist().inv_cdf(1.0 - delta / (len(stage_schedule(int(K))) * max(n_policies - 1, 1)))
+    return z * math.sqrt(A / 2.0 + 1.0) / (2.0 * math.sqrt(H ** 5 * X * X * A * iota))

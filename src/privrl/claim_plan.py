@@ -1,0 +1,116 @@
+"""Claim plan: before any run, each claim a design registers, with the K its regime needs and the K
+it runs (``python -m privrl.claim_plan --configfile config/paper.yaml``).
+
+The K needed is the verdict code's, evaluated from the agents' registered crossover formulas
+(:meth:`privrl.agents.AgentSpec.crossover`, uniform visitation, the cell's own parameters) on the
+cell's instance, with the registration rule of the analysis that scores the claim
+(docs/decisions/claims.md, "Paper scale (config/paper.yaml) and the claim plan"):
+
+* a rate on one cell (``rate_upper`` claims, Table rows, Thm 4 / Thm 11 sqrt K rows):
+  :meth:`privrl.results.verdicts.Regime.k_needed` of a window of the experiment's ``fit_decades``
+  (Vietri Thm 3's mistake rate: the verdicts' default two decades), i.e.
+  ``regime_factor x crossover x 10^decades`` (:func:`privrl.papers.designs.window_k`);
+* a privacy-cost exponent b (D ~ K^b): the first eps cell's window; an eps exponent: the second's
+  (``score_eps_dependence``);
+* an order or a point regime (cross-model orders, Garcelon's JDP vs LDP, RLSVI vs UCBVI, Bai et
+  al.'s error level and X/A/H scaling): ``regime_factor x`` the largest crossover of its cells
+  (error level: of the two smallest); Bai's shuffle << local: the shuffle cell's crossover (its
+  first elimination), as ``score_order`` is given it;
+* an explicit bound (Vietri Thm 3 / Thm 4 with constants): the K from which it is below the
+  trivial one (``first_k``); checks and Prop. 5 rows need no K;
+* the minimax rate (hard family): 10 x (regime_factor x the largest gap's crossover), never when
+  the smallest gap's crossover is below that; Vietri Thm 6's privacy term on one instance: the K at
+  which SAH ln K / eps exceeds the linear phase's regret (crossover x largest policy gap).
+
+The rules mirror the analyses' registration (one function per analysis, :data:`privrl.claim_rules.RULES`; an
+analysis without a rule is reported, its claims not counted): a change to what an analysis
+registers, or to its regime, must be made here too.
+
+Context rows (``scope: context``) are not planned: they are not the papers' claims. Shapes: one
+:class:`PlannedClaim` per registered claim; :func:`plan` returns a list, :func:`summary` the counts.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Mapping
+
+import yaml
+
+from privrl import agents, experiments
+from privrl.claim_rules import NO_K, RULES, ExperimentCells, PlannedClaim, config_claims
+from privrl.results.verdicts import THRESHOLDS
+from privrl.rl import envs
+
+__all__ = ["NO_K", "PlannedClaim", "plan", "report", "summary"]
+
+
+# ---------------------------------------------------------------- the plan of a design
+def _experiment(config: Mapping, name: str, mdps: dict) -> ExperimentCells:
+    cells = experiments.expand_cells(config, name)
+    inst, mdp, cross = {}, {}, {}
+    for env in (config["experiments"][name].get("envs") or {}):
+        ename, params = experiments.env_spec(config, name, env)
+        key = (ename, tuple(sorted(params.items())))
+        if key not in mdps:
+            mdps[key] = envs.make(ename, **params)
+        mdp[env] = mdps[key]
+        inst[env] = f"{ename}(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")"
+    for c in cells:
+        spec = agents.get(c.agent)
+        cross[c.setting] = float(spec.crossover({k: v for k, v in c.params.items() if k in spec.defaults}, mdp[c.env]))
+    return ExperimentCells(name, config["experiments"][name], cells, cross, inst, mdp)
+
+
+def plan(config: Mapping) -> tuple[list[PlannedClaim], list[str]]:
+    """(every paper claim the resolved design registers, with K needed and K run; the analyses no
+    rule plans, whose claims are therefore not counted)."""
+    out, unplanned, mdps = [], [], {}
+    for name, exp in (config.get("experiments") or {}).items():
+        if not exp:
+            continue
+        x = _experiment(config, name, mdps)
+        out += config_claims(x, config)
+        for analysis in exp.get("analyses") or []:
+            if analysis in RULES:
+                out += RULES[analysis](x)
+            else:
+                unplanned.append(f"{name}: {analysis}")
+    return out, unplanned
+
+
+def summary(claims: list[PlannedClaim], with_no_k: bool = True) -> dict[str, float]:
+    """Counts: registered, in regime, out of reach (K needed > 1e11 or never), fraction in regime
+    (``with_no_k=False``: rows needing no K, checks and Prop. 5, left out of both counts)."""
+    rows = [c for c in claims if with_no_k or c.k_needed != NO_K]
+    n_in = sum(c.in_regime for c in rows)
+    return {"registered": len(rows), "in_regime": n_in, "out_of_reach": sum(c.out_of_reach for c in rows),
+            "fraction": n_in / len(rows) if rows else math.nan}
+
+
+def report(config: Mapping, name: str, every: bool = False) -> list[str]:
+    """The plan's lines: the claims not in regime (``every``: all), warnings, the counts."""
+    claims, unplanned = plan(config)
+    lines = [c.text() for c in claims if every or not c.in_regime]
+    lines += [f"warning: no claim rule for analysis {u}: its claims are not counted" for u in unplanned]
+    s, k = summary(claims), summary(claims, with_no_k=False)
+    lines.append(f"{name}: {s['in_regime']} of {s['registered']} planned paper claims in regime at the K run "
+                 f"({s['fraction']:.0%}); without the rows that need no K (checks, Prop. 5): {k['in_regime']} of "
+                 f"{k['registered']} ({k['fraction']:.0%}); out of reach (K needed > {THRESHOLDS.out_of_reach_k:.0e}): "
+                 f"{s['out_of_reach']}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m privrl.claim_plan", description=__doc__.split("\n")[0])
+    ap.add_argument("--configfile", default="config/config.yaml")
+    ap.add_argument("--all", action="store_true", help="print every claim (default: those not in regime)")
+    a = ap.parse_args(argv)
+    with open(a.configfile) as f:
+        config = experiments.resolve_overlay(yaml.safe_load(f), ".", a.configfile)
+    print("\n".join(report(config, a.configfile, a.all)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

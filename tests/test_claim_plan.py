@@ -1,0 +1,52 @@
+"""The claim plan: K needed per registered claim from the agents' crossover formulas, before any run."""
+import math
+
+import pytest
+import yaml
+
+from privrl import claim_plan, experiments
+from privrl.papers.designs import window_k
+
+
+def _plan(path):
+    with open(path) as f:
+        return claim_plan.plan(experiments.resolve_overlay(yaml.safe_load(f), ".", path))
+
+
+@pytest.fixture(scope="module")
+def default_plan():
+    return _plan("config/config.yaml")
+
+
+def test_rate_claim_needs_a_window_past_ten_times_the_crossover(default_plan):
+    claims, unplanned = default_plan
+    assert not unplanned
+    row = next(c for c in claims if c.claim == "ucbvi_sublinear_bandit")
+    (cross,) = row.crossovers.values()
+    assert math.isclose(row.k_needed, window_k(cross, 1.0)) and math.isclose(row.k_needed, 100 * cross)
+    assert row.k_run == 2e7 and row.in_regime and "garnet(S=1" in row.instance
+
+
+def test_orders_and_eps_exponents_follow_the_verdict_rules(default_plan):
+    claims, _ = default_plan
+    order = next(c for c in claims if c.claim.startswith("pucb_below_ldp-obi") and c.claim.endswith("eps1_z3"))
+    assert math.isclose(order.k_needed, 10 * max(order.crossovers.values()))  # both agents past 10 x crossover
+    assert all(math.isinf(c.k_needed) for c in claims if c.claim.startswith("pucb_below") and c.claim.endswith("z0"))
+    b = next(c for c in claims if c.claim.startswith("pucb_bandit") and c.claim.endswith("_b"))
+    g = next(c for c in claims if c.claim.startswith("pucb_bandit") and c.claim.endswith("_eps"))
+    assert b.k_needed == 100 * min(b.crossovers.values()) and g.k_needed == 100 * max(g.crossovers.values())
+
+
+def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
+    claims, unplanned = _plan("config/paper.yaml")
+    assert not unplanned
+    s = claim_plan.summary(claims, with_no_k=False)
+    assert s["fraction"] >= 0.9, [c.text() for c in claims if not c.in_regime]
+
+
+def test_estimate_prints_the_claim_plan(capsys):
+    from privrl import cli
+
+    assert cli.main(["estimate", "--configfile", "config/smoke.yaml", "--claims"]) == 0
+    out = capsys.readouterr().out
+    assert "CPU-hours" in out and "config/smoke.yaml: " in out and "planned paper claims in regime" in out
