@@ -171,6 +171,15 @@ def ldp_run_episodes(env, params, K, k0, k1, rng, rec, st):
 
 
 @njit(cache=True)
+def shuffled_deviation_bounds(k, H, S, m, p, d_sa, d_sas):
+    """Shuffled-OBI's c1..c4 (Prop. 7) after ``k`` released users, from Eq. 7-8 as printed:
+    c1 of R~ (Eq. 8 with k + 1), c2 of N~^r ((k H) bits), c3 of N~^p(s, a) (S k H bits), c4 of
+    N~^p(s, a, s') (k H bits), at ``d_sa`` (families over S A counters) and ``d_sas`` (S A S)."""
+    return (rr_reward_width(k + 1.0, H, m, p, d_sa), rr_count_width(k * H, p, d_sa),
+            rr_count_width(S * k * H, p, d_sa), rr_count_width(k * H, p, d_sas))
+
+
+@njit(cache=True)
 def shuffled_tau(params, K):
     """Burn-in length: ceil(K^tau_power) if tau_power > 0, else the tau parameter."""
     if params[S_TAU_POWER] > 0.0:
@@ -233,10 +242,7 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
                 c3 = z * rr_count_sd(S * k * H, p)
                 c4 = c2
             elif noise:
-                c1 = rr_reward_width(k + 1.0, H, m, p, d_sa)
-                c2 = rr_count_width(k * H, p, d_sa)
-                c3 = rr_count_width(S * k * H, p, d_sa)
-                c4 = rr_count_width(k * H, p, d_sas)
+                c1, c2, c3, c4 = shuffled_deviation_bounds(k, H, S, m, p, d_sa, d_sas)
             else:
                 c1 = c2 = c3 = c4 = 0.0
             for j in range(SA):

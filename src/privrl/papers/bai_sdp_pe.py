@@ -6,6 +6,8 @@ Learning*: what reproduces it.
   dependence on the Privatizer's error level E, Thm 11 inside eps < 1, scaling in X, A, H
   (:mod:`privrl.papers.bai_sdp_pe_theorems`);
 * theorem check ``bitsum_lemma42`` -- App. Alg. 4, Lemma 42: the shuffle binary summation.
+* theorem checks ``bai_assumption4`` (Assumption 4 with Eq. 4-5) and ``bai_elimination`` (Lemmas 23-24,
+  Eq. 3 / 29 per stage): :mod:`privrl.papers.bai_sdp_pe_lemmas`.
 
 Table I analysis. Rows (Bai et al., "Results Comparison"; the SDP row is printed "PBPE (Ours)",
 the paper's SDP-PE): DP-UCBVI eps-JDP and eps-LDP (registry ``dp-ucbvi-jdp`` / ``dp-ucbvi-ldp``,
@@ -54,6 +56,7 @@ from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.bai_sdp_pe_theorems import ANALYSES as THEOREM_ANALYSES, MODEL as THEOREM_MODELS, lost_optimum_of
 from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, regime_of, save_pdf
 from privrl.papers.bai_sdp_pe_lemma42 import BITSUM
+from privrl.papers.bai_sdp_pe_lemmas import ASSUMPTION4, ELIMINATION
 from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
 from privrl.papers.registry import Paper
 
@@ -308,5 +311,5 @@ PAPER = Paper(
           "the text; Lu et al. (2026) cite the published version as 'Near-Optimal Reinforcement Learning With "
           "Shuffle Differential Privacy', IEEE Transactions on Network Science and Engineering, 2026"),
     analyses={"bai_table1": bai_table1, **THEOREM_ANALYSES},
-    theorem_checks=(BITSUM,),
+    theorem_checks=(BITSUM, ASSUMPTION4, ELIMINATION),
 )

@@ -45,6 +45,7 @@ from privrl.mechanisms.rr import (
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.regimes import frame
 from privrl.papers.garcelon2021_thm6 import garcelon2021_thm6
+from privrl.papers.garcelon2021_prop7 import PROP7
 from privrl.papers.common import as_generator, check_axes, check_legend, column_axes, env_mdp, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
 
@@ -325,5 +326,5 @@ PAPER = Paper(
     year=2021, venue="ICML 2021 Workshop on Reinforcement Learning Theory", link="",
     file="000_becb116b9d580893.txt",
     analyses={"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6},
-    theorem_checks=(COVERAGE, PROP5),
+    theorem_checks=(COVERAGE, PROP5, PROP7),
 )

@@ -20,7 +20,7 @@ from privrl.papers.common import as_generator, check_axes, check_legend, save_ch
 from privrl.papers.registry import Paper, TheoremCheck
 from privrl.papers.minimax import ANALYSES as MINIMAX
 from privrl.papers.vietri2020_bounds import ANALYSES
-from privrl.papers.vietri2020_checks import CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E
+from privrl.papers.vietri2020_checks import CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E, LEMMA8
 
 
 def check_binary_mechanism(rng, T_grid: Iterable[int] = tuple(2**j for j in range(6, 17)),
@@ -79,5 +79,5 @@ PAPER = Paper(
     year=2020, venue="ICML 2020", link="",
     file="001_62dda6bb64c1eaea.txt",
     analyses={**ANALYSES, **MINIMAX},
-    theorem_checks=(BINARY_MECHANISM, CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E),
+    theorem_checks=(BINARY_MECHANISM, CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E, LEMMA8),
 )
