@@ -49,3 +49,18 @@ def test_elimination_lemmas_on_the_garnet_at_valid_c():
     r = d.iloc[0]
     assert r.holds and r.lost_pi_star == 0 and r.worst_gap_ratio <= 1 and r.worst_stage_regret_ratio <= 1
     assert r.eliminated_some > 0                            # the lemmas were exercised: something was eliminated
+
+
+def test_new_check_figures_pass_the_figure_check(tmp_path):
+    """The four checks' figures at tiny sizes: column width, readable, legends off the data."""
+    from privrl.papers import registry
+    from privrl.results import figure_check
+
+    tiny = {"vietri_lemma8": {}, "garcelon_prop7": {"k_grid": [10, 100], "n_trials": 10},
+            "bai_assumption4": {"n_users": 50, "n_trials": 10},
+            "bai_elimination": {"agents": ["pe", "sdp-pe-jdp"], "C_grid": [0.18, 1.0], "K": 500, "n_seeds": 5}}
+    checks = registry.theorem_checks()
+    for name, sizes in tiny.items():
+        c = checks[name]
+        c.figure(c.run(np.random.default_rng(0), **c.arguments(sizes, {"experiments": {}})), tmp_path / f"{name}.png")
+    assert figure_check.figure_problems(tmp_path) == []

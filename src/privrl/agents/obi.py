@@ -51,7 +51,7 @@ from numba import njit
 from privrl.mechanisms import accounting, events
 from privrl.rl import engine
 from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_sd, rr_count_sd, rr_count_width, rr_reward_sd,
-                                      rr_reward_width)
+                                      rr_reward_width, shuffled_deviation_bounds)
 from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
@@ -168,15 +168,6 @@ def ldp_run_episodes(env, params, K, k0, k1, rng, rec, st):
         privatizer_release(code, state, x, rng, c)
         for j in range(n_cnt):
             x[j] = 0.0
-
-
-@njit(cache=True)
-def shuffled_deviation_bounds(k, H, S, m, p, d_sa, d_sas):
-    """Shuffled-OBI's c1..c4 (Prop. 7) after ``k`` released users, from Eq. 7-8 as printed:
-    c1 of R~ (Eq. 8 with k + 1), c2 of N~^r ((k H) bits), c3 of N~^p(s, a) (S k H bits), c4 of
-    N~^p(s, a, s') (k H bits), at ``d_sa`` (families over S A counters) and ``d_sas`` (S A S)."""
-    return (rr_reward_width(k + 1.0, H, m, p, d_sa), rr_count_width(k * H, p, d_sa),
-            rr_count_width(S * k * H, p, d_sa), rr_count_width(k * H, p, d_sas))
 
 
 @njit(cache=True)

@@ -127,7 +127,8 @@ def figure_counters(df: pd.DataFrame, path) -> None:
 
 
 def _measured_counters(d: pd.DataFrame) -> str:
-    return (f"max fail fraction {d['fail_fraction'].max():.3g} (one-sided 95% lower bound {d['fail_lower95'].max():.3g}; "
+    return (f"max fail fraction {d['fail_fraction'].max():.3g} (one-sided 95% lower bound "
+            f"{d['fail_lower95'].max():.3g}; "
             f"stated beta = {d['beta'].iloc[0]:g}); "
             f"quantile / E_eps <= {(d['quantile_max_error'] / d['E_eps']).max():.3g} (T <= {d['T'].max()})")
 
