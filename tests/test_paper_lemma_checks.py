@@ -51,6 +51,7 @@ def test_elimination_lemmas_on_the_garnet_at_valid_c():
     assert r.eliminated_some > 0                            # the lemmas were exercised: something was eliminated
 
 
+@pytest.mark.slow  # ~7 s: compiles SDP-PE's kernel and renders four figures
 def test_new_check_figures_pass_the_figure_check(tmp_path):
     """The four checks' figures at tiny sizes: column width, readable, legends off the data."""
     from privrl.papers import registry
