@@ -1,7 +1,9 @@
 """The papers' theorem checks at smoke size: each returns its DataFrame, the claims hold, figures are written."""
 import numpy as np
 
-from privrl.papers import bai_sdp_pe_lemma42, garcelon2021, lu2026_cor14, registry, vietri2020
+from privrl.papers import garcelon2021, registry, vietri2020
+from privrl.papers.bai_sdp_pe import lemma42 as bai_sdp_pe_lemma42
+from privrl.papers.lu2026 import cor14 as lu2026_cor14
 
 
 def test_binary_mechanism_thm12(tmp_path):

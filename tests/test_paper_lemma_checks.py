@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from privrl.papers import bai_sdp_pe_lemmas as bai
-from privrl.papers import garcelon2021_prop7 as g7
-from privrl.papers import vietri2020_checks as vc
-from privrl.results.rate_tests import failure_rate_lower, within_stated
+from privrl.papers.bai_sdp_pe import lemmas as bai
+from privrl.papers.garcelon2021 import prop7 as g7
+from privrl.papers.vietri2020 import checks as vc
+from privrl.results.coverage_verdicts import failure_rate_lower, within_stated
 
 
 def test_one_sided_rate_rule():

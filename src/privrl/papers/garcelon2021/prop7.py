@@ -9,7 +9,7 @@ in {0, 1} are coded exactly by Eq. 5's m bits). The estimators of Eq. 16 and the
 Prop. 7 are the agent's own (:func:`privrl.agents.optimism.obi_widths`, c1..c4 from
 :func:`privrl.mechanisms.bounds.shuffled_deviation_bounds` at the agent's ``delta_k``). A seed fails when
 |r - r~| > beta^r or ||p - p~||_1 > beta^p for some (s, a). Verdict: one-sided test of the failure
-rate against 2 delta (:mod:`privrl.results.rate_tests`). Random actions are not Shuffled-OBI's
+rate against 2 delta (:mod:`privrl.results.coverage_verdicts`). Random actions are not Shuffled-OBI's
 optimistic policies: the check tests the concentration statement, which holds for any policy.
 
 Table: one row per k: failure fractions (r, p, either), the worst |dev| / width ratios'
@@ -29,7 +29,7 @@ from privrl.mechanisms.bounds import shuffled_deviation_bounds
 from privrl.mechanisms.rr import rr_debias, rr_p_from_epsilon, rr_sum_counts
 from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import TheoremCheck
-from privrl.results.rate_tests import failure_rate_lower, within_stated
+from privrl.results.coverage_verdicts import failure_rate_lower, within_stated
 
 
 def _private_sums(ones: np.ndarray, nbits: int, p: float, rng: np.random.Generator) -> np.ndarray:

@@ -26,7 +26,7 @@ from privrl.mechanisms import events as ev
 from privrl.mechanisms.tree import tree_levels, tree_max_error
 from privrl.papers.common import check_axes, check_legend, save_check_figure
 from privrl.papers.registry import TheoremCheck, sah_grid_sizes
-from privrl.results.rate_tests import failure_rate_lower, within_stated
+from privrl.results.coverage_verdicts import failure_rate_lower, within_stated
 
 
 def visit_counts(S: int, A: int, H: int) -> np.ndarray:
@@ -94,7 +94,7 @@ def check_counters_within_e(rng, S: int = 2, A: int = 2, H: int = 2, T_grid=(64,
     stays within E_eps of its true count at every t <= T, E_eps = (3/eps) H log((2SAH + S^2AH)/beta')
     log^2.5 T, beta' = beta / T (:func:`privrl.agents.pucb.pucb_error_level`). Per T: the fraction
     of ``n_trials`` independent runs whose max error over all counters and t <= T exceeds E_eps,
-    tested one-sided against beta (:mod:`privrl.results.rate_tests`)."""
+    tested one-sided against beta (:mod:`privrl.results.coverage_verdicts`)."""
     from privrl.agents.pucb import pucb_error_level
 
     n_cnt = 2 * S * A * H + S * S * A * H

@@ -17,7 +17,7 @@
   policy") and at C = 1, C1 = 6 C. Stated: a seed violates any of them with probability <= 9 delta.
 
 Both verdicts are one-sided tests of the failure rate against the stated probability
-(:mod:`privrl.results.rate_tests`, level 0.05, seeds fixed in the config).
+(:mod:`privrl.results.coverage_verdicts`, level 0.05, seeds fixed in the config).
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from privrl.agents import pe_privacy
 from privrl.agents import sdp_pe
 from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import TheoremCheck
-from privrl.results.rate_tests import failure_rate_lower, within_stated
+from privrl.results.coverage_verdicts import failure_rate_lower, within_stated
 from privrl.rl import engine, envs, seeding
 from privrl.rl.policies import enumerate_policies, true_values
 
