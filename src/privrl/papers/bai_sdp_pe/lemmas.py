@@ -21,7 +21,6 @@ Both verdicts are one-sided tests of the failure rate against the stated probabi
 """
 from __future__ import annotations
 
-import math
 from typing import Iterable, Sequence
 
 import numpy as np
