@@ -83,7 +83,7 @@ def test_bai_table1_figure_has_no_crowded_ticks(tmp_path):
 
 @pytest.mark.parametrize("n_env", [1, 4])
 def test_vietri_lower_bound_figure(tmp_path, n_env):
-    from privrl.papers import vietri2020_bounds
+    from privrl.papers.vietri2020 import bounds as vietri2020_bounds
 
     panels = []
     for j in range(n_env):
@@ -98,7 +98,8 @@ def test_vietri_lower_bound_figure(tmp_path, n_env):
 
 
 def test_cross_model_and_rlsvi_figures(tmp_path):
-    from privrl.papers import cross_model, lu2026
+    from privrl.papers import lu2026
+    from privrl.papers.cross_paper import cross_model
 
     rows = [dict(z=z, agent=ag, epsilon=e, regret=1e6 * (i + 1) / e ** 0.5, regret_lo=8e5 * (i + 1) / e ** 0.5,
                  regret_hi=1.2e6 * (i + 1) / e ** 0.5, K=1e7)

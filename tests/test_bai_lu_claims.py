@@ -9,10 +9,10 @@ import pytest
 from privrl.results import claims as C
 from privrl.results import verdicts as V
 from privrl.papers import bai_sdp_pe as bai
-from privrl.papers import bai_sdp_pe_theorems as thm
-from privrl.papers import lu2026_comparisons as luc
+from privrl.papers.bai_sdp_pe import theorems as thm
+from privrl.papers.lu2026 import comparisons as luc
 from privrl.papers.analysis import AnalysisContext
-from privrl.papers.claim_helpers import slope_fit
+from privrl.papers.scoring import slope_fit
 
 EP = np.unique(np.round(np.geomspace(10, 2_000_000, 40))).astype(np.int64)
 GARNET = {"name": "garnet", "params": {"S": 2, "A": 2, "branching": 2, "H": 1, "seed": 1}}
@@ -167,7 +167,7 @@ def test_rlsvi_audit_catches_a_false_certificate():
     """With beta_scale -> 0 the released sequence reveals r1: the audited lower bound exceeds a
     certificate of eps = 0.1 claimed for it (the audit has power); the true certificate holds."""
     from privrl.mechanisms.audit import epsilon_bounds
-    from privrl.papers import lu2026_audit as au
+    from privrl.papers.lu2026 import audit as au
 
     rng = np.random.default_rng(3)
     t1 = au.released_action_counts(1.0, 4, 1e-6, 2000, rng)

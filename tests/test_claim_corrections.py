@@ -12,7 +12,7 @@ import pytest
 
 
 from privrl.agents.pucb import pucb_error_level
-from privrl.papers import vietri2020_bounds as VB
+from privrl.papers.vietri2020 import bounds as VB
 from privrl.papers.analysis import AnalysisContext
 from privrl.results import aggregate
 from privrl.results import claims as C
@@ -158,7 +158,7 @@ def test_only_undecided_rows_move_out_of_reach():
 # ------------------------------------------------------------------ 8. Claim 1 under both relations
 def test_claim1_sensitivity_is_h_for_add_remove_and_2h_for_replacement():
     from privrl.papers import registry
-    from privrl.papers.vietri2020_checks import check_claim1, visit_counts
+    from privrl.papers.vietri2020.checks import check_claim1, visit_counts
 
     assert visit_counts(2, 2, 3).shape == (4 ** 3, 3 * 4)
     df = check_claim1(None, ({"S": 2, "A": 2, "H": 2}, {"S": 3, "A": 2, "H": 3}))
@@ -192,7 +192,7 @@ def test_shipped_config_labels_the_azar_constant_row_context():
 def test_garcelon_tau_h_difference_row_is_context():
     import inspect
 
-    from privrl.papers import garcelon2021_thm6 as G
+    from privrl.papers.garcelon2021 import thm6 as G
 
     src = inspect.getsource(G)
     i = src.index('f"thm6_tau_term_{bid}"')
@@ -202,7 +202,7 @@ def test_garcelon_tau_h_difference_row_is_context():
 # ------------------------------------------------------------------ 7. Prop. 5 and the release sequence
 def test_prop5_rows_only_where_its_hypothesis_holds_and_the_sequence_is_checked():
     from privrl.mechanisms import accounting as acc
-    from privrl.papers import garcelon2021_thm6 as G
+    from privrl.papers.garcelon2021 import thm6 as G
 
     # shuffled sums after consecutive episodes differ by one user's randomised messages, whatever the order
     rng = np.random.default_rng(0)
@@ -286,7 +286,8 @@ def test_every_row_names_its_instance_and_k():
 def test_minimax_exponent_over_a_gap_grid_is_one_half():
     """R(K; g) = min(g K, c / g) (linear until the crossover c / g^2, then flat): each gap converges,
     the maximum over a grid grows like sqrt(c K) between the largest and smallest gaps' crossovers."""
-    from privrl.papers import minimax as MM
+    from privrl.papers.vietri2020 import minimax as MM
+    from privrl.results import bound_verdicts as BV
 
     c = 100.0
     ep = np.unique(np.round(np.geomspace(10, 1e8, 120))).astype(np.int64)
@@ -298,18 +299,18 @@ def test_minimax_exponent_over_a_gap_grid_is_one_half():
     assert lo == pytest.approx(10 * c / 0.25) and hi == pytest.approx(1e8)
     fit = MM.minimax_fit(ep, cur, lo, hi, np.random.default_rng(1), 200)
     assert fit.exponent == pytest.approx(0.5, abs=0.05)
-    up, low = MM.score_minimax(fit, lo, hi, cross[min(cross)])
+    up, low = BV.score_minimax(fit, lo, hi, cross[min(cross)])
     assert up.verdict == low.verdict == V.REPRODUCED
     # a fixed gap alone converges: exponent ~0 past its crossover (what a single instance tests)
     one = MM.minimax_fit(ep, {0.5: cur[0.5]}, 1e4, 1e8, np.random.default_rng(1), 50)
     assert one.exponent < 0.05
     # a grid too narrow for a decade of window: not reached, never
     narrow = {0.5: 400.0, 0.4: 625.0}
-    s, _ = MM.score_minimax(fit, *MM.minimax_window(narrow, 1e8), 625.0)
+    s, _ = BV.score_minimax(fit, *MM.minimax_window(narrow, 1e8), 625.0)
     assert s.verdict == V.NOT_REACHED and s.k_needed == math.inf
     # the lower bound is never contradicted by a grid's maximum
     flat = V.RateFit(0.1, 0.05, 0.15, lo, hi)
-    assert MM.score_minimax(flat, lo, hi, cross[min(cross)])[1].verdict == V.INCONCLUSIVE
+    assert BV.score_minimax(flat, lo, hi, cross[min(cross)])[1].verdict == V.INCONCLUSIVE
 
 
 def test_minimax_analysis_registers_the_worst_case_rows(tmp_path):
@@ -337,8 +338,8 @@ def test_minimax_analysis_registers_the_worst_case_rows(tmp_path):
 # ------------------------------------------------------------------ cheap missing checks
 def test_vietri_counters_within_e_and_lu_lemma11_chain():
     from privrl.papers import registry
-    from privrl.papers.lu2026_lemma11 import check_lemma11
-    from privrl.papers.vietri2020_checks import check_counters_within_e
+    from privrl.papers.lu2026.lemma11 import check_lemma11
+    from privrl.papers.vietri2020.checks import check_counters_within_e
 
     d = check_counters_within_e(np.random.default_rng(0), S=1, A=2, H=2, T_grid=(64, 512), n_trials=30)
     assert d["holds"].all() and (d["quantile_max_error"] < d["E_eps"]).all()

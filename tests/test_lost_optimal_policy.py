@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.papers import bai_sdp_pe_theorems as thm
+from privrl.papers.bai_sdp_pe import theorems as thm
 from privrl.papers.analysis import AnalysisContext
 from privrl.results import elimination as EL
 from privrl.results import verdicts as V

@@ -9,7 +9,7 @@ import pytest
 from privrl import agents
 from privrl.mechanisms import bounds, tree
 from privrl.mechanisms.rr import rr_p_from_epsilon
-from privrl.papers import cross_model
+from privrl.papers.cross_paper import cross_model
 from privrl.papers.analysis import AnalysisContext
 from privrl.results import aggregate
 from privrl.results.claims import score_claims

@@ -1,7 +1,9 @@
 """The papers' theorem checks at smoke size: each returns its DataFrame, the claims hold, figures are written."""
 import numpy as np
 
-from privrl.papers import bai_sdp_pe_lemma42, garcelon2021, lu2026_cor14, registry, vietri2020
+from privrl.papers import garcelon2021, registry, vietri2020
+from privrl.papers.bai_sdp_pe import lemma42 as bai_sdp_pe_lemma42
+from privrl.papers.lu2026 import cor14 as lu2026_cor14
 
 
 def test_binary_mechanism_thm12(tmp_path):
@@ -57,10 +59,14 @@ def test_claims_of_every_registered_check(tmp_path):
              "bitsum_lemma42": {"eps_grid": [0.5, 0.9], "n_trials": 500}, "garcelon_prop5": {"k_grid": [100]},
              "lu_cor14": {"from_experiments": False}, "lu2026_rlsvi_audit": {"eps_targets": [4.0], "n_trials": 400},
              "vietri_claim1": {"grid": [{"S": 2, "A": 2, "H": 2}]},
-             "vietri_counters": {"T_grid": [64], "n_trials": 20}, "lu_lemma11": {"grid": [{"S": 2, "A": 2, "H": 3}]}}
+             "vietri_counters": {"T_grid": [64], "n_trials": 20}, "lu_lemma11": {"grid": [{"S": 2, "A": 2, "H": 3}]},
+             "vietri_lemma8": {"grid": [{"S": 2, "A": 2, "H": 2}], "betas": [0.01]},
+             "garcelon_prop7": {"k_grid": [10], "n_trials": 10}, "bai_assumption4": {"n_users": 50, "n_trials": 10},
+             "bai_elimination": {"agents": ["pe"], "C_grid": [0.18], "K": 200, "n_seeds": 5}}
     checks = registry.theorem_checks()
     assert set(checks) == {"binary_mechanism", "vietri_claim1", "vietri_counters", "garcelon_coverage",
-                           "garcelon_prop5", "bitsum_lemma42", "lu_cor14", "lu2026_rlsvi_audit", "lu_lemma11"}
+                           "garcelon_prop5", "bitsum_lemma42", "lu_cor14", "lu2026_rlsvi_audit", "lu_lemma11",
+                           "vietri_lemma8", "garcelon_prop7", "bai_assumption4", "bai_elimination"}
     config = {"mechanisms": {"checks": sizes}, "experiments": {}}
     valid = registry.check_sizes(config)
     tables = {n: c.run(np.random.default_rng(0), **c.arguments(valid[n], config)) for n, c in checks.items()}
@@ -68,7 +74,7 @@ def test_claims_of_every_registered_check(tmp_path):
     assert [r.claim_id for r in rows] == list(checks)
     assert all(r.verdict in ({"checked", "contradicted"} if r.kind == "check" else {"reproduced", "contradicted"})
                for r in rows)
-    assert {r.claim_id for r in rows if r.kind == "check"} == {"lu_cor14", "vietri_claim1", "lu_lemma11"}
+    assert {r.claim_id for r in rows if r.kind == "check"} == {"lu_cor14", "vietri_claim1", "lu_lemma11", "vietri_lemma8"}
 
 
 def test_lu_cor14_holds_where_the_library_order_grid_ends():

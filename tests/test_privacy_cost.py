@@ -96,7 +96,7 @@ def _pucb_cells(priv, base):
 def test_privacy_cost_analysis_end_to_end(tmp_path, monkeypatch):
     from privrl.papers import cross_paper
 
-    monkeypatch.setattr(cross_paper, "crossover_of", lambda agent, params, mdp: 10.0)  # every eps in regime
+    monkeypatch.setattr(cross_paper, "agent_crossover", lambda agent, params, mdp: 10.0)  # every eps in regime
     ep, priv, base = _cost_curves(0.0, 1.0)
     res = registry.analysis("privacy_cost")(_context(tmp_path, _pucb_cells(priv, base)))
     assert len(res.table) == 1
@@ -120,10 +120,10 @@ def test_privacy_cost_pools_only_eps_cells_in_their_own_regime(tmp_path, monkeyp
     ep, priv, base = _cost_curves(0.0, 1.0)
     rng = np.random.default_rng(3)
     priv[0.5] = base + 0.05 * ep[None, :] * (1 + 0.05 * rng.standard_normal((6, ep.size)))  # linear: b = 1
-    monkeypatch.setattr(cross_paper, "crossover_of", lambda agent, params, mdp: 150.0 / params["epsilon"])
+    monkeypatch.setattr(cross_paper, "agent_crossover", lambda agent, params, mdp: 150.0 / params["epsilon"])
     r = registry.analysis("privacy_cost")(_context(tmp_path, _pucb_cells(priv, base))).table.iloc[0]
     assert r.b_verdict == "reproduced" and "eps 0.5: b 1.00" in r.b_measured and "(pre-regime)" in r.b_measured
-    monkeypatch.setattr(cross_paper, "crossover_of", lambda agent, params, mdp: 10.0)  # all in regime
+    monkeypatch.setattr(cross_paper, "agent_crossover", lambda agent, params, mdp: 10.0)  # all in regime
     r = registry.analysis("privacy_cost")(_context(tmp_path, _pucb_cells(priv, base))).table.iloc[0]
     assert r.b_verdict == "inconclusive" and r.eps_verdict == "inconclusive" and "disagree" in r.b_note
 
@@ -144,7 +144,7 @@ def test_ldp_eps_exponent_is_one_sided_range_and_shuffle_uses_its_own_law(tmp_pa
     from privrl.papers import cross_paper
     from privrl.results import verdicts as V
 
-    monkeypatch.setattr(cross_paper, "crossover_of", lambda agent, params, mdp: 10.0)
+    monkeypatch.setattr(cross_paper, "agent_crossover", lambda agent, params, mdp: 10.0)
     ep, priv, base = _cost_curves(0.5, 1.8)
     cells = [("l_off", "ldp-obi", {"epsilon": 1.0, "noise": 0.0, "bonus_scale": 0.1}, {}, base, [])]
     cells += [(f"l_{e}", "ldp-obi", {"epsilon": e, "noise": 1.0, "bonus_scale": 0.1}, {}, priv[e], []) for e in EPS]

@@ -51,7 +51,7 @@ from numba import njit
 from privrl.mechanisms import accounting, events
 from privrl.rl import engine
 from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_sd, rr_count_sd, rr_count_width, rr_reward_sd,
-                                      rr_reward_width)
+                                      rr_reward_width, shuffled_deviation_bounds)
 from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
@@ -233,10 +233,7 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
                 c3 = z * rr_count_sd(S * k * H, p)
                 c4 = c2
             elif noise:
-                c1 = rr_reward_width(k + 1.0, H, m, p, d_sa)
-                c2 = rr_count_width(k * H, p, d_sa)
-                c3 = rr_count_width(S * k * H, p, d_sa)
-                c4 = rr_count_width(k * H, p, d_sas)
+                c1, c2, c3, c4 = shuffled_deviation_bounds(k, H, S, m, p, d_sa, d_sas)
             else:
                 c1 = c2 = c3 = c4 = 0.0
             for j in range(SA):

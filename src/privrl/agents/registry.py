@@ -141,3 +141,13 @@ def get(name: str) -> AgentSpec:
         return REGISTRY[name]
     except KeyError:
         raise ValueError(f"unknown agent {name!r}; registered: {sorted(REGISTRY)}") from None
+
+
+def agent_crossover(name: str, params: Mapping, mdp) -> float:
+    """The crossover K (``AgentSpec.crossover``) of agent ``name`` at ``params`` (keys outside its
+    defaults dropped, values as floats) on ``mdp``; nan without an MDP. The one crossover lookup
+    of the analyses, the designs and the claims table."""
+    if mdp is None:
+        return float("nan")
+    spec = get(name)
+    return float(spec.crossover({k: float(v) for k, v in params.items() if k in spec.defaults}, mdp))

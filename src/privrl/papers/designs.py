@@ -20,6 +20,7 @@ from typing import Iterable, Mapping, Sequence
 import pandas as pd
 
 from privrl import agents
+from privrl.agents.registry import agent_crossover
 from privrl.results.verdicts import THRESHOLDS
 from privrl.rl import envs
 
@@ -48,7 +49,7 @@ def crossovers(cells: Sequence[tuple[str, Mapping[str, float]]], mdp) -> dict[st
         spec = agents.get(agent)
         p = {k: float(v) for k, v in params.items() if k in spec.defaults}
         label = agent + (f"@eps={p['epsilon']:g}" if "epsilon" in p else "")
-        out[label] = float(spec.crossover(p, mdp))
+        out[label] = agent_crossover(agent, p, mdp)
     return out
 
 

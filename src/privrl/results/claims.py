@@ -236,11 +236,12 @@ def regime_of_fit(row: Mapping[str, Any], mdp: Any = None) -> V.Regime:
     cross = float("nan")
     if mdp is not None and "agent" in row:
         from privrl import agents
+        from privrl.agents.registry import agent_crossover
 
         spec = agents.get(row["agent"])
         params = {k[6:]: float(v) for k, v in row.items()
                   if k.startswith("param_") and k[6:] in spec.defaults and np.isfinite(float(v))}
-        cross = spec.crossover(params, mdp)
+        cross = agent_crossover(row["agent"], params, mdp)
     return V.Regime(cross, float(row["window_lo"]), float(row["window_hi"]),
                     float(row.get("saturated_fraction", float("nan"))))
 

@@ -29,7 +29,7 @@ from privrl.agents.rlsvi import privacy_table
 from privrl.results import verdicts as V
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, regime_of, save_pdf
+from privrl.papers.scoring import CONVERGES, crossover_of, frame, regime_of, save_pdf
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
 PAPER_ID = "lu2026"

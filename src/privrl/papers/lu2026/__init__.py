@@ -3,7 +3,7 @@ Differentially Private*: what reproduces it.
 
 * analysis ``rlsvi_privacy`` -- RLSVI's computed privacy and its regret cost (below);
 * theorem check ``lu_cor14`` -- Cor. 14 vs the numeric minimum of Thm 13 and tighter conversions
-  (:mod:`privrl.papers.lu2026_cor14`).
+  (:mod:`privrl.papers.lu2026.cor14`).
 
 RLSVI privacy analysis.
 
@@ -30,7 +30,7 @@ the Remark-2 note on every RLSVI run. "No privacy cost" (RLSVI beta_scale 1 vs U
 and the matched-privacy comparisons are kind ``order``
 (:func:`~privrl.results.verdicts.score_order` on R_other / R_RLSVI), scored only when both
 agents are past 10 x their crossover K (``AgentSpec.crossover``); else "not reached" with that K. The fixed-eps comparison and RLSVI's worst-case rate are in
-:mod:`privrl.papers.lu2026_comparisons`, the end-to-end audit in :mod:`privrl.papers.lu2026_audit`.
+:mod:`privrl.papers.lu2026.comparisons`, the end-to-end audit in :mod:`privrl.papers.lu2026.audit`.
 """
 from __future__ import annotations
 
@@ -44,11 +44,11 @@ from privrl.results import claims as C
 from privrl.results import verdicts as V
 from privrl.results.stats import mean_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.claim_helpers import crossover_of, frame, save_pdf
-from privrl.papers.lu2026_audit import RLSVI_AUDIT
-from privrl.papers.lu2026_cor14 import COR14
-from privrl.papers.lu2026_lemma11 import LEMMA11
-from privrl.papers.lu2026_comparisons import ANALYSES as COMPARISONS, order_no_larger
+from privrl.papers.scoring import crossover_of, frame, save_pdf
+from privrl.papers.lu2026.audit import RLSVI_AUDIT
+from privrl.papers.lu2026.cor14 import COR14
+from privrl.papers.lu2026.lemma11 import LEMMA11
+from privrl.papers.lu2026.comparisons import ANALYSES as COMPARISONS, order_no_larger
 from privrl.papers.common import (
     at_episode,
     curves,

@@ -1,45 +1,21 @@
-"""Glue between a paper's analysis and the verdict module: the regime of a run cell and the
-claims frame an analysis returns. Registers nothing; holds no threshold
-(every number is :data:`privrl.results.verdicts.THRESHOLDS`).
+"""Verdict rules of bound claims, by kind (thresholds: :data:`privrl.results.verdicts.THRESHOLDS`):
 
-Shapes: a fit row is one row of fits.csv (exponent, exponent_lo, exponent_hi, window_lo,
-window_hi, saturated_fraction, n_seeds); an info is a run's info JSON (agent, params, env_key).
+* :func:`score_bound_one_sided` -- an O(.) upper bound evaluated at constant 1;
+* :func:`score_lower_bound` -- a minimax lower bound Omega(f(K)) at constant 1 on one instance of the
+  paper's hard family;
+* :func:`score_minimax` -- the K-exponent of the empirical minimax regret over a gap grid against 0.5,
+  one-sided both ways (``privrl.papers.vietri2020.minimax`` fits it).
+
+The privacy-cost rules are :mod:`privrl.results.eps_verdicts`, coverage rates
+:mod:`privrl.results.coverage_verdicts`, the rate / order / ratio rules :mod:`privrl.results.verdicts`.
 """
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
-from privrl import agents
 from privrl.results import verdicts as V
-from privrl.results.claims import claims_frame
-
-
-def agent_crossover(agent: str, params: Mapping, mdp) -> float:
-    """The agent's crossover K (``AgentSpec.crossover``) at ``params`` on ``mdp``; nan without an
-    MDP. The one place the papers' analyses read a crossover (regimes, claim_helpers, cross_paper)."""
-    if mdp is None:
-        return float("nan")
-    spec = agents.get(agent)
-    return float(spec.crossover({k: float(v) for k, v in params.items() if k in spec.defaults}, mdp))
-
-
-def crossover_of(info: Mapping, mdp) -> float:
-    """The crossover K of a run cell (its info's agent and parameters)."""
-    return agent_crossover(info["agent"], info["params"], mdp)
-
-
-def regime_of(info: Mapping, mdp, fit_row: Mapping) -> V.Regime:
-    """Regime of one run cell: its crossover K against its fit window and saturation."""
-    return V.Regime(crossover_of(info, mdp), float(fit_row["window_lo"]), float(fit_row["window_hi"]),
-                    float(fit_row.get("saturated_fraction", float("nan"))))
-
-
-CONVERGES = ("; instance-dependent: converges (one fixed-gap instance past its crossover: regret turns O(log K), "
-             "so the bound is met; the worst-case rate needs a family of gaps)")
 
 
 def with_note(score: V.Score, note: str) -> V.Score:
@@ -98,6 +74,19 @@ def score_lower_bound(measured: tuple[float, float, float], bound, K: float, tri
     return V.Score(V.REPRODUCED, text, f"at or above the bound; {hidden} hidden")
 
 
-def frame(claims: Sequence[V.Claim]) -> pd.DataFrame:
-    """The claims.csv-column frame an analysis returns (one row per Claim)."""
-    return claims_frame(list(claims))
+def score_minimax(fit: V.RateFit, lo: float, hi: float, smallest_crossover: float,
+                  th: V.Thresholds = V.THRESHOLDS) -> tuple[V.Score, V.Score]:
+    """(upper, lower) scores of the minimax exponent against 0.5: "not reached" under a decade of
+    window (K needed 10 x lo when the grid's smallest gap allows it, else never: a wider grid)."""
+    if not (hi >= 10.0 * lo):
+        need = 10.0 * lo if smallest_crossover >= 10.0 * lo else math.inf
+        why = ("window under a decade: run to K = 10 x lo" if math.isfinite(need) else
+               "the gap grid is too narrow for a decade of window: add smaller gaps")
+        s = V.Score(V.NOT_REACHED, fit.text("minimax exponent"), f"window [{lo:.3g}, {hi:.3g}]: {why}", need)
+        return s, s
+    reg = V.Regime(lo / th.regime_factor, fit.window_lo, fit.window_hi)  # pre-registered from the formula
+    up = V.score_rate_upper(fit, th.sqrt_k_exponent, th.log_allowance, reg)
+    low = V.score_rate_lower(fit, th.sqrt_k_exponent, th.log_allowance, reg)
+    if low.verdict == V.CONTRADICTED:  # the grid's maximum is below the family's supremum
+        low = V.Score(V.INCONCLUSIVE, low.measured, low.regime + "; the grid's max is below the family's sup")
+    return up, low

@@ -40,7 +40,7 @@ from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci
 from privrl.papers import bai_sdp_pe_eq29 as eq29
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
+from privrl.papers.scoring import CONVERGES, crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
 PAPER_ID = "bai_sdp_pe"

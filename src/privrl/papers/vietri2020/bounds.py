@@ -35,7 +35,8 @@ from privrl.agents.pucb import pucb_error_level
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, curves, env_mdp, rng_for
 from privrl.results.labels import env_title
-from privrl.papers.regimes import CONVERGES, frame, regime_of, score_bound_one_sided, score_lower_bound, with_note
+from privrl.papers.scoring import CONVERGES, cell_regime, frame
+from privrl.results.bound_verdicts import score_bound_one_sided, score_lower_bound, with_note
 from privrl.results import verdicts as V
 from privrl.results.fits import fit_k_exponent
 from privrl.results.stats import mean_ci
@@ -183,7 +184,7 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
     for info in _pucb_cells(ctx):
         mdp = env_mdp(ctx, info["env_key"])
         fit = _fit_row(ctx, info)
-        reg = regime_of(info, mdp, fit)
+        reg = cell_regime(info, mdp, fit)
         eps = info["params"]["epsilon"]
         runs = ctx.runs(info["env_key"], info["cell"])
         recorded = [float(c.split("_", 1)[1]) for c in runs.columns if c.startswith("mistakes_")]
@@ -242,7 +243,7 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
         mdp = env_mdp(ctx, info["env_key"])
         p = info["params"]
         fit = _fit_row(ctx, info)
-        reg = regime_of(info, mdp, fit)
+        reg = cell_regime(info, mdp, fit)
         ep, R = curves(ctx, info["env_key"], info["cell"])
         K = float(ep[-1])
         m = mean_ci(R[:, -1], rng, ctx.n_boot)
@@ -296,7 +297,7 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
         def lb(k, mdp=mdp, eps=eps):
             return privacy_lower_term(k, mdp.S, mdp.A, mdp.H, eps)
 
-        reg = regime_of(info, mdp, _fit_row(ctx, info))
+        reg = cell_regime(info, mdp, _fit_row(ctx, info))
         s = score_lower_bound(m, lb, K, max_policy_gap(mdp), "the Omega constant", linear_until=reg.crossover_K)
         s = with_note(s, f"PUCB crossover K = {reg.crossover_K:.3g} (K run {K:.3g})")
         tag = f"{env}_{info['cell']}".replace(".", "p")

@@ -4,8 +4,10 @@ Learning*: what reproduces it.
 * analysis ``bai_table1`` -- Table I measured, and the trust-model comparisons (below);
 * analyses ``bai_sdp_pe_error_level``, ``bai_sdp_pe_thm11``, ``bai_sdp_pe_scaling`` -- Thm 6's
   dependence on the Privatizer's error level E, Thm 11 inside eps < 1, scaling in X, A, H
-  (:mod:`privrl.papers.bai_sdp_pe_theorems`);
+  (:mod:`privrl.papers.bai_sdp_pe.theorems`);
 * theorem check ``bitsum_lemma42`` -- App. Alg. 4, Lemma 42: the shuffle binary summation.
+* theorem checks ``bai_assumption4`` (Assumption 4 with Eq. 4-5) and ``bai_elimination`` (Lemmas 23-24,
+  Eq. 3 / 29 per stage): :mod:`privrl.papers.bai_sdp_pe.lemmas`.
 
 Table I analysis. Rows (Bai et al., "Results Comparison"; the SDP row is printed "PBPE (Ours)",
 the paper's SDP-PE): DP-UCBVI eps-JDP and eps-LDP (registry ``dp-ucbvi-jdp`` / ``dp-ucbvi-ldp``,
@@ -37,7 +39,7 @@ eliminated, Alg. 1 line 9 threshold <= V* - V^worst):
   shuffle run has eliminated at least one policy (else "not reached", K needed = its crossover).
 
 SDP-PE / PE cells also count the seeds that eliminated pi*
-(:func:`privrl.papers.bai_sdp_pe_theorems.lost_optimum_of`); a claim read on such a cell (or its
+(:func:`privrl.papers.bai_sdp_pe.theorems.lost_optimum_of`); a claim read on such a cell (or its
 ``pe`` baseline) is "inconclusive" with a note naming it (:func:`privrl.results.elimination.guard`).
 """
 from __future__ import annotations
@@ -55,9 +57,10 @@ from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers import bai_sdp_pe_eq29 as eq29
 from privrl.papers import table_orders
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.bai_sdp_pe_theorems import ANALYSES as THEOREM_ANALYSES, MODEL as THEOREM_MODELS, lost_optimum_of
-from privrl.papers.claim_helpers import CONVERGES, crossover_of, frame, regime_of, save_pdf
-from privrl.papers.bai_sdp_pe_lemma42 import BITSUM
+from privrl.papers.bai_sdp_pe.theorems import ANALYSES as THEOREM_ANALYSES, MODEL as THEOREM_MODELS, lost_optimum_of
+from privrl.papers.scoring import CONVERGES, crossover_of, frame, regime_of, save_pdf
+from privrl.papers.bai_sdp_pe.lemma42 import BITSUM
+from privrl.papers.bai_sdp_pe.lemmas import ASSUMPTION4, ELIMINATION
 from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
 from privrl.papers.registry import Paper
 
@@ -325,5 +328,5 @@ PAPER = Paper(
           "the text; Lu et al. (2026) cite the published version as 'Near-Optimal Reinforcement Learning With "
           "Shuffle Differential Privacy', IEEE Transactions on Network Science and Engineering, 2026"),
     analyses={"bai_table1": bai_table1, **THEOREM_ANALYSES},
-    theorem_checks=(BITSUM,),
+    theorem_checks=(BITSUM, ASSUMPTION4, ELIMINATION),
 )

@@ -28,7 +28,8 @@ from privrl.papers import table_orders
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
 from privrl.results.labels import env_title
-from privrl.papers.regimes import CONVERGES, crossover_of, frame, regime_of, score_bound_one_sided
+from privrl.papers.scoring import CONVERGES, cell_regime, crossover_of, frame
+from privrl.results.bound_verdicts import score_bound_one_sided
 from privrl.results import verdicts as V
 from privrl.results.stats import diff_ci, mean_ci, ratio_ci
 
@@ -51,7 +52,7 @@ def _fit(ctx: AnalysisContext, env: str, cell: str) -> pd.Series:
 def rate_claim(ctx: AnalysisContext, env: str, cell: str, cid: str, statement: str, item: str, art: str) -> V.Claim:
     """O~(sqrt K) for one cell: one-sided, in regime (crossover of the cell's own agent)."""
     f = _fit(ctx, env, cell)
-    reg = regime_of(_info(ctx, env, cell), env_mdp(ctx, env), f)
+    reg = cell_regime(_info(ctx, env, cell), env_mdp(ctx, env), f)
     s = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
     return V.make_claim(PAPER, item, cid, statement + CONVERGES, "rate", art, s, ctx.experiment, f"{SRC}, {item}")
 
@@ -176,7 +177,7 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
         ep, R = curves(ctx, env, info["cell"])
         K = float(ep[-1])
         m = mean_ci(R[:, -1], rng, ctx.n_boot)
-        reg = regime_of(info, mdp, _fit(ctx, env, info["cell"]))
+        reg = cell_regime(info, mdp, _fit(ctx, env, info["cell"]))
         row = {"env": env, "bonus_scale": scale, "eps0": eps0, "tau": tau, "K": int(K), "regret": m[0],
                "regret_lo": m[1], "regret_hi": m[2], "tau_H": tau * mdp.H,
                "eps_term": math.sqrt(2 * K) * V.EPS_LAWS["garcelon_shuffle"](eps0), "crossover_K": reg.crossover_K}
@@ -213,7 +214,7 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
             _, R = curves(ctx, env, info["cell"])
             m = mean_ci(R[:, -1], rng, ctx.n_boot)
             cells.append(V.EpsCell(eps0, f.exponent, f.exponent_lo, f.exponent_hi, m[0], m[1], m[2],
-                                   regime_of(info, env_mdp(ctx, env), f)))
+                                   cell_regime(info, env_mdp(ctx, env), f)))
         if cells:
             _, g = V.score_eps_dependence(cells, V.THRESHOLDS.sqrt_k_exponent, "garcelon_shuffle", (0.0, 1.0))
             claims.append(V.make_claim(PAPER, "Thm 6", f"thm6_eps_term_{env}_s{scale:g}".replace(".", "p"),

@@ -1,7 +1,7 @@
 """Claims that span the papers: the privacy cost of every private agent, and the privacy audit.
 
 * analysis ``privacy_cost`` -- exponents (b, eps law) per agent against each paper's prediction;
-* analysis ``cross_model_coverage`` -- :mod:`privrl.papers.cross_model` (JDP vs shuffle vs LDP);
+* analysis ``cross_model_coverage`` -- :mod:`privrl.papers.cross_paper.cross_model` (JDP vs shuffle vs LDP);
 * :func:`privacy_audit_claim` -- the claim row of the privacy audit of every mechanism
   (:mod:`privrl.mechanisms.audit`; the ``privacy_audit`` rule builds the table).
 
@@ -31,13 +31,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from privrl.papers.regimes import agent_crossover
+from privrl.agents.registry import agent_crossover
 from privrl.rl import seeding
 from privrl.results import verdicts as V
 from privrl.results.claims import claims_frame
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import seed_matrix
-from privrl.papers import cross_model
+from privrl.papers.cross_paper import cross_model
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import env_mdp
 from privrl.papers.registry import Paper
@@ -82,7 +82,6 @@ def _fmt_params(items) -> str:
     return ", ".join(f"{k}={v:g}" for k, v in items if k in ("bonus_scale", "tau", "tau_power", "z")) or "defaults"
 
 
-crossover_of = agent_crossover  # (agent, params, mdp) -> crossover K; nan without an MDP (papers.regimes)
 
 
 def _mdp_or_none(ctx: AnalysisContext, env: str):
@@ -114,7 +113,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         fit = fit_privacy_cost(ep0, priv, base, rng, decades=decades, n_boot=ctx.n_boot)
         model = g["base"]["privacy_model"]
         mdp = _mdp_or_none(ctx, env)
-        regimes = {e: V.Regime(crossover_of(agent, info["params"], mdp), fit["window_lo"], fit["window_hi"],
+        regimes = {e: V.Regime(agent_crossover(agent, info["params"], mdp), fit["window_lo"], fit["window_hi"],
                                _saturation(ctx, env, info["cell"])) for e, info in g["private"].items()}
         (b_paper, law, gamma_range), paper, item, src = TARGETS.get(
             agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from privrl import agents
+from privrl.agents.registry import agent_crossover
 from privrl.agents import obi, private_ucbvi, pucb
 from privrl.mechanisms import events as ev
 from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, SHUFFLE_BITSUM
@@ -134,7 +135,7 @@ def cell_table(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict]:
         K = float(ep[-1])
         finals[r.cell] = R[:, -1]
         m, lo, hi = mean_ci(R[:, -1], rng_for(ctx, f"cross_model/{r.env}/{r.cell}"), ctx.n_boot)
-        cross = agents.get(r.agent).crossover(r.params, mdp)
+        cross = agent_crossover(r.agent, r.params, mdp)
         z_eff = r.z if r.z > 0 else effective_z(r.agent, r.params, mdp, K)
         rows.append({"env": r.env, "agent": r.agent, "label": LABELS.get(r.agent, r.agent), "epsilon": r.epsilon,
                      "z": r.z, "bonus_scale": r.bonus_scale, "K": K, "regret": m, "regret_lo": lo, "regret_hi": hi,

@@ -1,13 +1,20 @@
-"""Claim rows of the papers' analyses, through :mod:`privrl.results.verdicts` (no thresholds here).
+"""Scoring glue between a paper's analysis and the verdict modules (one module for every paper):
+the regime of a run cell, the claims frame an analysis returns, a slope across cells and a
+figure's PDF twin. Registers nothing; holds no threshold (every number is
+:data:`privrl.results.verdicts.THRESHOLDS`; the verdict rules are in :mod:`privrl.results`).
 
+* :func:`crossover_of` -- one cell's crossover K from its run info (the lookup is
+  :func:`privrl.agents.registry.agent_crossover`, re-exported here);
+* :func:`regime_of` -- the :class:`~privrl.results.verdicts.Regime` of a fits.csv row at a crossover K;
+  :func:`cell_regime` -- the same from a run cell's info and MDP; :func:`point_regime` -- at one K;
 * :func:`frame` -- a list of :class:`~privrl.results.verdicts.Claim` as the analysis' claims table
   (``privrl.results.claims.CSV_COLUMNS``);
-* :func:`regime_of` -- the :class:`~privrl.results.verdicts.Regime` of a fits.csv row (its agent's
-  crossover K on the experiment's MDP, the fit window, the saturation in the window);
-* :func:`crossover_of` -- one cell's crossover K from its run info (defined in :mod:`privrl.papers.regimes`);
 * :func:`slope_fit` -- a seed-bootstrap log-log slope of a per-seed statistic across *cells*
   (e.g. regret at K against the privatizer's error level E, or against X), as a RateFit;
 * :func:`save_pdf` -- the PDF twin of an analysis figure (the workflow writes the PNG).
+
+Shapes: a fit row is one row of fits.csv (exponent, exponent_lo, exponent_hi, window_lo,
+window_hi, saturated_fraction, n_seeds); an info is a run's info JSON (agent, params, env_key).
 """
 from __future__ import annotations
 
@@ -16,15 +23,31 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from privrl.papers.regimes import CONVERGES, crossover_of  # noqa: F401 (re-export: defined in regimes)
+from privrl.agents.registry import agent_crossover
 from privrl.results import verdicts as V
-from privrl.results.claims import CSV_COLUMNS, claims_frame
+from privrl.results.claims import claims_frame
 from privrl.results.fits import loglog_slope
 from privrl.results.stats import bootstrap, percentile_ci
 
 
+def crossover_of(info: Mapping, mdp) -> float:
+    """The crossover K of a run cell (its info's agent and parameters)."""
+    return agent_crossover(info["agent"], info["params"], mdp)
+
+
+def cell_regime(info: Mapping, mdp, fit_row: Mapping) -> V.Regime:
+    """Regime of one run cell: its crossover K against its fit window and saturation."""
+    return V.Regime(crossover_of(info, mdp), float(fit_row["window_lo"]), float(fit_row["window_hi"]),
+                    float(fit_row.get("saturated_fraction", float("nan"))))
+
+
+CONVERGES = ("; instance-dependent: converges (one fixed-gap instance past its crossover: regret turns O(log K), "
+             "so the bound is met; the worst-case rate needs a family of gaps)")
+
+
 def frame(claims: Sequence[V.Claim]) -> pd.DataFrame:
-    return claims_frame(claims) if claims else pd.DataFrame(columns=CSV_COLUMNS)
+    """The claims.csv-column frame an analysis returns (one row per Claim; the columns when none)."""
+    return claims_frame(list(claims))
 
 
 # agents whose aux is the fraction of policies still active (Bai et al. Alg. 1), not a saturated

@@ -7,7 +7,7 @@ either action. The output is the whole sequence pi^2..pi^K, sampled through the 
 planning and counting code (:func:`privrl.agents.rlsvi.rlsvi_plan`, the same Gaussian block,
 beta_k and backward induction; :func:`privrl.rl.planning.count_step` and the kernel's
 ``r_hat = r_sum / n`` update) with ``beta_scale`` chosen so that Cor. 14 certifies the target
-eps after K episodes (:func:`privrl.papers.lu2026_comparisons.beta_scale_for_epsilon`).
+eps after K episodes (:func:`privrl.papers.lu2026.comparisons.beta_scale_for_epsilon`).
 
 Test statistic: T = number of released policies that play action 0. The event {T >= t} (or
 {T <= t}) is chosen on the first half of the trials, its probabilities under D' and D are
@@ -24,7 +24,7 @@ from numba import njit
 from privrl.agents.rlsvi import privacy_table, rlsvi_plan
 from privrl.rl.planning import count_step
 from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
-from privrl.papers.lu2026_comparisons import beta_scale_for_epsilon
+from privrl.papers.lu2026.comparisons import beta_scale_for_epsilon
 from privrl.papers.registry import TheoremCheck
 
 H, S, A = 1, 1, 2

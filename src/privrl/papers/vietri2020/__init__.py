@@ -3,7 +3,7 @@ Regret Guarantees*: what reproduces it.
 
 * theorem check ``binary_mechanism`` -- Thm 12 (App. A): the binary-mechanism counter's error;
 * analyses ``vietri2020_pac`` (Thm 3), ``vietri2020_thm4`` (Thm 4's explicit bound and rate),
-  ``vietri2020_lower_bound`` (Thm 5-6 on the hard family): :mod:`privrl.papers.vietri2020_bounds`;
+  ``vietri2020_lower_bound`` (Thm 5-6 on the hard family): :mod:`privrl.papers.vietri2020.bounds`;
 * PUCB (Alg. 2-3) also runs in the Garcelon Table 1 analysis (:mod:`privrl.papers.garcelon2021`) and
   its privacy cost (Thm 4: additive 1/eps) in :mod:`privrl.papers.cross_paper`.
 """
@@ -18,9 +18,9 @@ from privrl.mechanisms.bounds import thm12_bound
 from privrl.mechanisms.tree import tree_levels, tree_max_error
 from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
-from privrl.papers.minimax import ANALYSES as MINIMAX
-from privrl.papers.vietri2020_bounds import ANALYSES
-from privrl.papers.vietri2020_checks import CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E
+from privrl.papers.vietri2020.minimax import ANALYSES as MINIMAX
+from privrl.papers.vietri2020.bounds import ANALYSES
+from privrl.papers.vietri2020.checks import CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E, LEMMA8
 
 
 def check_binary_mechanism(rng, T_grid: Iterable[int] = tuple(2**j for j in range(6, 17)),
@@ -79,5 +79,5 @@ PAPER = Paper(
     year=2020, venue="ICML 2020", link="",
     file="001_62dda6bb64c1eaea.txt",
     analyses={**ANALYSES, **MINIMAX},
-    theorem_checks=(BINARY_MECHANISM, CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E),
+    theorem_checks=(BINARY_MECHANISM, CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E, LEMMA8),
 )

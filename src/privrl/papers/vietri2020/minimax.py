@@ -26,7 +26,8 @@ import pandas as pd
 
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import curves as cell_curves, env_mdp, rng_for
-from privrl.papers.regimes import crossover_of, frame
+from privrl.papers.scoring import crossover_of, frame
+from privrl.results.bound_verdicts import score_minimax
 from privrl.results import verdicts as V
 from privrl.results.fits import loglog_slope
 
@@ -63,24 +64,6 @@ def minimax_fit(ep: np.ndarray, curves: Mapping[float, np.ndarray], lo: float, h
     blo, bhi = np.quantile(boots, [0.025, 0.975])
     return V.RateFit(float(est), float(blo), float(bhi), float(ep[m][0]), float(ep[m][-1]),
                      int(min(R.shape[0] for R in curves.values())))
-
-
-def score_minimax(fit: V.RateFit, lo: float, hi: float, smallest_crossover: float,
-                  th: V.Thresholds = V.THRESHOLDS) -> tuple[V.Score, V.Score]:
-    """(upper, lower) scores of the minimax exponent against 0.5: "not reached" under a decade of
-    window (K needed 10 x lo when the grid's smallest gap allows it, else never: a wider grid)."""
-    if not (hi >= 10.0 * lo):
-        need = 10.0 * lo if smallest_crossover >= 10.0 * lo else math.inf
-        why = ("window under a decade: run to K = 10 x lo" if math.isfinite(need) else
-               "the gap grid is too narrow for a decade of window: add smaller gaps")
-        s = V.Score(V.NOT_REACHED, fit.text("minimax exponent"), f"window [{lo:.3g}, {hi:.3g}]: {why}", need)
-        return s, s
-    reg = V.Regime(lo / th.regime_factor, fit.window_lo, fit.window_hi)  # pre-registered from the formula
-    up = V.score_rate_upper(fit, th.sqrt_k_exponent, th.log_allowance, reg)
-    low = V.score_rate_lower(fit, th.sqrt_k_exponent, th.log_allowance, reg)
-    if low.verdict == V.CONTRADICTED:  # the grid's maximum is below the family's supremum
-        low = V.Score(V.INCONCLUSIVE, low.measured, low.regime + "; the grid's max is below the family's sup")
-    return up, low
 
 
 def vietri2020_minimax(ctx: AnalysisContext) -> AnalysisResult:
