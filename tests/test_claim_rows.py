@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl.papers import bai_sdp_pe_eq29 as eq29
+from privrl.papers.bai_sdp_pe import eq29
 from privrl.papers import table_orders as T
 from privrl.papers.analysis import AnalysisContext
 from privrl.results import claims as C
@@ -131,7 +131,7 @@ def test_bai_table_i_forms_on_the_cross_model_instance():
 
 
 def test_garcelon_jdp_vs_ldp_at_eps0_100_is_labelled_context(tmp_path):
-    from privrl.papers.garcelon2021_thm6 import jdp_vs_ldp_claim
+    from privrl.papers.garcelon2021.thm6 import jdp_vs_ldp_claim
 
     cells = [("pucb", {"epsilon": 50.0}, lambda k: 200 * np.log(k), "rs", {}),
              ("ldp-obi", {"epsilon": 100.0}, lambda k: 100 * np.log(k), "rs", {})]
@@ -199,7 +199,7 @@ def test_lu_rlsvi_against_ucbvi_is_context(tmp_path):
 
 
 def test_garcelon_bonus_independent_checks_are_registered_once(tmp_path):
-    from privrl.papers.garcelon2021_thm6 import garcelon2021_thm6
+    from privrl.papers.garcelon2021.thm6 import garcelon2021_thm6
 
     local = {"epsilon": 2.397895273, "tau_power": 1 / 3}
     cells = [("shuffled-obi", {**local, "bonus_scale": b}, lambda k: 10 * np.sqrt(k), "rs",

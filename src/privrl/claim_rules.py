@@ -140,7 +140,7 @@ def _garcelon_table1(x: ExperimentCells) -> list[PlannedClaim]:
 
 
 def _vietri_pucb(x: ExperimentCells, thm: str) -> list[PlannedClaim]:
-    from privrl.papers import vietri2020_bounds as vb  # the papers' explicit bounds (App. B.1, B.2)
+    from privrl.papers.vietri2020 import bounds as vb  # the papers' explicit bounds (App. B.1, B.2)
     from privrl.agents.crossover import max_policy_gap
     from privrl.run import DEFAULT_ALPHAS
 
@@ -264,7 +264,7 @@ def _bai_table1(x: ExperimentCells) -> list[PlannedClaim]:
 
 
 def _cross_model(x: ExperimentCells) -> list[PlannedClaim]:
-    from privrl.papers.cross_model import ORDERS, replacement_epsilon  # the orders and the relation they use
+    from privrl.papers.cross_paper.cross_model import ORDERS, replacement_epsilon  # the orders and the relation they use
 
     out = []
     for a, b, *_ in ORDERS:

@@ -54,7 +54,7 @@ from privrl.results import verdicts as V
 from privrl.results.fits import fit_ratio_exponent
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci, ratio_ci
-from privrl.papers import bai_sdp_pe_eq29 as eq29
+from privrl.papers.bai_sdp_pe import eq29
 from privrl.papers import table_orders
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.bai_sdp_pe.theorems import ANALYSES as THEOREM_ANALYSES, MODEL as THEOREM_MODELS, lost_optimum_of

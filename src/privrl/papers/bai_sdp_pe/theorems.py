@@ -15,7 +15,7 @@
   shown, labelled "outside Thm 11", and not scored.
 * ``bai_sdp_pe_scaling`` -- the X, A, H dependence of Thm 6 / 11 on garnets with <= 64 policies,
   one axis varied at a time. Scored: regret at K below Lemma 25's explicit Eq. (29) at every size
-  (:mod:`privrl.papers.bai_sdp_pe_eq29`). The slope of log R(K) on log X (A, H) against the bound's
+  (:mod:`privrl.papers.bai_sdp_pe.eq29`). The slope of log R(K) on log X (A, H) against the bound's
   exponent (X^3, A^2, H^6 shuffle / H^5 none) is context: past their crossover fixed instances
   have instance-dependent regret, and an upper bound's dimension factor is a worst case.
 
@@ -38,7 +38,7 @@ from privrl.results import elimination as EL
 from privrl.results import verdicts as V
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci
-from privrl.papers import bai_sdp_pe_eq29 as eq29
+from privrl.papers.bai_sdp_pe import eq29
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.scoring import CONVERGES, crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
@@ -284,7 +284,7 @@ def _confounded_by_instances(axis: str, sc: V.Score) -> V.Score:
 def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame) -> list[V.Claim]:
     """Per agent, one row: regret at K below Eq. (29) (Lemma 25's explicit sum, at the run's C,
     iota and E) at every size; the verdict is the weakest of the sizes' (inconclusive, then not
-    reached, then reproduced; never contradicted: :mod:`privrl.papers.bai_sdp_pe_eq29`)."""
+    reached, then reproduced; never contradicted: :mod:`privrl.papers.bai_sdp_pe.eq29`)."""
     out = []
     for agent, d in df.groupby("agent"):
         scores = []
