@@ -49,6 +49,12 @@ def episode_loop(env, params, K, k0, k1, rng, rec, state):
     evaluated every episode (engine.evaluated_step: of ``evc`` only its value buffer is used)."""
     n_sa, n_sas, r_sum, p_hat, q_base, pi, V, traj, evc = state
     H, S, A = n_sa.shape
+    if (n_sas.shape != (H, S, A, S) or p_hat.shape != (H, S, A, S) or r_sum.shape != (H, S, A)
+            or q_base.shape != (H, S, A) or pi.shape != (H, S) or V.shape != (H + 1, S)
+            or env[0].shape != (H, S, A, S) or env[1].shape != (H, S, A, S) or env[2].shape != (H, S, A)
+            or env[3].shape != (H, S, A) or env[5].shape != (S,) or env[6].shape != (S,)):
+        raise ValueError("ucbvi: state and environment arrays of different (H, S, A)")
+    # (past this check LLVM indexes every array with the one H, S, A: fewer registers spilled)
     L = np.log(5.0 * S * A * K * H / params[DELTA])
     for k in range(k0, k1):
         aux = optimistic_backup(p_hat, q_base, n_sa, pi, V)
