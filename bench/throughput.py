@@ -3,7 +3,7 @@
     python bench/throughput.py [--episodes 2000] [--seeds 16] [--parts-only] [--lean-only]
 
 0. privrl's fixed per-episode cost: UCBVI through the registry (``AgentSpec.kernel``: recorder,
-   evaluation cache, tie-breaking, state tuples) against ``bench/lean_kernel.py`` (the same
+   tie-breaking, state tuples, resumable chunks) against ``bench/lean_kernel.py`` (the same
    algorithm in one function, same regret bit for bit) and the numpy reference, on RiverSwim S=2
    H=3 (target: privrl <= 1.5x the lean kernel) and S=6 H=20, K = 1e5 episodes; the three
    interleaved in ``--rounds`` rounds of process CPU time, each one's fastest round kept; and

@@ -31,7 +31,9 @@ step h's reward and transition, is the same uniform for every agent on that stre
 Per-episode helpers without fastmath arithmetic are ``inline="always"``: a numba call passes
 every array of its tuple arguments field by field, which cost more than the work inside
 (docs/decisions/performance.md, "Throughput"); inlining does not change a single number as long as
-no fastmath function calls them (an inlined body takes its caller's flags; tested).
+no fastmath function calls them (an inlined body takes its caller's flags; tested), or, for those of
+``CONTRACT_NEUTRAL`` (no product added), none but one with the planners' ``contract`` flag (UCBVI's
+loop, which inlines its planner and evaluation: :func:`evaluated_step`).
 
 Reference counting: an agent may run its episodes in a loop compiled with ``_nrt=False`` (numba's
 reference-counting runtime off), called from the registry's ``run_episodes``, which keeps it on and
