@@ -52,7 +52,9 @@ def episode_loop(env, params, K, k0, k1, rng, rec, state):
     if (n_sas.shape != (H, S, A, S) or p_hat.shape != (H, S, A, S) or r_sum.shape != (H, S, A)
             or q_base.shape != (H, S, A) or pi.shape != (H, S) or V.shape != (H + 1, S)
             or env[0].shape != (H, S, A, S) or env[1].shape != (H, S, A, S) or env[2].shape != (H, S, A)
-            or env[3].shape != (H, S, A) or env[5].shape != (S,) or env[6].shape != (S,)):
+            or env[3].shape != (H, S, A) or env[5].shape != (S,) or env[6].shape != (S,)
+            or traj[0].shape != (H + 1,) or traj[1].shape != (H,) or traj[2].shape != (H,)
+            or evc[1].shape != (H + 1, S)):
         raise ValueError("ucbvi: state and environment arrays of different (H, S, A)")
     # (past this check LLVM indexes every array with the one H, S, A: fewer registers spilled)
     L = np.log(5.0 * S * A * K * H / params[DELTA])
