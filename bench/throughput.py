@@ -235,7 +235,7 @@ def episode_parts(K: int, seeds: int, reps: int = 100_000, n_snap: int = 48) -> 
         total = 1e6 / engine_rate("ucbvi", {"bonus_scale": scale}, mdp, K, seeds)
         print(f"{scale:11g} {total:9.2f} {timed[0]:9.2f} {timed[1]:12.2f} {timed[2]:9.2f} {total - sum(timed):7.2f}")
     print("(each part timed alone, cycling through the snapshots so that data-dependent branches vary as in a run;\n"
-          " the engine evaluates a policy only when it changed: nearly every episode while learning;\n"
+          " UCBVI evaluates the played policy every episode (engine.evaluated_step);\n"
           " 'rest' = count updates, recording, call overhead)")
 
 
