@@ -3,7 +3,7 @@
     python bench/throughput.py [--episodes 2000] [--seeds 16] [--parts-only] [--lean-only]
 
 0. privrl's fixed per-episode cost: UCBVI through the registry (``AgentSpec.kernel``: recorder,
-   evaluation cache, tie-breaking, state tuples) against ``bench/lean_kernel.py`` (the same
+   tie-breaking, state tuples, resumable chunks) against ``bench/lean_kernel.py`` (the same
    algorithm in one function, same regret bit for bit) and the numpy reference, on RiverSwim S=2
    H=3 (target: privrl <= 1.5x the lean kernel) and S=6 H=20, K = 1e5 episodes; the three
    interleaved in ``--rounds`` rounds of process CPU time, each one's fastest round kept; and
@@ -235,7 +235,7 @@ def episode_parts(K: int, seeds: int, reps: int = 100_000, n_snap: int = 48) -> 
         total = 1e6 / engine_rate("ucbvi", {"bonus_scale": scale}, mdp, K, seeds)
         print(f"{scale:11g} {total:9.2f} {timed[0]:9.2f} {timed[1]:12.2f} {timed[2]:9.2f} {total - sum(timed):7.2f}")
     print("(each part timed alone, cycling through the snapshots so that data-dependent branches vary as in a run;\n"
-          " the engine evaluates a policy only when it changed: nearly every episode while learning;\n"
+          " UCBVI evaluates the played policy every episode (engine.evaluated_step);\n"
           " 'rest' = count updates, recording, call overhead)")
 
 

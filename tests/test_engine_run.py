@@ -6,6 +6,7 @@ import pytest
 
 from privrl.rl import engine, envs, reference, seeding
 from privrl import run
+from privrl.rl.planning import FP_FLAGS
 
 
 def test_checkpoints_log_spaced_and_include_K():
@@ -89,7 +90,59 @@ def test_inlined_helpers_share_their_callers_fastmath_flags():
     assert {"step", "record", "observe", "refresh_row", "count_step"} <= set(inlined)
     assert {"plus_expected_next", "clip_and_compare", "optimistic_layer", "evaluation_layer"} <= set(inlined)
     assert any(flags(f) for _, _, f in dispatchers.values()), "expected some fastmath planners"
+    neutral = set(engine.CONTRACT_NEUTRAL)  # fastmath-free, no product added: may run under contract too
+    assert neutral <= set(inlined)
     for mod, name, f in dispatchers.values():
         body = inspect.getsource(f.py_func).split(":", 1)[1]
-        wrong = {c for c, g in inlined.items() if re.search(rf"\b{c}\(", body) and flags(g) != flags(f)}
+        wrong = {c for c, g in inlined.items() if re.search(rf"\b{c}\(", body) and flags(g) != flags(f)
+                 and not (c in neutral and flags(f) == frozenset(FP_FLAGS))}
         assert not wrong, f"{mod}.{name} (fastmath {set(flags(f))}) inlines helper(s) with other flags: {wrong}"
+
+
+def _contractible_pairs(llvm_ir: str) -> list[str]:
+    """Lines of an LLVM module where a ``contract`` product feeds a ``contract`` sum: what FMA
+    contraction may fuse (the only thing the planners' flags change)."""
+    import re
+
+    products = set(re.findall(r"(%[\w.]+) = fmul contract", llvm_ir))
+    return [ln for ln in llvm_ir.splitlines() if re.search(r"= f(add|sub) contract", ln)
+            and products & set(re.findall(r"%[\w.]+", ln.split("=", 1)[1]))]
+
+
+def test_contract_neutral_helpers_add_no_product():
+    """engine.CONTRACT_NEUTRAL helpers, inlined into a function compiled with the planners' flags
+    (UCBVI's episode loop), leave contraction nothing to fuse: no product of theirs feeds a sum,
+    so their numbers are those of their fastmath-free build (docs/decisions/performance.md, "A
+    lean engine"). The check is not vacuous: ``a * b + c`` under the same flags is caught."""
+    from numba import njit
+
+    from privrl.agents import ucbvi
+
+    @njit(fastmath=FP_FLAGS)
+    def control(a, b, c):
+        return a * b + c
+
+    @njit(fastmath=FP_FLAGS)
+    def record_under_contract(rec, k, gap, aux):
+        engine.record(rec, k, gap, aux)
+
+    @njit(fastmath=FP_FLAGS)
+    def play_under_contract(env, pi, rng, traj):
+        engine.play_episode(env, pi, rng, traj)
+
+    @njit(fastmath=FP_FLAGS)
+    def observe_under_contract(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, scale):
+        ucbvi.observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, scale)
+
+    mdp = envs.riverswim(S=2, H=3)
+    env = engine.env_arrays(mdp)
+    n_sa, n_sas, r_sum, p_hat, q_base, pi, V, traj, evc = ucbvi.init_state(env, np.array([1.0, 0.05]), 10)
+    control(1.0, 2.0, 3.0)
+    record_under_contract(engine.new_recorder(10, np.array([0.1])), 0, 0.5, 0.0)
+    play_under_contract(env, pi, np.random.default_rng(0), traj)
+    observe_under_contract(traj, n_sa, n_sas, r_sum, p_hat, q_base, 1.0, 1.0)
+    assert _contractible_pairs(next(iter(control.inspect_llvm().values())))
+    assert "fmul contract" in next(iter(observe_under_contract.inspect_llvm().values()))  # its arithmetic is there
+    for f in (record_under_contract, play_under_contract, observe_under_contract):
+        for ir in f.inspect_llvm().values():
+            assert not _contractible_pairs(ir), f.__name__

@@ -14,7 +14,7 @@ from numba import njit
 from privrl.rl import engine
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import NONNEGATIVE, OPEN_UNIT, AgentSpec, register
-from privrl.rl.planning import count_step, optimistic_plan
+from privrl.rl.planning import FP_FLAGS, count_step, optimistic_backup
 
 BONUS_SCALE, DELTA = 0, 1
 
@@ -42,14 +42,25 @@ def run_episodes(env, params, K, k0, k1, rng, rec, state):
     episode_loop(env, params, K, k0, k1, rng, rec, state)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, _nrt=False, fastmath=FP_FLAGS)
 def episode_loop(env, params, K, k0, k1, rng, rec, state):
+    """The planner and the policy's evaluation inlined, hence the planners' flags; the
+    fastmath-free helpers it inlines add no product (engine.CONTRACT_NEUTRAL). The played policy is
+    evaluated every episode (engine.evaluated_step: of ``evc`` only its value buffer is used)."""
     n_sa, n_sas, r_sum, p_hat, q_base, pi, V, traj, evc = state
     H, S, A = n_sa.shape
+    if (n_sas.shape != (H, S, A, S) or p_hat.shape != (H, S, A, S) or r_sum.shape != (H, S, A)
+            or q_base.shape != (H, S, A) or pi.shape != (H, S) or V.shape != (H + 1, S)
+            or env[0].shape != (H, S, A, S) or env[1].shape != (H, S, A, S) or env[2].shape != (H, S, A)
+            or env[3].shape != (H, S, A) or env[5].shape != (S,) or env[6].shape != (S,)
+            or traj[0].shape != (H + 1,) or traj[1].shape != (H,) or traj[2].shape != (H,)
+            or evc[1].shape != (H + 1, S)):
+        raise ValueError("ucbvi: state and environment arrays of different (H, S, A)")
+    # (past this check LLVM indexes every array with the one H, S, A: fewer registers spilled)
     L = np.log(5.0 * S * A * K * H / params[DELTA])
     for k in range(k0, k1):
-        aux = optimistic_plan(p_hat, q_base, n_sa, pi, V)
-        engine.step(env, pi, k, aux, rng, traj, evc, rec)
+        aux = optimistic_backup(p_hat, q_base, n_sa, pi, V)
+        engine.evaluated_step(env, pi, k, aux, rng, traj, evc[1], rec)
         observe(traj, n_sa, n_sas, r_sum, p_hat, q_base, L, params[BONUS_SCALE])
 
 

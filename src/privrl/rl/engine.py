@@ -31,7 +31,9 @@ step h's reward and transition, is the same uniform for every agent on that stre
 Per-episode helpers without fastmath arithmetic are ``inline="always"``: a numba call passes
 every array of its tuple arguments field by field, which cost more than the work inside
 (docs/decisions/performance.md, "Throughput"); inlining does not change a single number as long as
-no fastmath function calls them (an inlined body takes its caller's flags; tested).
+no fastmath function calls them (an inlined body takes its caller's flags; tested), or, for those of
+``CONTRACT_NEUTRAL`` (no product added), none but one with the planners' ``contract`` flag (UCBVI's
+loop, which inlines its planner and evaluation: :func:`evaluated_step`).
 
 Reference counting: an agent may run its episodes in a loop compiled with ``_nrt=False`` (numba's
 reference-counting runtime off), called from the registry's ``run_episodes``, which keeps it on and
@@ -45,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from privrl.rl.mdp import TabularMDP, optimal_return
-from privrl.rl.planning import policy_start_value
+from privrl.rl.planning import FP_FLAGS, policy_start_value, start_value
 
 
 def env_arrays(mdp: TabularMDP) -> tuple:
@@ -209,3 +211,33 @@ def step(env, pi, k, aux, rng, traj, evc, rec):
         play_episode_common(env, pi, env[8], traj)
     else:
         play_episode(env, pi, rng, traj)
+
+
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
+def evaluated_gap(env, pi, V):
+    """:func:`policy_gap` without the evaluation cache: pi evaluated every episode, inlined (these
+    flags are the evaluation's), in the work buffer V float64[H + 1, S]. Faster than the cache's
+    compare, copy and branch at RiverSwim S=2 H=3 and S=6 H=20 alike (docs/decisions/performance.md,
+    "A lean engine"); the same number, the evaluation being exact."""
+    gap = env[7][0] - start_value(env[0], env[2], env[5], pi, V)
+    return gap if gap > 0.0 else 0.0
+
+
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
+def evaluated_step(env, pi, k, aux, rng, traj, V, rec):
+    """:func:`step` for a loop compiled with the planners' flags that inlines its planner (UCBVI),
+    the gap from :func:`evaluated_gap`. :func:`record` and :func:`play_episode` are fastmath-free
+    helpers inlined here under ``contract``, which changes none of their numbers: no product of
+    theirs is added (:data:`CONTRACT_NEUTRAL`; tests/test_engine_run.py)."""
+    record(rec, k, evaluated_gap(env, pi, V), aux)
+    if env[9][0] == 1:
+        play_episode_common(env, pi, env[8], traj)
+    else:
+        play_episode(env, pi, rng, traj)
+
+
+#: fastmath-free helpers that may be inlined into a function compiled with the planners' flags
+#: (``contract``: a product may fuse with the sum it feeds): none of them adds a product, so
+#: contraction has nothing to fuse and their numbers are the same under either flag set (tested
+#: on their LLVM IR, tests/test_engine_run.py).
+CONTRACT_NEUTRAL = ("record", "play_episode", "observe", "count_step", "refresh_row", "hoeffding_bonus")

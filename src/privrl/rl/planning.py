@@ -120,6 +120,13 @@ def optimistic_plan(p_hat, q_base, n_sa, pi, V):
     of repeating action 0 (docs/decisions/engine.md, "Tie-breaking").
     Returns the fraction of (h, s, a) whose Q is clipped at H - h (bonus saturated).
     """
+    return optimistic_backup(p_hat, q_base, n_sa, pi, V)
+
+
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
+def optimistic_backup(p_hat, q_base, n_sa, pi, V):
+    """:func:`optimistic_plan` inlined into its caller (UCBVI's episode loop: a call passing five
+    arrays cost more than this planner at S=2 H=3; docs/decisions/performance.md, "A lean engine")."""
     H, S, A = q_base.shape
     clipped = 0
     for s in range(S):
@@ -317,6 +324,12 @@ def evaluation_layer(P, R, pi, V, h):
 def policy_start_value(P, R, rho, pi, V):
     """rho^T V^pi_1 for a deterministic pi[H, S] (Vietri et al. Sec. 2.1); V[H + 1, S'] is a
     work buffer, S' >= S (states beyond pi's are absorbing with value 0)."""
+    return start_value(P, R, rho, pi, V)
+
+
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
+def start_value(P, R, rho, pi, V):
+    """:func:`policy_start_value` inlined into its caller (same sums, same flags)."""
     H = pi.shape[0]
     for s in range(V.shape[1]):
         V[H, s] = 0.0
