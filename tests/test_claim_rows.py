@@ -164,7 +164,7 @@ def test_regret_above_eq29_is_inconclusive_never_contradicted():
 
 
 def test_scaling_slopes_are_context_and_the_bound_rows_name_their_c(tmp_path):
-    from privrl.papers import bai_sdp_pe_theorems as thm
+    from privrl.papers.bai_sdp_pe import theorems as thm
 
     pe = {"delta": 0.05, "C": 0.1, "C1": 0.6, "max_policies": 65536.0}  # Eq. (29) non-vacuous at K = 2e6
     specs = {f"h{H}": {"name": "garnet", "params": {"S": 2, "A": 2, "branching": 2, "H": H, "seed": 1}}

@@ -12,12 +12,13 @@ cell's instance, with the registration rule of the analysis that scores the clai
   ``regime_factor x crossover x 10^decades`` (:func:`privrl.papers.designs.window_k`);
 * a privacy-cost exponent b (D ~ K^b): the first eps cell's window; an eps exponent: the second's
   (``score_eps_dependence``);
-* an order or a point regime (cross-model orders, Garcelon's JDP vs LDP, RLSVI vs UCBVI, Bai et
-  al.'s error level and X/A/H scaling): ``regime_factor x`` the largest crossover of its cells
-  (error level: of the two smallest); Bai's shuffle << local: the shuffle cell's crossover (its
-  first elimination), as ``score_order`` is given it;
-* an explicit bound (Vietri Thm 3 / Thm 4 with constants): the K from which it is below the
-  trivial one (``first_k``); checks and Prop. 5 rows need no K;
+* an order or a point regime (cross-model orders, Garcelon's JDP vs LDP, Bai et al.'s error
+  level): ``regime_factor x`` the largest crossover of its cells (error level: of the two
+  smallest), and for the JDP-vs-LDP orders the K from which the table's forms dominate; Bai's
+  shuffle << local: the shuffle cell's crossover (its first elimination) and the K from which
+  Eq. (29) dominates, as ``score_order`` is given it;
+* an explicit bound (Vietri Thm 3 / Thm 4 with constants, Bai Thm 6's Eq. (29) at every size):
+  the K from which it is below the trivial one (``first_k``); checks and Prop. 5 rows need no K;
 * the minimax rate (hard family): 10 x (regime_factor x the largest gap's crossover), never when
   the smallest gap's crossover is below that; Vietri Thm 6's privacy term on one instance: the K at
   which SAH ln K / eps exceeds the linear phase's regret (crossover x largest policy gap).
@@ -25,6 +26,15 @@ cell's instance, with the registration rule of the analysis that scores the clai
 The rules mirror the analyses' registration (one function per analysis, :data:`privrl.claim_rules.RULES`; an
 analysis without a rule is reported, its claims not counted): a change to what an analysis
 registers, or to its regime, must be made here too.
+
+Which rows are paper claims and which are context is decided by the analyses' own functions,
+called here rather than copied: :func:`privrl.papers.table_orders.dominance` (Garcelon Table 1's and
+the cross-model JDP-vs-LDP orders), Eq. (29) (:func:`privrl.papers.bai_sdp_pe.eq29.eq29_bound`: Bai
+Table I's shuffle << local where the local sum is >= MARGIN x the shuffle one; Thm 6's
+below-Eq. (29) rows, K needed where the bound stops being vacuous), Prop. 5's hypothesis
+(:func:`privrl.mechanisms.accounting.garcelon_prop5_condition`) and
+:func:`privrl.papers.designs.window_k`. Every registered theorem check (``mechanisms.checks``, run
+in every design) and each of the two privacy audits is one row that needs no K.
 
 Context rows (``scope: context``) are not planned: they are not the papers' claims. Shapes: one
 :class:`PlannedClaim` per registered claim; :func:`plan` returns a list, :func:`summary` the counts.
@@ -43,6 +53,9 @@ from privrl.results.verdicts import THRESHOLDS
 from privrl.rl import envs
 
 __all__ = ["NO_K", "PlannedClaim", "plan", "report", "summary"]
+
+# the audits' claim rows of every design (privrl.papers.cross_paper.privacy_audit_claim / agent_audit_claim)
+AUDIT_CLAIMS = ("privacy_audit", "agent_audit")
 
 
 # ---------------------------------------------------------------- the plan of a design
@@ -65,7 +78,13 @@ def _experiment(config: Mapping, name: str, mdps: dict) -> ExperimentCells:
 def plan(config: Mapping) -> tuple[list[PlannedClaim], list[str]]:
     """(every paper claim the resolved design registers, with K needed and K run; the analyses no
     rule plans, whose claims are therefore not counted)."""
+    from privrl.papers import registry as papers  # every registered theorem check runs in every design: one row each, no K
+
     out, unplanned, mdps = [], [], {}
+    out += [PlannedClaim("mechanisms", name, f"theorem check ({c.kind})", c.source, {}, NO_K, 0.0)
+            for name, c in papers.theorem_checks().items()]
+    out += [PlannedClaim("mechanisms", name, "privacy audit", "every mechanism / agent", {}, NO_K, 0.0)
+            for name in AUDIT_CLAIMS]
     for name, exp in (config.get("experiments") or {}).items():
         if not exp:
             continue
