@@ -11,7 +11,10 @@ the papers' analysis figures) in the style of :mod:`privrl.results.style`:
   other lines take a qualitative colour per legend entry (black for "noise off"); every legend
   entry has its own dash pattern and marker, so lines of the same colour stay distinguishable;
 - lines of one panel that lie on top of each other get staggered markers (each colour shows)
-  and the panel title says "(n overlapping)";
+  and the panel title says "(n lines overlapping)"; fitted guides (label ``_guide``) likewise,
+  among themselves ("n fits overlapping");
+- panels of different variables: ``sharex=False`` with an x label per panel; categorical tick
+  labels of a hand-drawn panel fit between their ticks with :func:`category_ticks`;
 - one legend per figure (below the panels), grids one column (3.3 in) wide for up to 2 panels,
   else page width (6.9 in) with 2-4 columns; rows shrink so that the figure stays within
   :data:`MAX_HEIGHT` (a caller with more panels splits its figure);
