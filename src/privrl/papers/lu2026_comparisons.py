@@ -171,7 +171,10 @@ def _figure(table: pd.DataFrame, rate: pd.DataFrame, env_names: dict | None = No
         return None
     names = env_names or {}
     multi = table.env.nunique() > 1
-    at = (lambda env: f" ({names.get(env, env)})") if multi else (lambda env: "")
+
+    def at(env: str) -> str:  # a line's env, when the figure has several
+        return f" ({names.get(env, env)})" if multi else ""
+
     fixed = table[table.group.str.startswith("eps=")]
     panel1 = "same privacy level: RLSVI vs JDP agents"
     parts = []

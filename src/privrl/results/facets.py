@@ -282,8 +282,8 @@ def _ticks_at(axis, values: Sequence[float]) -> None:
     """Major ticks of ``axis`` at ``values`` only, labelled as print (:func:`sci`); no minor labels."""
     from matplotlib.ticker import FixedLocator, FixedFormatter, NullLocator
 
-    decades = [math.log10(v) if v > 0 else math.nan for v in values]
-    if len(values) > 1 and all(d == round(d) for d in decades) and max(decades) - min(decades) > 2:
+    decades = [math.log10(v) for v in values if v > 0]
+    if 1 < len(decades) == len(values) and all(d == round(d) for d in decades) and max(decades) - min(decades) > 2:
         labels = [f"$10^{{{round(d)}}}$" for d in decades]  # powers of ten alike: 10^-7 ... 10^-3, not 0.001
     else:
         labels = [sci(v) for v in values]
