@@ -45,9 +45,9 @@ def test_default_design_regret_figures_pass_the_check(tmp_path):
 
     cfg = yaml.safe_load(open("config/config.yaml"))
     k = np.unique(np.geomspace(1, 1e5, 40).astype(int)).astype(float)
-    # the regret figures' most crowded experiments of the default design (rlsvi_regret: several
-    # noise-free reference lines on one panel, a known gap of the layer: docs/decisions/figures.md)
-    for exp in ("regret_vs_K", "garcelon_table1", "rlsvi_matched", "lu2026_fixed_eps", "cross_model_coverage"):
+    # the regret figures' most crowded experiments of the default design (rlsvi_regret: only
+    # reference lines, one panel, every fitted line on the others: the fits get staggered markers)
+    for exp in ("rlsvi_regret", "regret_vs_K", "garcelon_table1", "rlsvi_matched", "lu2026_fixed_eps", "cross_model_coverage"):
         cells = X.expand_cells(cfg, exp)
         env = cells[0].env
         agg, fits = [], []
@@ -113,3 +113,37 @@ def test_cross_model_and_rlsvi_figures(tmp_path):
                         for a, v in (("rlsvi", 1), ("ucbvi", 2), ("pucb", 5), ("dp-ucbvi-jdp", 8))])
     r = _saved_ok(lu2026._figure(eps, mat, {"riverswim": "RiverSwim (S=6, H=20)"}), tmp_path / "lu", "rlsvi_privacy")
     assert "DP-UCBVI-JDP" in r["texts"] and r["legends"] == 1
+
+
+def test_bai_scaling_figure_labels_each_variable_with_its_values(tmp_path):
+    """A panel per varied variable with its own x axis (ticks at X = 2, 3, 4, not 2×10^0), the
+    config labels in the one legend; CIs narrower than a pixel hide nothing (no error-bar caps)."""
+    from privrl.papers.bai_sdp_pe import theorems as B
+
+    cells = {"pe": ("pe__C=1__C1=6", "PE, no privacy"), "sdp-pe": ("sdp-pe__C=1__C1=6__epsilon=2", "SDP-PE, shuffle (eps=2)")}
+    pts = [dict(axis=ax, x=x, agent=a, cell=cells[a][0], X=x if ax == "X" else 2, A=x if ax == "A" else 2,
+                H=x if ax == "H" else 1, regret=v * x, regret_lo=v * x * 0.9999, regret_hi=v * x * 1.0001)
+           for ax, xs in (("X", (2, 3, 4)), ("A", (2, 3, 4)), ("H", (1, 2, 3))) for x in xs
+           for a, v in (("pe", 3e3), ("sdp-pe", 1.5e6))]
+    ctx = SimpleNamespace(infos=[{"cell": c, "agent": a, "label": lab} for a, (c, lab) in cells.items()])
+    r = _saved_ok(B._scaling_figure(ctx, pd.DataFrame(pts)), tmp_path, "scaling")
+    assert {"states X", "actions A", "horizon H", "PE, no privacy", "SDP-PE, shuffle (ε=2)", "3"} <= set(r["texts"])
+    assert r["width_in"] == style.FULL_WIDTH and not any("10^{0}" in t for t in r["texts"])
+
+
+def test_lu_fixed_eps_figure_puts_eps_on_an_axis(tmp_path):
+    """Regret at K against ε (no 'eps=1' category ticks), RLSVI at its own ε as a level, and
+    RLSVI's curve against a sqrt(K) guide; one column, one legend."""
+    from privrl.papers.lu2026 import comparisons as L
+
+    rows = [dict(env="riverswim", group=f"eps={e:g}", agent=a, name=n, epsilon=float(e), regret=v,
+                 regret_lo=0.9 * v, regret_hi=1.1 * v)
+            for e in (1, 10, 100) for a, n, v in (("rlsvi", "RLSVI", 3e6), ("pucb", "PUCB", 3e6 / e ** 0.5),
+                                                  ("dp-ucbvi-jdp", "DP-UCBVI (JDP, recon.)", 2e6 / e))]
+    rows.append(dict(env="riverswim", group="RLSVI's own eps", agent="rlsvi", name="RLSVI", epsilon=5.6e5,
+                     regret=3e4, regret_lo=2.9e4, regret_hi=3.1e4))
+    rate = pd.DataFrame({"env": "riverswim", "K": K, "regret": 15 * np.sqrt(K)})
+    r = _saved_ok(L._figure(pd.DataFrame(rows), rate, {"riverswim": "RiverSwim (S=2, H=3)"}), tmp_path, "fixed_eps")
+    assert r["width_in"] == style.COLUMN_WIDTH and r["legends"] == 1
+    assert {"privacy level ε", "episodes K", "PUCB", "RiverSwim (S=2, H=3)"} <= set(r["texts"])
+    assert any("its own ε" in t for t in r["texts"]) and not any("eps" in t for t in r["texts"])

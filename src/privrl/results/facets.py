@@ -11,7 +11,10 @@ the papers' analysis figures) in the style of :mod:`privrl.results.style`:
   other lines take a qualitative colour per legend entry (black for "noise off"); every legend
   entry has its own dash pattern and marker, so lines of the same colour stay distinguishable;
 - lines of one panel that lie on top of each other get staggered markers (each colour shows)
-  and the panel title says "(n overlapping)";
+  and the panel title says "(n lines overlapping)"; fitted guides (label ``_guide``) likewise,
+  among themselves ("n fits overlapping");
+- panels of different variables: ``sharex=False`` with an x label per panel; categorical tick
+  labels of a hand-drawn panel fit between their ticks with :func:`category_ticks`;
 - one legend per figure (below the panels), grids one column (3.3 in) wide for up to 2 panels,
   else page width (6.9 in) with 2-4 columns; rows shrink so that the figure stays within
   :data:`MAX_HEIGHT` (a caller with more panels splits its figure);
@@ -45,6 +48,7 @@ MIN_ROW_HEIGHT = 1.35
 LINE_STYLES: tuple[tuple[str, str], ...] = (("-", ""), ("--", ""), (":", "o"), ("-.", "s"), ("--", "^"),
                                             (":", "D"), ("-.", "v"), ("-", "x"))
 NOISE_OFF = "noise off"
+FEW_POINTS = 12  # a line of at most this many points is a set of measurements: each point marked (markers=True)
 
 
 # ----------------------------------------------------------------------------- layout
@@ -127,7 +131,8 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
               yscale: str = "log", panel_order: Sequence[str] | None = None, width: str | None = None,
               sharey: bool = True, eps_label: str = "privacy level ε", legend_title: str | None = None,
               decorate: Callable | None = None, extra_legend: Sequence[tuple[Line2D, str]] = (),
-              bands: bool = True, markers: bool = False, ylabels: dict | None = None):
+              bands: bool = True, markers: bool = False, ylabels: dict | None = None, sharex: bool = True,
+              xlabels: dict | None = None, data_xticks: bool = False):
     """The figure of ``data`` (columns x, y, [lo, hi], [panel], [line], [eps], [curve]; see the
     module docstring): one panel per ``panel`` (in ``panel_order``), wrapped in a grid; one
     legend below; an ε colour bar when lines are coloured by ε.
@@ -135,15 +140,19 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     yscale "log" becomes symlog when a y value is <= 0 (:func:`style.log_axis`).
     decorate(ax, panel_title, rows): draws extra marks on a panel (fit windows, guides).
     extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line).
-    markers: mark every point (lines of a few points, e.g. against ε).
+    markers: mark every point of a line of at most :data:`FEW_POINTS` points (e.g. against ε);
+    longer lines keep their legend entry's marker every tenth of the line.
     ylabels: a y label per panel title (panels of different quantities; use ``sharey=False``).
+    xlabels: an x label per panel title (panels of different variables; use ``sharex=False``).
+    data_xticks: x ticks at the data's x values only (a few small integers, e.g. X in {2, 3, 4}
+    on a log axis, which would otherwise be labelled 2×10^0 ...).
     """
     d = data.copy()
     d["panel"] = d["panel"].astype(str) if "panel" in d else ""
     d["line"] = d["line"].fillna("").astype(str) if "line" in d else ""
     d["eps"] = d["eps"].astype(float) if "eps" in d else np.nan
     if "curve" not in d:
-        d["curve"] = d["panel"] + "|" + d["line"] + "|" + d["eps"].astype(str)
+        d["curve"] = d["panel"] + "|" + d["line"] + "|" + d["eps"].map(repr)  # repr: pandas 3 keeps nan as missing in astype(str)
     order = list(panel_order) if panel_order is not None else list(dict.fromkeys(d["panel"]))
     order = [p for p in order if p in set(d["panel"])]
     fig_w, ncols = grid_shape(len(order), width)
@@ -163,7 +172,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     row_h = _row_height(nrows, extra)
     chars = max(16, int((fig_w / ncols - 0.45) / 0.068))  # 8 pt characters a panel title holds
     g = sns.FacetGrid(d, col="panel", col_order=order, col_wrap=ncols if len(order) > 1 else None,
-                      height=row_h, aspect=fig_w / ncols / row_h, sharex=True, sharey=sharey, despine=True,
+                      height=row_h, aspect=fig_w / ncols / row_h, sharex=sharex, sharey=sharey, despine=True,
                       legend_out=False)
     fig = g.figure
     fig.set_layout_engine("constrained")
@@ -182,25 +191,36 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
             lab, e = c["line"].iloc[0], c["eps"].iloc[0]
             colour = eps_colour(e) if np.isfinite(e) else colours.get(lab, "0.3")
             dash, marker = styles.get(lab, ("-", ""))
-            marker = marker or ("o" if markers else "")
             x, y = c["x"].to_numpy(dtype=float), c["y"].to_numpy(dtype=float)
-            (ln,) = ax.plot(x, y, ls=dash, marker=marker or None, markevery=None if markers or not marker else 0.1, ms=3,
-                            color=colour, label="_" + str(cid))
+            every_point = markers and len(x) <= FEW_POINTS
+            marker = marker or ("o" if every_point else "")
+            (ln,) = ax.plot(x, y, ls=dash, marker=marker or None, markevery=None if every_point or not marker else 0.1,
+                            ms=3, color=colour, label="_" + str(cid))
             if bands and "lo" in c and c["lo"].notna().any():
                 ax.fill_between(x, c["lo"].to_numpy(dtype=float), c["hi"].to_numpy(dtype=float), color=colour,
                                 alpha=0.18, lw=0)
             drawn.append((ln, x, y))
         if decorate is not None:
             decorate(ax, name, rows)
+        if data_xticks:
+            _ticks_at(ax.xaxis, sorted(set(rows["x"].dropna().astype(float))))
         ax.set_title(style.wrap_text(name, chars))
     g.set_axis_labels(xlabel, ylabel)
+    if not sharex:  # seaborn labels the bottom row only: every panel has its own x axis here
+        for ax in g.axes.flat:
+            ax.set_xlabel(xlabel)
     for name, lab in (ylabels or {}).items():
         if name in g.axes_dict:
             g.axes_dict[name].set_ylabel(lab)
+    for name, lab in (xlabels or {}).items():
+        if name in g.axes_dict:
+            g.axes_dict[name].set_xlabel(lab)
     for ax in g.axes.flat:
         ax.tick_params(labelbottom=True, labelleft=True)
+    few = {lab for lab, n in d.groupby("line")["curve"].apply(lambda c: c.value_counts().max()).items()
+           if n <= FEW_POINTS}  # legend entries whose every line is a few marked points
     handles = [(Line2D([], [], color=colours.get(lab, "0.3") if lab not in eps_lines else "0.35",
-                       ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers else None), ms=3), lab)
+                       ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers and lab in few else None), ms=3), lab)
                for lab in labels]
     handles += list(extra_legend)
     if len(eps_values) > 1:
@@ -223,8 +243,28 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
         fig.suptitle(title)
     fig.canvas.draw()  # the final layout: overlaps are judged where the lines are drawn
     for name, ax in g.axes_dict.items():
-        lines = [ln for ln in ax.get_lines() if ln.get_label().startswith("_") and len(ln.get_xdata()) > 2
-                 and not ln.get_label().startswith("_guide")]
+        note = _mark_overlaps(ax)
+        if note:
+            ax.set_title(f"{style.wrap_text(name, chars)}\n({note})" if name else note)
+    fig.canvas.draw()  # tick labels that still collide are thinned
+    for ax in g.axes.flat:
+        _declutter(fig, ax)
+    return fig
+
+
+def _mark_overlaps(ax) -> str:
+    """Stagger the markers of ``ax``'s lines that run on top of each other (every colour of a
+    group shows) and return what the panel title says about them ("" when none): "3 lines
+    overlapping", "2 fits overlapping" or both. Data lines are grouped among data lines and
+    fitted guides (label ``_guide``, dotted) among guides: a guide always differs from a data
+    line in dash, and lies on its own curve by design."""
+    def drawn(ln) -> bool:
+        return ln.get_label().startswith("_") and len(ln.get_xdata()) > 2
+
+    notes = []
+    for what, keep in (("lines", lambda ln: not ln.get_label().startswith("_guide")),
+                       ("fits", lambda ln: ln.get_label().startswith("_guide"))):
+        lines = [ln for ln in ax.get_lines() if drawn(ln) and keep(ln)]
         groups = _overlap_groups(ax, [(np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float))
                                       for ln in lines])
         for grp in groups:
@@ -234,12 +274,34 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
                 lines[i].set_markersize(3.5 - 1.5 * j / max(n - 1, 1))
                 lines[i].set_markevery((0.02 + 0.1 * j / n, 0.1))
         if groups:
-            note = f"{sum(len(gr) for gr in groups)} lines overlapping"
-            ax.set_title(f"{style.wrap_text(name, chars)}\n({note})" if name else note)
-    fig.canvas.draw()  # tick labels that still collide are thinned
-    for ax in g.axes.flat:
-        _declutter(fig, ax)
-    return fig
+            notes.append(f"{sum(len(gr) for gr in groups)} {what}")
+    return " and ".join(notes) + " overlapping" if notes else ""
+
+
+def _ticks_at(axis, values: Sequence[float]) -> None:
+    """Major ticks of ``axis`` at ``values`` only, labelled as print (:func:`sci`); no minor labels."""
+    from matplotlib.ticker import FixedLocator, FixedFormatter, NullLocator
+
+    decades = [math.log10(v) for v in values if v > 0]
+    if 1 < len(decades) == len(values) and all(d == round(d) for d in decades) and max(decades) - min(decades) > 2:
+        labels = [f"$10^{{{round(d)}}}$" for d in decades]  # powers of ten alike: 10^-7 ... 10^-3, not 0.001
+    else:
+        labels = [sci(v) for v in values]
+    axis.set_major_locator(FixedLocator(list(values)))
+    axis.set_major_formatter(FixedFormatter(labels))
+    axis.set_minor_locator(NullLocator())
+
+
+def category_ticks(ax, labels: Sequence[str]) -> None:
+    """Categorical x tick labels at 0, 1, ... that never print over each other: each label (as
+    print, :func:`human`) is broken after its commas, then at spaces, into lines as wide as the
+    room between two ticks (8 pt text, about 0.068 in a character)."""
+    fig = ax.figure
+    fig.canvas.draw()
+    width_in = ax.get_window_extent(fig.canvas.get_renderer()).width / fig.dpi
+    chars = max(6, int(width_in / max(len(labels), 1) / 0.068) - 1)
+    ax.set_xticks(np.arange(len(labels)), [style.wrap_text(human(str(lab)), chars) for lab in labels])
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
 
 
 def _declutter(fig, ax) -> None:

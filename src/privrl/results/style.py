@@ -98,17 +98,27 @@ def paper_style() -> Iterator[None]:
 
 def wrap_text(text: str, width: int) -> str:
     """``text`` in lines of at most ``width`` characters, breaking after commas and before
-    parentheses first."""
+    parentheses first; mathtext (``$...$``) is never broken and counts as the characters it
+    prints (``$5.6\\times10^{5}$``: 7)."""
     import re
     import textwrap
 
+    maths: list[str] = []
+
+    def hold(m) -> str:  # a placeholder without spaces, as long as what the mathtext prints
+        maths.append(m.group(0))
+        shown = len(re.sub(r"\\[a-zA-Z]+|[{}^_$]", "", m.group(0))) + m.group(0).count("\\")
+        key = f"\x00{len(maths) - 1}"
+        return key + "\x01" * max(0, shown - len(key))
+
+    held = re.sub(r"\$[^$]*\$", hold, text)
     lines: list[str] = []
-    for part in re.split(r"(?<=,) |\s(?=\()", text):
+    for part in re.split(r"(?<=,) |\s(?=\()", held):
         if lines and len(lines[-1]) + 1 + len(part) <= width:
             lines[-1] += " " + part
         else:
-            lines += textwrap.wrap(part, width) or [""]
-    return "\n".join(lines)
+            lines += textwrap.wrap(part, width, break_long_words=False, break_on_hyphens=False) or [""]
+    return re.sub(r"\x00(\d+)\x01*", lambda m: maths[int(m.group(1))], "\n".join(lines))
 
 
 def panel_title(ax, text: str, ncols: int = 3) -> None:
@@ -271,9 +281,16 @@ def tick_overlaps(fig) -> int:
 
 def data_lines(ax, max_points: int = 80) -> dict:
     """One panel's data lines (>= 3 points, visible): title, and per line its dash, marker,
-    marker spacing and display path (pixels at the figure's dpi, <= ``max_points`` points)."""
+    marker spacing and display path (pixels at the figure's dpi, <= ``max_points`` points).
+    The caps of an error bar are not data lines (the lower and upper caps of a CI narrower than
+    a pixel lie on each other and hide nothing); the bar's data line is one."""
+    from matplotlib.container import ErrorbarContainer
+
+    caps = {id(c) for ec in ax.containers if isinstance(ec, ErrorbarContainer) for c in ec.lines[1]}
     out = []
     for ln in ax.get_lines():
+        if id(ln) in caps:
+            continue
         xy = np.column_stack([np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)])
         xy = xy[np.isfinite(xy).all(axis=1)]
         if not ln.get_visible() or len(xy) < 3:

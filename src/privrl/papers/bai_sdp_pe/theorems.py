@@ -318,13 +318,11 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
                             for r in df.itertuples()]
     claims = _below_eq29_claims(ctx, df) if len(df) else []
     sets = _axis_sets(df) if len(df) else {}
-    fig, axes = column_axes(max(len(sets), 1), 2)  # panels stacked in one 3.3 in column
-    for k, (axis, envs) in enumerate(sets.items()):
-        pa = axes[k]
+    points = []
+    for axis, envs in sets.items():
         for agent, d in df[df.env.isin(envs.env)].groupby("agent"):
             d = d.sort_values(axis)
-            pa.errorbar(d[axis], d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret], fmt="o-",
-                        capsize=2, label="SDP-PE (shuffle)" if agent == "sdp-pe" else "PE (no privacy)")
+            points.append(d.assign(axis=axis, x=d[axis]))
             fit = slope_fit(list(d[axis]), list(d._seeds), rng_for(ctx, f"{axis}/{agent}"), ctx.n_boot)
             reg = point_regime(float(d.crossover_K.max()), float(d.K.min()))
             if not d.in_regime.all():
@@ -344,12 +342,7 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
                 f"slope of log regret at K across {axis} against {axis}^{claim_e:g} (other variables fixed; context: "
                 "an upper bound's dimension factor is a worst case over instances)", "rate", sc,
                 "Bai et al. Thm 6 / Thm 11"), scope="context"))
-        pa.set(xscale="log", yscale="log", xlabel={"X": "states X", "A": "actions A", "H": "horizon H"}[axis],
-               ylabel="regret at K", title=f"scaling in {axis}")
-    for pa in axes[len(sets):]:
-        pa.axis("off")
-    if sets:
-        _legend_out(axes[len(sets) - 1])
+    fig = _scaling_figure(ctx, pd.concat(points, ignore_index=True) if points else df)
     save_pdf(fig, ctx, "bai_sdp_pe_scaling")
     return _result(df, claims, fig, f"Bai et al.: regret across X, A, H ({ctx.experiment})",
              "One variable varied at a time on garnets with <= 64 policies. Scored: regret at K below Eq. (29) "
@@ -357,6 +350,30 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
              "are context (instance-dependent regret says nothing of a worst-case dimension exponent).",
              ["env", "agent", "X", "A", "H", "policies", "C", "crossover_K", "active_at_K", "in_regime",
               "lost_optimum", "eq29_bound", "regret"])
+
+
+SCALING_AXES = {"X": "states X", "A": "actions A", "H": "horizon H"}
+
+
+def _scaling_figure(ctx: AnalysisContext, points: pd.DataFrame):
+    """Regret at K against X, A and H (a panel per variable, the other two fixed; log-log, so a
+    slope is an exponent), one line per cell with its config ``label:`` (95% CI band), through
+    the figure layer. points: rows of :func:`_rows` with ``axis`` (X, A or H) and ``x``."""
+    from privrl.results import facets
+
+    if not len(points):
+        return None
+    labels = {i["cell"]: i.get("label") or i["agent"] for i in ctx.infos}
+    fixed = {a: {o: int(points.loc[points.axis == a, o].iloc[0]) for o in AXES if o != a} for a in set(points.axis)}
+    title = {a: f"scaling in {a} (" + ", ".join(f"{o}={v}" for o, v in fixed[a].items()) + ")" for a in fixed}
+    data = pd.DataFrame({"x": points.x.astype(float), "y": points.regret, "lo": points.regret_lo,
+                         "hi": points.regret_hi, "panel": points.axis.map(title),
+                         # the line of a variable: its cells share agent and label, one per env
+                         "line": [facets.human(labels.get(c, a)) for c, a in zip(points.cell, points.agent)],
+                         "curve": points.axis + "|" + points.agent})
+    order = [title[a] for a in SCALING_AXES if a in title]
+    return facets.line_grid(data, xlabel="", ylabel="regret at K", panel_order=order, sharex=False, sharey=False,
+                            xlabels={title[a]: SCALING_AXES[a] for a in title}, markers=True, data_xticks=True)
 
 
 ANALYSES = {"bai_sdp_pe_error_level": bai_sdp_pe_error_level, "bai_sdp_pe_thm11": bai_sdp_pe_thm11,

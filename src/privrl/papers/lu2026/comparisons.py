@@ -27,10 +27,11 @@ import pandas as pd
 
 from privrl.agents.rlsvi import privacy_table
 from privrl.results import verdicts as V
+from privrl.results.labels import env_title
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.scoring import CONVERGES, crossover_of, frame, regime_of, save_pdf
-from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
+from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
 
 PAPER_ID = "lu2026"
 SOURCE = "Lu, Gajane, Bai & Talebi (2026)"
@@ -100,8 +101,7 @@ def _groups(ctx: AnalysisContext, env: str, m) -> list[dict]:
 
 
 def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
-    rows, claims = [], []
-    fig, (a1, a2) = column_axes(2, lines=5)  # stacked in one 3.3 in column, legends below
+    rows, claims, rate = [], [], []
     for env in sorted({i["env_key"] for i in ctx.infos}):
         m = env_mdp(ctx, env)
         df = pd.DataFrame(_groups(ctx, env, m))
@@ -134,24 +134,10 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
                                        ctx.artifact("lu2026_fixed_eps", "md"), sc, ctx.experiment,
                                        f"{SOURCE}, Sec. 4 (Russo 2019; Agrawal et al. 2021)"))
             ep, R = curves(ctx, env, one[0]["cell"])
-            mean = R.mean(axis=0)
-            a2.plot(ep, np.maximum(mean, 1e-3), label="RLSVI, paper's beta_k")
-            a2.plot(ep, mean[-1] * np.sqrt(ep / ep[-1]), "k--", lw=0.8, label="sqrt K reference")
+            rate.append(pd.DataFrame({"env": env, "K": ep, "regret": R.mean(axis=0)}))
     table = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
-    if len(table):
-        groups = list(dict.fromkeys(table.group))
-        for k, name in enumerate(dict.fromkeys(table.name)):
-            d = table[table.name == name].groupby("group").first().reindex(groups)
-            x = np.arange(len(groups)) + 0.15 * k
-            a1.errorbar(x, d.regret, yerr=[d.regret - d.regret_lo, d.regret_hi - d.regret], fmt="o", capsize=2,
-                        label=name)
-        a1.set_xticks(np.arange(len(groups)) + 0.2, groups, rotation=25, ha="right")
-        a1.set(yscale="log", ylabel="regret at K", title="same privacy level: RLSVI vs JDP agents")
-        check_legend(a1)
-    a2.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
-           title="RLSVI vs its worst-case rate")
-    if a2.lines:
-        check_legend(a2)
+    fig = _figure(table, pd.concat(rate, ignore_index=True) if rate else pd.DataFrame(),
+                  {env: env_title(ctx.config["envs"][env]) for env in ctx.config.get("envs", {})})
     save_pdf(fig, ctx, "lu2026_fixed_eps")
     table = table.drop(columns="_seeds") if len(table) else table
     L = [f"# Lu et al.: no privacy cost at a fixed eps ({ctx.experiment})", "",
@@ -163,6 +149,69 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
         L.append(f"| {r.env} | {r.group} | {r.name} | {r.epsilon:.4g} | {r.delta:g} | {r.beta_scale:.4g} | "
                  f"{r.crossover_K:.3g} | {fmt_ci(r.regret, r.regret_lo, r.regret_hi)} (K={r.K}) |")
     return AnalysisResult(table=table, markdown="\n".join(L) + "\n", figure=fig, claims=frame(claims))
+
+
+#: legend entries of the figure: the RLSVI cells of a fixed-eps group, and RLSVI at the paper's beta_k
+CERTIFYING, OWN = "RLSVI, $\\beta_k$ scaled to certify ε", "RLSVI (paper's $\\beta_k$)"
+
+
+def _figure(table: pd.DataFrame, rate: pd.DataFrame, env_names: dict | None = None):
+    """Two panels through the figure layer (one column): regret at K against the privacy level ε
+    (log-log), one line per agent over the fixed-ε groups (RLSVI with β_k scaled to certify ε;
+    PUCB; DP-UCBVI), and the groups without a swept ε (RLSVI at its own ε, the non-private
+    baseline) as horizontal references across it; RLSVI's cumulative regret (paper's β_k)
+    against a sqrt(K) line through its last point (the worst-case rate's shape).
+    table: rows of :func:`_groups`; rate: rows (env, K, regret) of RLSVI's mean curve; env_names:
+    env key -> its human name (the figure's title, or each line's suffix with several envs)."""
+    from matplotlib.lines import Line2D
+
+    from privrl.results import facets
+
+    if not len(table):
+        return None
+    names = env_names or {}
+    multi = table.env.nunique() > 1
+
+    def at(env: str) -> str:  # a line's env, when the figure has several
+        return f" ({names.get(env, env)})" if multi else ""
+
+    fixed = table[table.group.str.startswith("eps=")]
+    panel1 = "same privacy level: RLSVI vs JDP agents"
+    parts = []
+    for (env, name), d in fixed.groupby(["env", "name"], sort=False):
+        d = d.sort_values("epsilon")
+        line = CERTIFYING if d.agent.iloc[0] == "rlsvi" else name
+        parts.append(pd.DataFrame({"x": d.epsilon.astype(float), "y": d.regret, "lo": d.regret_lo, "hi": d.regret_hi,
+                                   "panel": panel1, "line": line + at(env), "curve": f"{env}|{line}"}))
+    eps = fixed.epsilon.astype(float)
+    own = table[(table.agent == "rlsvi") & ~table.group.str.startswith("eps=")]
+    own_line = {r.env: f"{OWN[:-1]}, its own ε = {facets.sci(r.epsilon)})" if np.isfinite(r.epsilon) else OWN
+                for r in own.itertuples()}  # RLSVI at beta_scale 1: the eps it certifies at K, in its legend entry
+    xs = np.geomspace(eps.min(), eps.max(), 20) if eps.nunique() > 1 else np.geomspace(0.5, 2, 20) * (eps.max() if len(eps) else 1)
+    for r in table[~table.group.str.startswith("eps=")].itertuples():  # no swept eps: a level across the panel
+        line = (own_line.get(r.env, OWN) if r.agent == "rlsvi" else f"{r.name} at RLSVI's own ε") \
+            if r.group != "non-private" else r.name
+        parts.append(pd.DataFrame({"x": xs, "y": r.regret, "lo": r.regret_lo, "hi": r.regret_hi, "panel": panel1,
+                                   "line": line + at(r.env), "curve": f"{r.env}|{line}"}))
+    panel2 = "RLSVI vs its worst-case rate"
+    for env, d in rate.groupby("env", sort=False) if len(rate) else ():
+        k, y = d.K.to_numpy(float), np.maximum(d.regret.to_numpy(float), 1e-3)
+        parts.append(pd.DataFrame({"x": k, "y": y, "panel": panel2, "line": own_line.get(env, OWN) + at(env),
+                                   "curve": f"{env}|rlsvi"}))
+    data = pd.concat(parts, ignore_index=True)
+
+    def sqrt_k(ax, panel, rows):  # the worst-case rate's shape through each RLSVI curve's last point
+        if panel != panel2:
+            return
+        for _, c in rows.groupby("curve", sort=False):
+            k, y = c.x.to_numpy(float), c.y.to_numpy(float)
+            ax.plot(k, y[-1] * np.sqrt(k / k[-1]), color="black", ls="--", lw=0.8, label="_guide", scaley=False)
+
+    ref = [(Line2D([], [], color="black", ls="--", lw=0.8), "$\\sqrt{K}$ through the last point")] if len(rate) else []
+    return facets.line_grid(data, xlabel="privacy level ε", ylabel="regret at K", panel_order=[panel1, panel2],
+                            sharex=False, sharey=False, markers=True, decorate=sqrt_k, extra_legend=ref,
+                            xlabels={panel2: "episodes K"}, ylabels={panel2: "cumulative regret"},
+                            title="" if multi else names.get(table.env.iloc[0], ""))
 
 
 ANALYSES = {"lu2026_fixed_eps": lu2026_fixed_eps}

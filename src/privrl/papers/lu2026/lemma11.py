@@ -53,12 +53,14 @@ def check_lemma11(rng, grid=({"S": 2, "A": 2, "H": 3}, {"S": 6, "A": 2, "H": 20}
 
 def figure_lemma11(df: pd.DataFrame, path) -> None:
     """Worst ratio of consecutive terms of Lemma 11's chain per instance (<= 1: each step holds)."""
+    from privrl.results.facets import category_ticks
+
     fig, (ax,) = check_axes()
     x = np.arange(len(df))
     ax.bar(x, df["worst_step_ratio"], label="max over k, N of term / next term")
     ax.axhline(1.0, color="k", ls="--", label="1 (each inequality holds)")
-    ax.set_xticks(x, [f"S={r.S}, A={r.A}, H={r.H}" for r in df.itertuples()])
     ax.set(ylabel="ratio", title="Lu et al. Lemma 11: the RDP chain")
+    category_ticks(ax, [f"S={r.S}, A={r.A}, H={r.H}" for r in df.itertuples()])  # wrapped to fit between ticks
     check_legend(ax)
     save_check_figure(fig, path)
 
