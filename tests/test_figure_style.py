@@ -268,9 +268,6 @@ def test_a_good_layer_figure_passes_the_check(tmp_path):
     assert figure_check.figure_problems(tmp_path) == []
 
 
-@pytest.mark.xfail(strict=False, reason="one committed figure predates the layer's marking of coinciding fits: "
-                   "cross_model_coverage/riverswim_regret_vs_K (two fits drawn alike; its run is 19 CPU-min, "
-                   "regenerated with the rest of paper_figures); the fix is tested on synthetic fits above")
 def test_paper_figures_pass_the_check():
     """The committed paper_figures/ (regenerated with the default design) pass figure_check."""
     from pathlib import Path
