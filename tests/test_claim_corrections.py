@@ -210,17 +210,42 @@ def test_prop5_rows_only_where_its_hypothesis_holds_and_the_sequence_is_checked(
     sums = [msgs[rng.permutation(k)].sum(0) for k in range(1, 51)]
     assert all(np.array_equal(sums[k] - sums[k - 1], msgs[k]) for k in range(1, 50))
     H, m, d0 = 3, 1, 1e-3
-    # tau = 100 at eps 1: Prop. 5's hypothesis fails (k needs ~119): no Prop. 5 row; its eps_c is 140 > eps_l
+    # tau = 100 at eps 1: Prop. 5's hypothesis fails (k needs ~119): no Prop. 5 row, and the sequence
+    # is not "checked" although its eps (<= eps_l) is below eps0: Thm 6 states no eps_(c,tau) there
     _, amp = G.amplification_score(1.0, 1.0, 100, H, m, d0, 1)
     assert not amp["prop5_hypothesis"]
-    s, seq = G.release_sequence_score(1.0, 100, H, m, d0)
-    assert s.verdict == V.CHECKED and seq["sequence_eps"] <= 1.0
+    s, seq = G.release_sequence_score(1.0, 1.0, 100, H, m, d0)
+    assert s.verdict == V.INCONCLUSIVE and "hypothesis fails" in s.regime and seq["sequence_eps"] <= 1.0
     assert seq["sequence_eps"] == pytest.approx(acc.msh_exact_ldp_epsilon(acc.garcelon_lemma4_epsilon(1.0, m, H), m, H))
-    # tau = 1e5 at eps 0.5: one release amplifies to eps_c = 0.27, but the sequence reveals each user's
-    # message alone (eps 0.44): Thm 6's proof does not cover the whole run; the policies (what JDP is
-    # about) are a post-processing of the sums, so this is a proof gap, not a contradiction
-    s, seq = G.release_sequence_score(0.5, 100_000, H, m, d0)
-    assert s.verdict == V.INCONCLUSIVE and seq["sequence_eps"] > seq["eps_c_tau"] and "not a contradiction" in s.regime
+    # the tau = K^(1/3) row labelled eps0 = 1 runs at local eps ln(1 + K^(1/6)) = 2.398 (K = 1e6, tau = 100):
+    # the sequence reveals each user's M_sh output (2.131-DP) -> not certified at eps0 = 1, though Prop. 5's
+    # eps_(c,tau) is larger still (vacuous); an upper bound on the policies' leak, not a contradiction
+    eps_l = math.log(1.0 + 1e6 ** (1 / 6))
+    s, seq = G.release_sequence_score(1.0, eps_l, 1000, H, m, d0)
+    assert seq["prop5_hypothesis"] and seq["sequence_eps"] <= seq["eps_c_tau"]
+    assert s.verdict == V.INCONCLUSIVE and seq["sequence_eps"] == pytest.approx(2.1315, abs=1e-3)
+    assert "not certified at eps0 = 1" in s.regime and "2.13-DP" in s.regime and "not a contradiction" in s.regime
+    # labelled eps0 = 10 at local eps 4.615: the sequence (4.10-DP) is certified at eps0
+    s, seq = G.release_sequence_score(10.0, math.log(1.0 + 10 * 1e6 ** (1 / 6)), 1000, H, m, d0)
+    assert s.verdict == V.CHECKED and seq["sequence_eps"] <= 10.0
+    # no "checked" where the bandit's eps_(c,tau) is inf (eps0 = 100, tau = 229): the hypothesis fails
+    s, seq = G.release_sequence_score(100.0, 100.0, 229, 2, m, d0)
+    assert s.verdict == V.INCONCLUSIVE and "hypothesis fails" in s.regime
+
+
+def test_amplification_rows_are_context_once_per_env_eps_tau():
+    """The exact eps of tau shuffled users below eps0 is amplification as measured, not Prop. 5's
+    statement (eps_(c,tau) = 14.09 at eps 1, 63.02 at eps 10, tau = 1000, RiverSwim H = 3)."""
+    import inspect
+
+    from privrl.papers.garcelon2021 import thm6 as G
+
+    assert G.amplification_score(1.0, 1.0, 1000, 3, 1, 1e-3, 1)[1]["prop5_eps"] == pytest.approx(14.09, abs=0.01)
+    assert G.amplification_score(10.0, 10.0, 1000, 3, 1, 1e-3, 1)[1]["prop5_eps"] == pytest.approx(63.02, abs=0.01)
+    src = inspect.getsource(G.amplification_context)
+    assert 'scope="context"' in src
+    grid = inspect.getsource(G.garcelon2021_thm6)
+    assert 'f"{env}_eps{eps0:g}_tau{tau}"' in grid and "amp_seen" in grid  # no bonus_scale in the id
 
 
 # ------------------------------------------------------------------ Designs: the crossover search

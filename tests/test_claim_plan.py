@@ -63,6 +63,9 @@ def test_context_rows_are_not_planned_and_scope_comes_from_the_analyses(default_
     assert not any(n.startswith(("pucb_below_ldp-obi", "table1_jdp_cheaper", "rlsvi_no_privacy_cost", "scaling_"))
                    for n in names)
     assert "below_eq29_sdp-pe" in names and "below_eq29_pe" in names
+    # Garcelon's exact amplification vs eps0 is context; the release-sequence checks are planned
+    assert not any("amplification" in n and not n.endswith("_release_sequence") for n in names)
+    assert any(n.startswith("thm6_k13_amplification_") and n.endswith("_release_sequence") for n in names)
 
 
 def test_every_theorem_check_is_one_row_needing_no_k(default_plan):

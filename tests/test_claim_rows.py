@@ -209,3 +209,19 @@ def test_garcelon_bonus_independent_checks_are_registered_once(tmp_path):
     assert len(checks) == len(set(checks.statement)) == 2  # the local eps and the release sequence, once each
     rates = claims[claims.kind == "rate"]
     assert len(rates) == 2 and len(set(rates.statement)) == 2  # one per bonus_scale, which the statement names
+    seq = checks[checks.claim_id.str.endswith("_release_sequence")].iloc[0]
+    assert seq.verdict != "checked"  # labelled eps0 = 1: never certified by a sequence run at local eps 2.4
+
+
+def test_garcelon_amplification_rows_are_context_once_per_env_eps_tau(tmp_path):
+    """The exact eps of tau = 1000 shuffled users vs eps0 is context (Prop. 5 states eps_(c,tau)),
+    registered once per (env, eps0, tau) whatever the bonus_scale."""
+    from privrl.papers.garcelon2021.thm6 import garcelon2021_thm6
+
+    cells = [("shuffled-obi", {"epsilon": 1.0, "tau": t, "bonus_scale": b}, lambda k: 10 * np.sqrt(k), "rs",
+              {"thm6": "grid"}) for b in (1.0, 0.1) for t in (0, 1000)]
+    claims = garcelon2021_thm6(_ctx(tmp_path, cells, {"rs": RS})).claims
+    amp = claims[claims.claim_id.str.startswith("thm6_amplification_")]
+    assert list(amp.claim_id) == ["thm6_amplification_rs_eps1_tau1000"]
+    assert (amp.scope == "context").all() and "Prop. 5 states eps_(c,tau) = 14.09" in amp.statement.iloc[0]
+    assert "bonus_scale" not in amp.statement.iloc[0]

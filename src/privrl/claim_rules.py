@@ -15,7 +15,7 @@ from privrl.papers.designs import window_k
 from privrl.results.verdicts import THRESHOLDS, first_k
 from privrl.rl.mdp import TabularMDP
 
-NO_K = 0.0  # K needed of a row scored at any K (checks, Prop. 5, a bound below the trivial one from K = 1)
+NO_K = 0.0  # K needed of a row scored at any K (checks, a bound below the trivial one from K = 1)
 
 
 @dataclass(frozen=True)
@@ -125,17 +125,6 @@ def _privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
     return out
 
 
-def _prop5_registers(c: experiments.Cell, m: TabularMDP, K: float, tau: int | None = None) -> bool:
-    """Prop. 5's row exists where its hypothesis holds on the Lemma 4 per-bit eps (as ``amplification_score``)."""
-    from privrl.mechanisms import accounting as acc
-
-    p = agents.get(c.agent).resolve(c.params)
-    if tau is None:
-        tau = int(math.ceil(K ** p["tau_power"] - 1e-9)) if p.get("tau_power", 0) > 0 else int(p.get("tau", 0))
-    eps_bit = acc.garcelon_lemma4_epsilon(float(p["epsilon"]), int(p.get("m", 1)), m.H)
-    return tau > 0 and acc.garcelon_prop5_condition(eps_bit, tau, p.get("delta0", 1e-3))
-
-
 def _order_need(x: ExperimentCells, forms: tuple[str, str, str], eps: float, cells: list) -> float | None:
     """K needed of a JDP-vs-LDP order as the analyses read it: 10 x the largest crossover and the K
     from which the table's forms put the slower >= MARGIN x the faster
@@ -159,10 +148,9 @@ def _garcelon_table1(x: ExperimentCells) -> list[PlannedClaim]:
                                "order: 10 x max crossover, privacy term dominant", [jdp[0], ldp], need))
     for c in rows:
         if c.tags["table1"] == "shuffled_tau_k13":
-            tag = f"table1_amplification_{c.env}_eps{_eps(c):g}"
-            if _prop5_registers(c, x.mdp[c.env], x.K):
-                out.append(x.claim(tag, "Prop. 5 (no K)", [c], NO_K))
-            out.append(x.claim(f"{tag}_release_sequence", "check (release sequence)", [], NO_K))
+            # the exact amplification of one release is context (amplification_context): not planned
+            out.append(x.claim(f"table1_amplification_{c.env}_eps{_eps(c):g}_release_sequence",
+                               "check (release sequence)", [], NO_K))
     return out
 
 
@@ -189,9 +177,7 @@ def _vietri_pucb(x: ExperimentCells, thm: str) -> list[PlannedClaim]:
 
 def _garcelon_thm6(x: ExperimentCells) -> list[PlannedClaim]:
     out, grid = [], [c for c in x.private("shuffled-obi") if c.tags.get("thm6") == "grid"]
-    for c in grid:  # Prop. 5 on tau users: registered where its hypothesis holds, at any K
-        if _prop5_registers(c, x.mdp[c.env], x.K, int(c.params.get("tau", 0))):
-            out.append(x.claim(f"thm6_amplification_{c.cell}", "Prop. 5 (no K)", [c], NO_K))
+    # the exact amplification of tau users vs eps0 is context (amplification_context): not planned
     for (env, scale) in sorted({(c.env, float(c.params.get("bonus_scale", 1.0))) for c in grid}):
         tau0 = [c for c in grid if (c.env, float(c.params.get("bonus_scale", 1.0))) == (env, scale)
                 and int(c.params.get("tau", 0)) == 0]
@@ -203,8 +189,6 @@ def _garcelon_thm6(x: ExperimentCells) -> list[PlannedClaim]:
         if gid not in seen:
             seen.add(gid)
             out.append(x.claim(f"thm6_k13_local_eps_{gid}", "check", [], NO_K))
-            if _prop5_registers(c, x.mdp[c.env], x.K):
-                out.append(x.claim(f"thm6_k13_amplification_{gid}", "Prop. 5 (no K)", [c], NO_K))
             out.append(x.claim(f"thm6_k13_amplification_{gid}_release_sequence", "check (release sequence)", [], NO_K))
         out.append(x.claim(f"thm6_k13_rate_{c.cell}", "rate window", [c], x.window(c)))
     return out
