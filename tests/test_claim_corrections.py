@@ -231,6 +231,9 @@ def test_prop5_rows_only_where_its_hypothesis_holds_and_the_sequence_is_checked(
     # no "checked" where the bandit's eps_(c,tau) is inf (eps0 = 100, tau = 229): the hypothesis fails
     s, seq = G.release_sequence_score(100.0, 100.0, 229, 2, m, d0)
     assert s.verdict == V.INCONCLUSIVE and "hypothesis fails" in s.regime
+    # the shipped RiverSwim row (eps0 = 1, tau = K^(1/3) = 100 at local eps 2.398): both gaps named
+    s, _ = G.release_sequence_score(1.0, eps_l, 100, H, m, d0)
+    assert s.verdict == V.INCONCLUSIVE and "hypothesis fails" in s.regime and "only 2.13-DP" in s.regime
 
 
 def test_amplification_rows_are_context_once_per_env_eps_tau():
