@@ -187,6 +187,12 @@ def test_scaling_slopes_are_context_and_the_bound_rows_name_their_c(tmp_path):
         thm.bai_sdp_pe_scaling(_ctx(tmp_path, cells, specs)).claims))}
     assert c["below_eq29_pe"]["verdict"] == V.INCONCLUSIVE
     assert "no seed eliminated any policy on h2" in c["below_eq29_pe"]["regime"]
+    # every seed eliminated at the same stages (zero regret spread): said, with the number of seeds
+    cells[1] = (cells[1][0], cells[1][1], lambda k: 0.0 * k, "h2", {})
+    c = {i.split("exp_")[1]: r for i, r in zip(*(lambda o: (o.claim_id, o.to_dict("records")))(
+        thm.bai_sdp_pe_scaling(_ctx(tmp_path, cells, specs)).claims))}
+    assert "seeds' regrets identical on h2" in c["below_eq29_pe"]["regime"]
+    assert "share of the 4 seeds that eliminated" in c["below_eq29_pe"]["regime"]
 
 
 # ------------------------------------------------------------------ Lu et al. Sec. 4; Garcelon's checks once

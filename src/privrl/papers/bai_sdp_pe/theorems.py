@@ -288,6 +288,9 @@ def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame) -> list[V.Claim]:
                + (f", {min(slack):.2g}-{max(slack):.2g}x below (at the run's C, itself below the proof's unspecified "
                   "constant: a loose test)" if slack else "")
                + f"; share of the {int(d.n_seeds.iloc[0])} seeds that eliminated: {elim}")
+        same = [r.env for r, _ in scores if r.eliminated_share > 0 and np.ptp(d.at[r.Index, "_seeds"]) == 0]
+        if same:  # identical elimination histories: the regret before the last elimination is scheduled
+            why += "; seeds' regrets identical on " + ", ".join(same) + " (every seed eliminated at the same stages)"
         if verdict == V.REPRODUCED and idle:
             verdict = V.INCONCLUSIVE
             why += ("; not a test of the elimination analysis: no seed eliminated any policy on "
