@@ -28,8 +28,9 @@ def _ctx(tmp_path, cells, env_specs):
     for j, (agent, params, curve, env, tags) in enumerate(cells):
         cell = f"{agent}_{j}"
         R = curve(EP.astype(float))
-        rows = [pd.DataFrame({"seed": s, "episode": EP, "cum_regret": R * (1 + 0.01 * (s - 1.5)), "cum_aux": 0.0 * EP})
-                for s in range(4)]
+        active = float(tags.get("active_at_K", 0.0))  # fraction of policies active (1: nothing eliminated)
+        rows = [pd.DataFrame({"seed": s, "episode": EP, "cum_regret": R * (1 + 0.01 * (s - 1.5)),
+                              "cum_aux": active * EP}) for s in range(4)]
         p = tmp_path / f"{cell}.parquet"
         pd.concat(rows).to_parquet(p)
         paths[(env, cell)] = str(p)
@@ -178,6 +179,20 @@ def test_scaling_slopes_are_context_and_the_bound_rows_name_their_c(tmp_path):
     assert c["below_eq29_pe"]["scope"] == "paper_claim" and c["below_eq29_pe"]["kind"] == "bound"
     assert "C = 0.1:" in c["below_eq29_pe"]["statement"] and "C = 0.1:" in c["scaling_H_pe"]["statement"]
     assert c["below_eq29_pe"]["verdict"] == V.REPRODUCED and "eq29_bound" in out.table.columns
+    assert "x below (at the run's C" in c["below_eq29_pe"]["regime"]
+    assert "scored" not in c["scaling_H_pe"]["regime"] and "see the Eq. (29) row" in c["scaling_H_pe"]["regime"]
+    # no seed eliminated anything on h2: below Eq. (29) there tests nothing of the elimination analysis
+    cells[1] = (*cells[1][:4], {"active_at_K": 1.0})
+    c = {i.split("exp_")[1]: r for i, r in zip(*(lambda o: (o.claim_id, o.to_dict("records")))(
+        thm.bai_sdp_pe_scaling(_ctx(tmp_path, cells, specs)).claims))}
+    assert c["below_eq29_pe"]["verdict"] == V.INCONCLUSIVE
+    assert "no seed eliminated any policy on h2" in c["below_eq29_pe"]["regime"]
+    # every seed eliminated at the same stages (zero regret spread): said, with the number of seeds
+    cells[1] = (cells[1][0], cells[1][1], lambda k: 0.0 * k, "h2", {})
+    c = {i.split("exp_")[1]: r for i, r in zip(*(lambda o: (o.claim_id, o.to_dict("records")))(
+        thm.bai_sdp_pe_scaling(_ctx(tmp_path, cells, specs)).claims))}
+    assert "seeds' regrets identical on h2" in c["below_eq29_pe"]["regime"]
+    assert "share of the 4 seeds that eliminated" in c["below_eq29_pe"]["regime"]
 
 
 # ------------------------------------------------------------------ Lu et al. Sec. 4; Garcelon's checks once

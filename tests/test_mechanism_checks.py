@@ -72,8 +72,10 @@ def test_claims_of_every_registered_check(tmp_path):
     tables = {n: c.run(np.random.default_rng(0), **c.arguments(valid[n], config)) for n, c in checks.items()}
     rows = registry.theorem_check_claims(tables, {n: f"{n}.png" for n in tables})
     assert [r.claim_id for r in rows] == list(checks)
+    # bai_elimination at K = 200 eliminates nothing: its lemmas untested, "not reached"
     assert all(r.verdict in ({"checked", "contradicted"} if r.kind == "check" else {"reproduced", "contradicted"})
-               for r in rows)
+               for r in rows if r.claim_id != "bai_elimination")
+    assert next(r for r in rows if r.claim_id == "bai_elimination").verdict == "not reached"
     assert {r.claim_id for r in rows if r.kind == "check"} == {"lu_cor14", "vietri_claim1", "lu_lemma11", "vietri_lemma8"}
 
 

@@ -51,6 +51,19 @@ def test_elimination_lemmas_on_the_garnet_at_valid_c():
     assert r.eliminated_some > 0                            # the lemmas were exercised: something was eliminated
 
 
+def test_elimination_is_not_reached_unless_half_the_seeds_eliminate():
+    """Nothing eliminated: Lemma 23 cannot fail and Lemma 24 constrains nothing -> "not reached";
+    at the default K (aggregate simulation, work independent of K) every configuration eliminates."""
+    from privrl.papers import registry
+
+    small = bai.check_elimination(None, agents=("sdp-pe-jdp",), C_grid=(1.0,), K=20000, n_seeds=5)
+    assert small.eliminated_some.iloc[0] < 0.5 and not small.reached.iloc[0] and small.holds.iloc[0]
+    (row,) = registry.theorem_check_claims({"bai_elimination": small}, {})
+    assert row.verdict == "not reached" and "needs K > 20000" in row.measured
+    big = bai.check_elimination(None, agents=("sdp-pe-jdp",), C_grid=(1.0,), K=20_000_000, n_seeds=5)
+    assert big.reached.iloc[0] and big.holds.iloc[0] and big.lemma24_below_max_gap.iloc[0] > 0
+
+
 @pytest.mark.slow  # ~7 s: compiles SDP-PE's kernel and renders four figures
 def test_new_check_figures_pass_the_figure_check(tmp_path):
     """The four checks' figures at tiny sizes: column width, readable, legends off the data."""

@@ -176,7 +176,8 @@ def check_sizes(config: Mapping) -> dict[str, dict]:
 
 def theorem_check_claims(tables: Mapping[str, pd.DataFrame], artifacts: Mapping[str, str]) -> list:
     """One Claim per theorem check (privrl.results.verdicts): a sampled bound that holds in every
-    row is "reproduced" (else "contradicted"); an algebra check is "checked" (else "contradicted")."""
+    row is "reproduced" (else "contradicted"), "not reached" if a ``reached`` column is false somewhere;
+    an algebra check is "checked" (else "contradicted")."""
     from privrl.results import verdicts as V
 
     checks = theorem_checks()
@@ -187,6 +188,8 @@ def theorem_check_claims(tables: Mapping[str, pd.DataFrame], artifacts: Mapping[
         ok = bool(df["holds"].all())
         if c.kind == "check":
             score = V.score_check(ok, c.measured(df))
+        elif ok and "reached" in df and not df["reached"].all():   # the check's precondition not met at this size
+            score = V.Score(V.NOT_REACHED, c.measured(df))
         else:
             score = V.Score(V.REPRODUCED if ok else V.CONTRADICTED, c.measured(df))
         item = c.source.split(" et al. ", 1)[-1]

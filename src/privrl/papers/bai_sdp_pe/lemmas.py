@@ -15,6 +15,8 @@
   the event of Lemma 22 (probability >= 1 - 9 delta) only for C at least the paper's unspecified
   constant: run at a valid C (0.18 on this instance, docs/decisions/verdicts.md, "Lost optimal
   policy") and at C = 1, C1 = 6 C. Stated: a seed violates any of them with probability <= 9 delta.
+  Runs in aggregate simulation (work independent of K) at a K where eliminations occur; a
+  configuration where fewer than half the seeds eliminate anything is "not reached" (nothing tested).
 
 Both verdicts are one-sided tests of the failure rate against the stated probability
 (:mod:`privrl.results.coverage_verdicts`, level 0.05, seeds fixed in the config).
@@ -28,6 +30,7 @@ import pandas as pd
 
 from privrl.agents import pe_privacy
 from privrl.agents import sdp_pe
+from privrl.agents import sdp_pe_aggregate
 from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import TheoremCheck
 from privrl.results.coverage_verdicts import failure_rate_lower, within_stated
@@ -122,8 +125,9 @@ ASSUMPTION4 = TheoremCheck(
 
 # ----------------------------------------------------------------------------- Lemmas 23-25
 def stage_run(mdp, agent: str, params: dict, K: int, rng) -> tuple[list, np.ndarray, np.ndarray]:
-    """Alg. 1 run stage by stage: (per stage (episodes, active bool[n_pol] = phi_b, pseudo-regret),
-    stage log [B, 6] (:func:`sdp_pe.run_sdp_pe`), the final active set)."""
+    """Alg. 1 run stage by stage in aggregate simulation (:func:`sdp_pe_aggregate.run_blocks`, the same
+    random process as the episode kernel, work independent of K): (per stage (episodes, active
+    bool[n_pol] = phi_b, pseudo-regret), stage log [B, 6] (:func:`sdp_pe.run_sdp_pe`), the final active set)."""
     env = engine.env_arrays(mdp)
     code = sdp_pe.PRESETS[agent][2]
     vec = np.array([params[k] for k in sdp_pe.FULL_ORDER] + [float(code)])
@@ -132,8 +136,8 @@ def stage_run(mdp, agent: str, params: dict, K: int, rng) -> tuple[list, np.ndar
     bounds = np.concatenate([[0], np.cumsum(sdp_pe.stage_schedule(K).sum(1))])
     stages, before = [], 0.0
     for b in range(len(bounds) - 1):
-        sdp_pe.run_episodes(env, vec, np.int64(K), np.int64(bounds[b]), np.int64(bounds[b + 1]), rng, rec, st,
-                            np.int64(code))
+        sdp_pe_aggregate.run_blocks(env, vec, np.int64(K), np.int64(bounds[b]), np.int64(bounds[b + 1]), rng, rec,
+                                    st, np.int64(code))
         if b < len(bounds) - 2:      # phi_b: the last stage's elimination has run once k1 = K
             active = st[1].copy()
         stages.append((int(bounds[b + 1] - bounds[b]), active, float(rec[5][0] - before)))
@@ -141,11 +145,17 @@ def stage_run(mdp, agent: str, params: dict, K: int, rng) -> tuple[list, np.ndar
     return stages, st[26].copy(), st[1].copy()
 
 
+ELIMINATION_SHARE = 0.5  # pre-registered: a configuration tests Lemmas 23-24 only if >= half its seeds eliminate
+
+
 def check_elimination(rng, agents: Sequence[str] = ("pe", "sdp-pe-jdp"), C_grid: Iterable[float] = (0.18, 1.0),
                       K: int = 20000, n_seeds: int = 50, epsilon: float = 4.0, delta: float = 0.05,
                       garnet_seed: int = 1) -> pd.DataFrame:
     """Lemma 23, Lemma 24 and the per-stage regret of Eq. 29 over ``n_seeds`` seeds per (agent, C)
-    (seed streams keyed by agent and C; ``rng`` unused)."""
+    (seed streams keyed by agent and C; ``rng`` unused). With nothing eliminated Lemma 23 cannot fail
+    and Lemma 24 constrains nothing, so a configuration is ``reached`` only when at least
+    :data:`ELIMINATION_SHARE` of its seeds eliminate some policy (else the claim is "not reached");
+    ``lemma24_below_max_gap`` is the share of stages b >= 1 whose Lemma 24 bound is below max gap."""
     mdp = envs.garnet(S=2, A=2, branching=2, H=1, seed=garnet_seed)
     pols = enumerate_policies(mdp.H, mdp.S, mdp.A)
     v = true_values(pols, mdp.P, mdp.R, mdp.rho)
@@ -155,7 +165,7 @@ def check_elimination(rng, agents: Sequence[str] = ("pe", "sdp-pe-jdp"), C_grid:
     for agent in agents:
         for C in C_grid:
             params = dict(sdp_pe.PRIVATE_DEFAULTS, epsilon=epsilon, delta=delta, C=float(C), C1=6.0 * float(C))
-            lost = gap_bad = regret_bad = n_fail = eliminated = 0
+            lost = gap_bad = regret_bad = n_fail = eliminated = constraining = later_stages = 0
             worst_gap_ratio = worst_regret_ratio = 0.0
             for seed in range(n_seeds):
                 stages, log, final = stage_run(mdp, agent, params, K,
@@ -164,6 +174,9 @@ def check_elimination(rng, agents: Sequence[str] = ("pe", "sdp-pe-jdp"), C_grid:
                 f_gap = f_reg = False
                 for b, (n_b, active, reg) in enumerate(stages):
                     bound = mdp.H if b == 0 else 2.0 * log[b - 1, 2]         # 4 xi_{b-1} = 2 x threshold_{b-1}
+                    if b > 0:
+                        later_stages += 1
+                        constraining += bound < gap.max()                   # Lemma 24 excludes some policy
                     if b > 0 and active.any():
                         r = gap[active].max() / bound
                         worst_gap_ratio = max(worst_gap_ratio, r)
@@ -178,7 +191,10 @@ def check_elimination(rng, agents: Sequence[str] = ("pe", "sdp-pe-jdp"), C_grid:
                 n_fail += f_lost or f_gap or f_reg
             rows.append({"agent": agent, "C": float(C), "K": K, "epsilon": epsilon if agent != "pe" else np.nan,
                          "delta": delta, "n_seeds": n_seeds, "instance": f"garnet S=2 A=2 H=1 seed {garnet_seed}",
-                         "eliminated_some": eliminated / n_seeds, "lost_pi_star": lost / n_seeds,
+                         "eliminated_some": eliminated / n_seeds,
+                         "reached": eliminated >= ELIMINATION_SHARE * n_seeds,
+                         "lemma24_below_max_gap": constraining / max(later_stages, 1),
+                         "lost_pi_star": lost / n_seeds,
                          "gap_above_lemma24": gap_bad / n_seeds,
                          "stage_regret_above_eq29": regret_bad / n_seeds, "worst_gap_ratio": worst_gap_ratio,
                          "worst_stage_regret_ratio": worst_regret_ratio, "fail_fraction": n_fail / n_seeds,
@@ -210,7 +226,13 @@ def figure_elimination(df: pd.DataFrame, path) -> None:
 
 
 def _measured_elimination(d: pd.DataFrame) -> str:
-    return ("; ".join(f"{r.agent} C={r.C:g}: eliminated on {r.eliminated_some:.2g} of seeds, lost pi* "
+    short = d[~d["reached"]]
+    lead = "" if short.empty else (
+        f"not reached: eliminations on < {ELIMINATION_SHARE:g} of seeds for "
+        + ", ".join(f"{r.agent} C={r.C:g} ({r.eliminated_some:.2g})" for r in short.itertuples())
+        + f" -- needs K > {d['K'].iloc[0]:g}; ")
+    return lead + ("; ".join(f"{r.agent} C={r.C:g}: eliminated on {r.eliminated_some:.2g} of seeds, "
+                      f"Lemma 24 bound < max gap on {r.lemma24_below_max_gap:.2g} of stages, lost pi* "
                       f"{r.lost_pi_star:.2g}, gap/bound <= {r.worst_gap_ratio:.2g}, "
                       f"stage regret/bound <= {r.worst_stage_regret_ratio:.2g}" for r in d.itertuples())
             + f" ({d['n_seeds'].iloc[0]} seeds, K = {d['K'].iloc[0]}, {d['instance'].iloc[0]}; stated 9 delta = "
