@@ -39,7 +39,7 @@ def test_eps_is_one_sequential_scale():
 
 def test_default_design_regret_figures_pass_the_check(tmp_path):
     """Every (experiment, env) of config/config.yaml, with its real cells (labels, parameters) on
-    synthetic curves (the saturated agents identical across ε, as in the issue): <= 9 in, one
+    synthetic curves (saturated agents drawn identical across ε, the case where lines hide each other): <= 9 in, one
     legend, config labels in the text, nothing hidden."""
     from privrl import experiments as X
 

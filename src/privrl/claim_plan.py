@@ -47,8 +47,10 @@ from typing import Mapping
 
 import yaml
 
-from privrl import agents, experiments
+from privrl import experiments
+from privrl.agents.registry import agent_crossover
 from privrl.claim_rules import NO_K, RULES, ExperimentCells, PlannedClaim, config_claims
+from privrl.results.claims import instance_name
 from privrl.results.verdicts import THRESHOLDS
 from privrl.rl import envs
 
@@ -68,10 +70,9 @@ def _experiment(config: Mapping, name: str, mdps: dict) -> ExperimentCells:
         if key not in mdps:
             mdps[key] = envs.make(ename, **params)
         mdp[env] = mdps[key]
-        inst[env] = f"{ename}(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")"
+        inst[env] = instance_name(ename, params)
     for c in cells:
-        spec = agents.get(c.agent)
-        cross[c.setting] = float(spec.crossover({k: v for k, v in c.params.items() if k in spec.defaults}, mdp[c.env]))
+        cross[c.setting] = agent_crossover(c.agent, c.params, mdp[c.env])
     return ExperimentCells(name, config["experiments"][name], cells, cross, inst, mdp)
 
 

@@ -163,7 +163,7 @@ def cell_specs(config: Mapping[str, Any]) -> dict[str, dict[str, dict]]:
 def cell_crossovers(specs: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dict[str, dict[str, list[dict]]]:
     """{experiment: {env key: [{agent, params, crossover}]}} of :func:`cell_specs`, each crossover
     from the agent's registered rule on the instance (``AgentSpec.crossover``, the papers' widths)."""
-    from privrl import agents
+    from privrl.agents.registry import agent_crossover
     from privrl.rl import envs
 
     mdps: dict[str, Any] = {}
@@ -175,15 +175,19 @@ def cell_crossovers(specs: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> dic
             if key not in mdps:
                 mdps[key] = envs.make(name, **(params or {}))
             out.setdefault(exp, {})[env_key] = [
-                {**x, "crossover": float(agents.get(x["agent"]).crossover(dict(x["params"]), mdps[key]))}
+                {**x, "crossover": agent_crossover(x["agent"], x["params"], mdps[key])}
                 for x in spec["cells"]]
     return out
 
 
+def instance_name(name: str, params: Mapping[str, Any] | None) -> str:
+    """An instance as the claims table names it: "name(k=v, ...)" (the ``instance`` column)."""
+    return f"{name}(" + ", ".join(f"{a}={b}" for a, b in (params or {}).items()) + ")"
+
+
 def instances_of(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     """{experiment: {env key: "name(k=v, ...)"}} of a resolved design."""
-    return {e: {k: f"{v['name']}(" + ", ".join(f"{a}={b}" for a, b in (v.get("params") or {}).items()) + ")"
-                for k, v in (x.get("envs") or {}).items()}
+    return {e: {k: instance_name(v["name"], v.get("params")) for k, v in (x.get("envs") or {}).items()}
             for e, x in (config.get("experiments") or {}).items() if x}
 
 
