@@ -54,21 +54,28 @@ def _cpu_flags() -> set[str]:
     return set(line.split(":", 1)[-1].split())
 
 
-def digests(cache: Path, target: str | None) -> dict[str, str]:
-    """The run digests compiled for ``target`` (None: the host) in a fresh process and numba cache."""
+def launch(cache: Path, target: str | None) -> subprocess.Popen:
+    """A fresh process (and numba cache) computing the run digests compiled for ``target`` (None: the host)."""
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CPU_NAME", "NUMBA_CPU_FEATURES", "NUMBA_CACHE_DIR")}
     env["PRIVRL_CACHE"] = str(cache / (target or "host"))
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), env.get("PYTHONPATH", "")) if p)
     if target:
         env["NUMBA_CPU_NAME"] = target
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=900)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return subprocess.Popen([sys.executable, "-c", SCRIPT], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def collect(proc: subprocess.Popen) -> dict[str, str]:
+    """The digests a :func:`launch`-ed process printed (its last stdout line)."""
+    stdout, stderr = proc.communicate(timeout=900)
+    assert proc.returncode == 0, stderr[-2000:]
+    return json.loads(stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not HASWELL <= _cpu_flags(), reason="needs an x86-64 CPU with AVX2, FMA, BMI and friends")
 def test_runs_are_the_same_bytes_compiled_for_avx2_and_avx512(tmp_path):
     targets = ["haswell"] + (["skylake-avx512"] if SKYLAKE_AVX512 <= _cpu_flags() else [])
-    for target in targets:
-        assert digests(tmp_path, target) == EXPECTED, target
+    procs = {target: launch(tmp_path, target) for target in targets}  # compiled side by side (one core each)
+    for target, proc in procs.items():
+        assert collect(proc) == EXPECTED, target
