@@ -16,8 +16,8 @@ if "experiments" not in config and "overlay_of" not in config:
 import os  # noqa: E402
 
 import privrl  # noqa: E402
-from privrl import experiments as X  # noqa: E402
-from privrl import validate as V  # noqa: E402
+from privrl.design import experiments as X  # noqa: E402
+from privrl.plan import validate as V  # noqa: E402
 from privrl.results.report_params import readable  # noqa: E402  (params as plain text in the report)
 
 _given = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
@@ -59,9 +59,9 @@ rule all:
 
 
 onsuccess:
-    from privrl.results import ledger
+    from privrl.results import claims
 
-    print("\n".join(["privrl: done."] + ledger.run_summary(F)))
+    print("\n".join(["privrl: done."] + claims.run_summary(F)))
 
 
 # Rules that run in the main Snakemake process's host, never as cluster jobs: each reads a few

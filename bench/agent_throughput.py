@@ -49,7 +49,7 @@ measurements are ratios taken in one run on one machine. ``--json FILE`` saves t
 rates (used by ``--before-src``).
 
 ``--write`` saves the measured table as src/privrl/throughput.csv (columns agent, variant, env,
-S, A, H, K, episodes_per_s, cpu, date), read by privrl.cost: there the *median* round's rate (what
+S, A, H, K, episodes_per_s, cpu, date), read by privrl.plan.cost: there the *median* round's rate (what
 a job should expect), where the printed ratios use each agent's fastest round. Rows of variant
 ``noise-off`` are the agent's noise-off twin (``noise = 0``, measured as its own agent); rows of
 variant ``aggregate`` the agents with an aggregate simulation (the policy-elimination agents and
@@ -225,7 +225,7 @@ def best_of(names: list, mdp, k_grid: list[int], min_cpu: float, repeat: int
 
     Returns {(agent, K): (fastest round's rate, RNG words per episode)} -- the least disturbed
     round, for the ratios -- {(agent, K): median rate} -- what a job should expect, for
-    ``--write`` (privrl.cost's time limits) -- and {agent: why} for agents that refuse the instance.
+    ``--write`` (privrl.plan.cost's time limits) -- and {agent: why} for agents that refuse the instance.
     An entry of ``names`` is an agent name or (key, agent, params, simulation) (a variant).
     """
     rounds: dict[tuple[str, int], list[float]] = {}

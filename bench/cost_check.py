@@ -2,12 +2,12 @@
 
     python bench/cost_check.py [--rounds 3] [--table src/privrl/throughput.csv]
 
-privrl.cost prices a seed from the measured throughput table (bench/agent_throughput.py):
+privrl.plan.cost prices a seed from the measured throughput table (bench/agent_throughput.py):
 per-episode cost fixed + per-(S^2 A H), per-seed set-up, policy-elimination stages, aggregate
 simulation blocks, noise-off twins as their own agent. These 14 cells cover every kind of
 term: measured and unmeasured instances (riverswim S=4 H=10 and garnet S=5 A=3 H=10 are in no
 table), noise-off twins, the policy-elimination agents episode by episode and in aggregate
-simulation, every privatizer. Each cell runs one seed (privrl.run.run_seed: the job's own path,
+simulation, every privatizer. Each cell runs one seed (privrl.runs.run.run_seed: the job's own path,
 recorder and DataFrame included, job start-up excluded) for about ``--min-cpu`` CPU seconds,
 ``--rounds`` rounds interleaved over the cells (a slow spell of the shared machine then hits
 one round of every cell); the median round is compared with the estimate. Target: every cell
@@ -23,7 +23,9 @@ import warnings
 
 import numpy as np
 
-from privrl import cost, run
+from privrl.plan import cost
+from privrl.runs import throughput
+from privrl.runs import run
 from privrl.rl import envs
 
 RS2 = ("riverswim", {"S": 2, "H": 3})
@@ -74,9 +76,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--min-cpu", type=float, default=0.5, help="CPU s per cell and round (at least one seed)")
-    ap.add_argument("--table", default=str(cost.TABLE))
+    ap.add_argument("--table", default=str(throughput.TABLE))
     args = ap.parse_args()
-    table = cost.load_table(args.table)
+    table = throughput.load_table(args.table)
     mdps = [envs.make(env[0], **env[1]) for _, _, env, _, _ in CELLS]
     load0 = os.getloadavg()
     for (agent, params, _env, _K, sim), mdp in zip(CELLS, mdps):  # compile / load the numba cache

@@ -1,10 +1,10 @@
-"""Job start-up and numba compilation, measured (the constants of privrl.cost's wall/CPU model).
+"""Job start-up and numba compilation, measured (the constants of privrl.plan.cost's wall/CPU model).
 
     python bench/startup_compile.py [--agents ucbvi pucb ...] [--repeat 3]
 
 Prints, in CPU seconds of a child process (user + system; wall in parentheses):
 
-* start-up of a job: the interpreter alone, then a run job's imports (``privrl.run``) and an
+* start-up of a job: the interpreter alone, then a run job's imports (``privrl.runs.run``) and an
   analysis / figure job's (``privrl.papers.registry`` + matplotlib);
 * per agent, one 1-episode run in a fresh process on RiverSwim S=2 H=3 with an empty numba cache
   (``PRIVRL_CACHE`` a new directory: compilation) and again with the cache it filled (loading
@@ -25,7 +25,7 @@ import time
 
 RUN_ONE = ("from privrl import run; from privrl.rl import envs; "
            "run.run({agent!r}, None, envs.make('riverswim', S=2, H=3), 1, [0])")
-IMPORTS = {"python": "pass", "run job": "import privrl.run",
+IMPORTS = {"python": "pass", "run job": "import privrl.runs.run",
            "analysis job": "import privrl.papers.registry, matplotlib.pyplot"}
 
 

@@ -35,7 +35,7 @@ from lean_kernel import lean_seconds  # bench/ is on sys.path when this script r
 from privrl.agents import REGISTRY
 from privrl.rl.planning import optimistic_plan
 from privrl.agents.ucbvi import observe
-from privrl.run import DEFAULT_ALPHAS
+from privrl.runs.run import DEFAULT_ALPHAS
 
 
 def engine_rate(agent: str, params: dict, mdp, K: int, seeds: int) -> float:

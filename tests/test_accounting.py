@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privrl.mechanisms import accounting as acc
+from privrl.mechanisms import release_guarantees as rg
 from privrl.mechanisms.bitsum import bitsum_tau
 
 
@@ -20,10 +21,10 @@ def test_guarantee_is_a_validated_value():
         with pytest.raises(ValueError):
             acc.Guarantee(*bad, source="x")
     assert acc.pucb_guarantee(1.0).model == "JDP"
-    sdp = acc.sdp_pe_guarantee(0.5, 0.01, H=2)  # counter accounting: 2H bit flips per family under replacement
+    sdp = rg.sdp_pe_guarantee(0.5, 0.01, H=2)  # counter accounting: 2H bit flips per family under replacement
     assert (sdp.epsilon, sdp.delta, sdp.neighbour) == (pytest.approx(1.0), pytest.approx(6 * 2 * 0.01), "replacement")
-    assert acc.sdp_pe_guarantee(0.5, 0.1, H=2).epsilon == math.inf  # 6 H beta >= 1: vacuous, said so
-    ldp, jdp = acc.shuffled_obi_guarantees(1.0, 1, 5, 10_000, 1e-6)  # messages released per user: eps0 only
+    assert rg.sdp_pe_guarantee(0.5, 0.1, H=2).epsilon == math.inf  # 6 H beta >= 1: vacuous, said so
+    ldp, jdp = rg.shuffled_obi_guarantees(1.0, 1, 5, 10_000, 1e-6)  # messages released per user: eps0 only
     assert ldp.model == "LDP" and jdp.model == "JDP" and jdp.epsilon == 1.0 and not jdp.amplified
     assert "3.156" in jdp.note  # Prop. 5's figure named, not claimed
 
@@ -31,9 +32,9 @@ def test_guarantee_is_a_validated_value():
 def test_amplified_prop5_only_where_a_batch_is_shuffled():
     """Prop. 5's eps_{c,k} is stated (amplified) only for batches of k >= 2 users shuffled before any
     release and under its hypothesis; at eps0 = 100, tau = 1e5, S = 6, H = 20 it states eps0."""
-    gs = acc.shuffled_obi_guarantees(100.0, 1, 20, 100_000, 1e-3)
+    gs = rg.shuffled_obi_guarantees(100.0, 1, 20, 100_000, 1e-3)
     assert [g.epsilon for g in gs if g.model == "JDP"] == [100.0] and not any(g.amplified for g in gs)
-    gs = acc.shuffled_obi_guarantees(1.0, 1, 5, 10_000, 1e-6, shuffled_batch=10_000)
+    gs = rg.shuffled_obi_guarantees(1.0, 1, 5, 10_000, 1e-6, shuffled_batch=10_000)
     amp = [g for g in gs if g.amplified]
     assert len(amp) == 1 and amp[0].epsilon == pytest.approx(3.156471, rel=1e-5) and amp[0].delta == 1e-6
     assert acc.rlsvi_guarantee(1e-5, 1000, 5, 5, 2).epsilon == acc.lu_cor14_epsilon(1e-5, 1000, 5, 5, 2)

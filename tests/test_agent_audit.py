@@ -2,12 +2,12 @@
 each private agent's kernel passes at its claimed eps under every relation it claims, and every
 broken class -- half noise, noise dropped at the tree's higher levels, noise reused across
 releases, noise shared across counters, RLSVI at a tenth of its noise -- is flagged (the audit
-has power). The broken variants are the probe's swapped door (privrl.privacy_probe)."""
+has power). The broken variants are the probe's swapped door (privrl.audit.probe)."""
 import numpy as np
 import pytest
 
-from privrl import privacy_audit as pa
-from privrl import privacy_probe as probe
+from privrl.audit import privacy as pa
+from privrl.audit import probe
 from privrl.agents import registry
 from privrl.agents import pucb, ucbvi
 from privrl.mechanisms import events as ev

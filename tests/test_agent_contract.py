@@ -1,4 +1,4 @@
-"""The agent contract over the whole registry (privrl.agent_check, `privrl check-agent NAME`):
+"""The agent contract over the whole registry (privrl.audit.agent_check, `privrl check-agent NAME`):
 determinism, chunked = unchunked through the resumable path, mechanisms only through the privatizer
 door, the end-to-end audit at the claimed eps (slow), a throughput row; and the door check's power
 on an agent that draws its own noise."""
@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from privrl import agent_check
+from privrl.audit import agent_check
 from privrl.agents import REGISTRY
 
 AGENTS = sorted(REGISTRY)
@@ -82,12 +82,12 @@ def test_missing_throughput_row_is_a_warning_not_a_failure(leaky_agent):
 
 
 def test_cli_prints_one_line_per_property_and_its_verdict():
-    out = subprocess.run([sys.executable, "-m", "privrl.cli", "check-agent", "ucbvi", "--no-audit", "--episodes", "30"],
+    out = subprocess.run([sys.executable, "-m", "privrl.cli.main", "check-agent", "ucbvi", "--no-audit", "--episodes", "30"],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert [ln.split(":")[0] for ln in lines[:-1]] == ["PASS  determinism", "PASS  chunked = unchunked",
                                                        "PASS  door-only mechanisms", "PASS  throughput"]
     assert lines[-1] == "ucbvi: the agent contract holds"
-    bad = subprocess.run([sys.executable, "-m", "privrl.cli", "check-agent", "ucbvii"], capture_output=True, text=True)
+    bad = subprocess.run([sys.executable, "-m", "privrl.cli.main", "check-agent", "ucbvii"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "unknown agent 'ucbvii'" in bad.stderr

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from privrl import run
+from privrl.runs import run
 from privrl.agents import get as get_agent
 from privrl.agents.registry import REGISTRY
 from privrl.rl import envs

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from privrl.rl import engine, envs, seeding
-from privrl import run
+from privrl.runs import run
 from privrl.agents import get as get_agent
 from privrl.agents import obi, private_ucbvi, pucb
 from privrl.results.aggregate import fit_cell

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl import experiments, run as runs
+from privrl.design import experiments
+from privrl.runs import run as runs
 from privrl.agents import get, simulation
 from privrl.agents.sdp_pe import stage_schedule
 from privrl.mechanisms.laplace import laplace_draw

@@ -41,7 +41,7 @@ def test_default_design_regret_figures_pass_the_check(tmp_path):
     """Every (experiment, env) of config/config.yaml, with its real cells (labels, parameters) on
     synthetic curves (saturated agents drawn identical across ε, the case where lines hide each other): <= 9 in, one
     legend, config labels in the text, nothing hidden."""
-    from privrl import experiments as X
+    from privrl.design import experiments as X
 
     cfg = yaml.safe_load(open("config/config.yaml"))
     k = np.unique(np.geomspace(1, 1e5, 40).astype(int)).astype(float)

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl import cost, run as runs
+from privrl.plan import cost
+from privrl.runs import run as runs
 from privrl.agents import REGISTRY, get, simulation
 from privrl.rl import engine, envs, seeding
 

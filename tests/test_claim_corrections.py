@@ -17,6 +17,7 @@ from privrl.papers.analysis import AnalysisContext
 from privrl.results import aggregate
 from privrl.results import claims as C
 from privrl.results import verdicts as V
+from privrl.results import eps_verdicts as EV
 from privrl.rl import engine, envs, seeding
 
 RS = {"name": "riverswim", "params": {"S": 2, "H": 3}}
@@ -112,24 +113,24 @@ def _cells(gamma, needs):
         cross = need / 1000.0  # Regime.k_needed = 10 x crossover x (window_hi / window_lo = 100)
         w = (1e3, 1e5)
         D = 100.0 * eps ** -gamma
-        cells.append(V.EpsCell(eps, 0.0, -0.05, 0.05, D, D * 0.95, D * 1.05, V.Regime(cross, *w, 0.0)))
+        cells.append(EV.EpsCell(eps, 0.0, -0.05, 0.05, D, D * 0.95, D * 1.05, V.Regime(cross, *w, 0.0)))
     return cells
 
 
 def test_eps_exponent_is_one_sided_against_the_upper_bound():
     in_reg = [1e0] * 4  # crossover 1e-3: every cell in regime
-    _, g = V.score_eps_dependence(_cells(0.3, in_reg), 0.0, "power", (1.0, 1.0))
+    _, g = EV.score_eps_dependence(_cells(0.3, in_reg), 0.0, "power", (1.0, 1.0))
     assert g.verdict == V.REPRODUCED  # gamma = 0.3 below 1: meets the upper bound (was: contradicted)
-    _, g = V.score_eps_dependence(_cells(2.0, in_reg), 0.0, "power", (1.0, 1.0))
+    _, g = EV.score_eps_dependence(_cells(2.0, in_reg), 0.0, "power", (1.0, 1.0))
     assert g.verdict == V.CONTRADICTED
 
 
 def test_eps_exponent_k_needed_is_the_second_cell_entering_its_regime():
     needs = [1e6, 1e8, 1e9, 1e10]  # k_needed of the four eps cells; the run window ends at 1e5
-    b, g = V.score_eps_dependence(_cells(1.0, needs), 0.0, "power", (1.0, 1.0))
+    b, g = EV.score_eps_dependence(_cells(1.0, needs), 0.0, "power", (1.0, 1.0))
     assert b.verdict == g.verdict == V.NOT_REACHED
     assert b.k_needed == pytest.approx(1e6) and g.k_needed == pytest.approx(1e8)
-    b, g = V.score_eps_dependence(_cells(1.0, needs)[:1], 0.0, "power", (1.0, 1.0))
+    b, g = EV.score_eps_dependence(_cells(1.0, needs)[:1], 0.0, "power", (1.0, 1.0))
     assert g.k_needed == math.inf  # one eps cell: no eps exponent at any K
 
 
@@ -274,7 +275,8 @@ def test_shipped_design_reaches_its_optimism_claims():
     """The default design's rate claims of the optimism agents sit past 100 x their crossover."""
     import yaml
 
-    from privrl import agents, experiments
+    from privrl import agents
+    from privrl.design import experiments
 
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
     cfg = experiments.resolve_overlay(yaml.safe_load((root / "config/config.yaml").read_text()), root)
@@ -385,7 +387,7 @@ def test_bai_cells_run_at_the_valid_c_or_at_one(design):
     and K; on H > 1, where it is not derived, the H = 1 garnet's 0.18, labelled); C1 = 6 C throughout."""
     import yaml
 
-    from privrl import experiments
+    from privrl.design import experiments
     from privrl.papers.designs import bai_valid_c
     from privrl.rl import envs
 
@@ -424,7 +426,8 @@ def test_smoke_design_stays_small():
     """Every experiment added to the default must be nulled or shrunk in config/smoke.yaml."""
     import yaml
 
-    from privrl import cost, experiments
+    from privrl.plan import cost
+    from privrl.design import experiments
 
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
     cfg = experiments.resolve_overlay(yaml.safe_load((root / "config/smoke.yaml").read_text()), root)

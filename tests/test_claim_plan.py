@@ -4,7 +4,8 @@ import math
 import pytest
 import yaml
 
-from privrl import claim_plan, experiments
+from privrl.plan import claims as claim_plan
+from privrl.design import experiments
 from privrl.papers import registry, table_orders
 from privrl.papers.designs import window_k
 
@@ -46,7 +47,7 @@ def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
 
 
 def test_estimate_prints_the_claim_plan(capsys):
-    from privrl import cli
+    from privrl.cli.main import main as cli
 
     assert cli.main(["estimate", "--configfile", "config/smoke.yaml", "--claims"]) == 0
     out = capsys.readouterr().out

@@ -50,7 +50,7 @@ def test_saturated_cell_is_never_contradicted():
 
 
 def test_not_reached_rows_name_the_design_that_reaches_them():
-    from privrl import experiments
+    from privrl.design import experiments
     from privrl.results import claims as C
     from privrl.results import verdicts as V
 

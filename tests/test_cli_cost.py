@@ -12,7 +12,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from privrl import cli, cost, experiments
+from privrl.cli.main import main as cli
+from privrl.plan import cost
+from privrl.runs import throughput
+from privrl.design import experiments
 from privrl.agents import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,7 +102,7 @@ def test_run_with_progress_gives_the_same_results_as_without(tmp_path, capsys):
 def test_config_validation_suggests_the_closest_agent_and_environment():
     import copy
 
-    from privrl import validate
+    from privrl.plan import validate
 
     smoke = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
     bad = copy.deepcopy(smoke)
@@ -230,7 +233,7 @@ def test_wall_time_longest_first_on_least_loaded():
 # --- the committed table -------------------------------------------------------------------------
 
 def test_committed_table_covers_every_agent():
-    table = cost.load_table()
+    table = throughput.load_table()
     assert {"agent", "env", "S", "A", "H", "K", "episodes_per_s", "cpu", "date"} <= set(table.columns)
     assert set(REGISTRY) <= set(table.agent)
     assert (table.episodes_per_s > 0).all()
@@ -253,7 +256,7 @@ def test_default_config_cell_estimate_matches_its_measured_cpu_time():
 
 def test_estimate_counts_shards_as_jobs():
     """seeds_per_job splits a cell into jobs: each pays the start-up once; the longest job is one shard."""
-    from privrl import cost
+    from privrl.plan import cost
 
     cfg = {"experiments": {"e": {"envs": {"riverswim": {"name": "riverswim", "params": {"S": 2, "H": 3}}},
                                  "cells": [{"agent": "ucbvi"}], "episodes": 10000, "seeds": 25}}}

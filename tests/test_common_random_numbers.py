@@ -7,10 +7,11 @@ import pytest
 import yaml
 from pathlib import Path
 
-from privrl import experiments, run
+from privrl.design import experiments
+from privrl.runs import run
 from privrl.agents import get
 from privrl.rl import engine, envs, seeding
-from privrl.workflow_plan import WorkflowPlan
+from privrl.plan.workflow import WorkflowPlan
 
 ROOT = Path(__file__).resolve().parents[1]
 GARNET = {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}  # Bernoulli rewards, random transitions

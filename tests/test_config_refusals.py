@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from privrl import config_files, experiments, memory_bounds, output_dirs, validate
+from privrl.design import config_files
+from privrl.design import experiments
+from privrl.plan import memory_bounds
+from privrl.runs import output_dirs
+from privrl.plan import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
@@ -213,7 +217,7 @@ def test_sdp_pe_policy_table_is_in_the_bound():
 # --- a late job failure prints its reason -------------------------------------------------------
 
 def test_failed_job_prints_its_one_line_reason_on_the_console(tmp_path):
-    code = ("from types import SimpleNamespace\nfrom privrl.joblog import logged\n"
+    code = ("from types import SimpleNamespace\nfrom privrl.runs.joblog import logged\n"
             f"sm = SimpleNamespace(log=[{str(tmp_path / 'job.log')!r}], rule='run_cell')\n"
             "with logged(sm):\n    print('to the log')\n"
             "    raise ValueError('store/abc.parquet: content sha256 1 != 2\\nsecond line')\n")

@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from privrl import experiments, validate
+from privrl.design import experiments
+from privrl.plan import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"

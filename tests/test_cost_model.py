@@ -1,4 +1,4 @@
-"""privrl.cost's model: terms by kind of agent, per-episode cost from two instance sizes, variants
+"""privrl.plan.cost's model: terms by kind of agent, per-episode cost from two instance sizes, variants
 (noise-off twins, aggregate simulation) priced from their own rows, unmeasured agents planned."""
 import warnings
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl import cost
+from privrl.plan import cost
 
 
 def _rows(agent, variant, env, S, A, H, t_of_K, Ks):

@@ -23,7 +23,7 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 SCRIPT = """
 import hashlib, json, numpy as np
-from privrl import run
+from privrl.runs import run
 from privrl.rl import envs
 big = envs.make("garnet", S=20, A=3, branching=4, H=8, seed=2)
 small = envs.make("garnet", S=3, A=2, branching=2, H=2, seed=1)

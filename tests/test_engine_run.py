@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from privrl.rl import engine, envs, reference, seeding
-from privrl import run
+from privrl.runs import run
 from privrl.rl.planning import FP_FLAGS
 
 

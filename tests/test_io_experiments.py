@@ -5,7 +5,8 @@ import jsonschema
 import pytest
 import yaml
 
-from privrl import experiments, io
+from privrl import io
+from privrl.design import experiments
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())

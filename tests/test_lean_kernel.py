@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from privrl import run
+from privrl.runs import run
 from privrl.rl import engine, envs, seeding
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "lean_kernel.py"

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from docutils.core import publish_parts
 
-from privrl import experiments
+from privrl.design import experiments
 from privrl.results import claims as C
 from privrl.results import ledger as L
 from privrl.results import report_params as RP
@@ -132,9 +132,9 @@ def test_not_a_matter_of_k_says_what_instead():
 
 
 def test_run_summary_names_the_ledger_and_counts_per_paper(tmp_path):
-    assert "no claims table yet" in L.run_summary(str(tmp_path))[-1]
+    assert "no claims table yet" in C.run_summary(str(tmp_path))[-1]
     C.write_claims(CLAIMS, str(tmp_path / "claims.csv"), str(tmp_path / "CLAIMS.md"))
-    lines = L.run_summary(str(tmp_path))
+    lines = C.run_summary(str(tmp_path))
     assert any("CLAIMS.md" in ln for ln in lines)
     assert any(ln.split()[0] == "vietri2020" and "1 reproduced, 1 not reached, 1 inconclusive (3)" in ln for ln in lines)
     assert lines[-1].split()[0] == "all" and lines[-1].endswith("(4)")

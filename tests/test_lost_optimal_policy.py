@@ -129,7 +129,7 @@ def test_thm11_cell_that_lost_pi_star_is_not_scored(tmp_path):
 def test_real_pe_run_that_lost_pi_star_is_detected():
     """PE at the scaled C = 1e-4 on the 4-policy garnet, K = 2e5: seed 6 eliminates pi* (its
     regret grows at exactly the smallest gap), seed 5 keeps it (flat regret)."""
-    from privrl.run import run
+    from privrl.runs.run import run
 
     m = envs.make("garnet", **GARNET["params"])
     df, _ = run("pe", {"C": 1e-4, "C1": 6e-4}, m, 200_000, [5, 6])

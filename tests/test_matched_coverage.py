@@ -14,7 +14,7 @@ from privrl.papers.analysis import AnalysisContext
 from privrl.results import aggregate
 from privrl.results.claims import score_claims
 from privrl.rl import engine, envs, seeding
-from privrl.validate import check_param
+from privrl.plan.validate import check_param
 
 
 def test_sd_formulas_match_simulated_noise():

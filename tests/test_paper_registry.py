@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from privrl import experiments
-from privrl.workflow_plan import WorkflowPlan
+from privrl.design import experiments
+from privrl.plan.workflow import WorkflowPlan
 
 from privrl.papers import registry
 

@@ -130,11 +130,12 @@ def test_privacy_cost_pools_only_eps_cells_in_their_own_regime(tmp_path, monkeyp
 
 def test_pooled_b_with_disagreeing_slopes_is_not_reproduced():
     from privrl.results import verdicts as V
+    from privrl.results import eps_verdicts as EV
 
     reg = V.Regime(10.0, 1e3, 1e5)
-    cells = [V.EpsCell(e, b, b - 0.05, b + 0.05, 100.0 / e, 90.0 / e, 110.0 / e, reg)
+    cells = [EV.EpsCell(e, b, b - 0.05, b + 0.05, 100.0 / e, 90.0 / e, 110.0 / e, reg)
              for e, b in [(0.5, 0.93), (1.0, 0.4), (10.0, -0.21)]]
-    b_score, eps_score = V.score_eps_dependence(cells, 0.5, "power", (1.0, 2.0))
+    b_score, eps_score = EV.score_eps_dependence(cells, 0.5, "power", (1.0, 2.0))
     assert b_score.verdict != "reproduced" and eps_score.verdict != "reproduced"
 
 
@@ -142,7 +143,7 @@ def test_ldp_eps_exponent_is_one_sided_range_and_shuffle_uses_its_own_law(tmp_pa
     """LDP on a gap instance: c = 1.8 lies in [1, 2] (was 'not reproduced' against 1 +/- 0.3);
     Shuffled-OBI's D ~ e^(eps/2)/(e^eps - 1) is read against that law, not a power of eps."""
     from privrl.papers import cross_paper
-    from privrl.results import verdicts as V
+    from privrl.results import eps_verdicts as EV
 
     monkeypatch.setattr(cross_paper, "agent_crossover", lambda agent, params, mdp: 10.0)
     ep, priv, base = _cost_curves(0.5, 1.8)
@@ -150,7 +151,7 @@ def test_ldp_eps_exponent_is_one_sided_range_and_shuffle_uses_its_own_law(tmp_pa
     cells += [(f"l_{e}", "ldp-obi", {"epsilon": e, "noise": 1.0, "bonus_scale": 0.1}, {}, priv[e], []) for e in EPS]
     r = registry.analysis("privacy_cost")(_context(tmp_path, cells)).table.iloc[0]
     assert r.b_verdict == "reproduced" and r.eps_verdict == "reproduced" and r.eps_law == "power"
-    _, sh, _ = _cost_curves(0.5, 1.0, law=V.EPS_LAWS["garcelon_shuffle"], seed=5)
+    _, sh, _ = _cost_curves(0.5, 1.0, law=EV.EPS_LAWS["garcelon_shuffle"], seed=5)
     cells = [("s_off", "shuffled-obi", {"epsilon": 1.0, "noise": 0.0, "bonus_scale": 0.1}, {}, base, [])]
     cells += [(f"s_{e}", "shuffled-obi", {"epsilon": e, "noise": 1.0, "bonus_scale": 0.1}, {}, sh[e], []) for e in EPS]
     r = registry.analysis("privacy_cost")(_context(tmp_path, cells)).table.iloc[0]

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from privrl import run as R
+from privrl.runs import run as R
 from privrl.mechanisms import kinds
 from privrl.mechanisms import privatizer as pz
-from privrl.privacy_audit import MANIFEST_COLUMNS, privacy_manifest
+from privrl.audit.privacy import MANIFEST_COLUMNS, privacy_manifest
 from privrl.rl import envs
 
 MDP = envs.riverswim(S=2, H=2)

@@ -1,4 +1,4 @@
-"""Resumable chunks (privrl.run, agents' init_state / run_episodes): a seed's K episodes run as a
+"""Resumable chunks (privrl.runs.run, agents' init_state / run_episodes): a seed's K episodes run as a
 chain of chunks, the agent state, recorder and RNG carried or saved between them, are
 bit-identical to the unchunked run; a killed run resumes from its last saved state."""
 from __future__ import annotations
@@ -14,7 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from privrl import io, run, validate
+from privrl import io
+from privrl.runs import run
+from privrl.plan import validate
 from privrl.agents import REGISTRY
 from privrl.rl import engine, envs, seeding
 
@@ -132,7 +134,7 @@ def test_shard_files_seeds_and_deletes_their_states(tmp_path):
     pd.testing.assert_frame_equal(df, whole)
     assert info["resumed_from"] == {"1": 700} and not any(state_dir.iterdir())
     assert sorted(p.name for p in (tmp_path / "seeds").iterdir()) == sorted(
-        f"{run.key_digest(key, [s])}{ext}" for s in (0, 1) for ext in (".parquet", ".sha256"))  # privrl.store
+        f"{run.key_digest(key, [s])}{ext}" for s in (0, 1) for ext in (".parquet", ".sha256"))  # privrl.runs.store
 
 
 def test_chunk_options_are_validated():
@@ -144,7 +146,7 @@ def test_chunk_options_are_validated():
 
 def _cli(args: list[str]) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.Popen([sys.executable, "-m", "privrl.cli", "run", *args], stdout=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "privrl.cli.main", "run", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
 
 

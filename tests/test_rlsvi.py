@@ -6,7 +6,7 @@ import pytest
 
 from privrl.mechanisms import accounting
 from privrl.rl import envs, seeding
-from privrl import run
+from privrl.runs import run
 from privrl.agents import get
 from privrl.agents.rlsvi import privacy_table, rlsvi_plan
 from privrl.rl.mdp import optimal_return, policy_values

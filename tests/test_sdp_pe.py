@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privrl.rl import engine, envs, seeding
-from privrl import run
+from privrl.runs import run
 from privrl.agents import get
 from privrl.agents import pe_privacy as pp
 from privrl.rl import policies as pe

@@ -1,4 +1,4 @@
-"""Seeds as shards and the content-addressed run store (privrl.run; workflow/rules/runs.smk)."""
+"""Seeds as shards and the content-addressed run store (privrl.runs.run; workflow/rules/runs.smk)."""
 from __future__ import annotations
 
 import json
@@ -10,8 +10,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from privrl import io, run
-from privrl.experiments import Cell
+from privrl import io
+from privrl.runs import run
+from privrl.design.experiments import Cell
 from privrl.rl import envs, mdp as mdp_io
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The run store trusts no file it did not check (privrl.store): a tampered or truncated shard is
+"""The run store trusts no file it did not check (privrl.runs.store): a tampered or truncated shard is
 found at start-up and refused by the merge, naming it; a tampered per-seed memo is not used (the
 seed is rerun, bit-identical); a cell file whose parquet and JSON hash were both rewritten is
 caught against the store; only privrl's own temporaries are ever deleted."""
@@ -14,8 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privrl import io, run, store
-from privrl.experiments import Cell
+from privrl import io
+from privrl.runs import run
+from privrl.runs import store
+from privrl.design.experiments import Cell
 from privrl.rl import envs, mdp as mdp_io
 
 SETTING = "riverswim/ucbvi__bonus_scale=0.1"
@@ -76,7 +78,7 @@ def test_tampered_memo_is_not_used_the_seed_is_rerun(cell, caplog):
     assert store.memo_hash_path(memo).read_text().strip() == io.sha256_file(memo)
     honest = pd.read_parquet(memo)
     _halve_regret(memo)
-    with caplog.at_level(logging.WARNING, logger="privrl.store"):
+    with caplog.at_level(logging.WARNING, logger="privrl.runs.store"):
         df, info = run.run_shard(cell["key"], cell["m"], [0, 1], str(cell["store"] / "seeds"))
     assert info["reused_seeds"] == [0]  # seed 1 rerun
     assert [r.getMessage() for r in caplog.records if str(memo) in r.getMessage() and "sha256" in r.getMessage()]

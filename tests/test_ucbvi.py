@@ -6,7 +6,7 @@ the agent explores uniformly and regret is linear; both facts are asserted.
 """
 
 from privrl.rl import envs, seeding
-from privrl import run
+from privrl.runs import run
 from privrl.results.aggregate import fit_cell
 
 K = 20_000

@@ -10,6 +10,7 @@ import pytest
 from privrl.results import claims as C
 from privrl.results import fits
 from privrl.results import verdicts as V
+from privrl.results import eps_verdicts as EV
 
 TH = V.THRESHOLDS
 IN = V.Regime(crossover_K=1e3, window_lo=1e4, window_hi=1e6, saturation=0.0)       # 10 x crossover reached
@@ -52,52 +53,52 @@ def test_upper_bound_is_one_sided():
 
 
 def _cells(bs, eps=(1.0, 2.0, 5.0, 10.0), regime=IN, law=lambda e: 1 / e, gamma=1.5):
-    return [V.EpsCell(e, b, b - 0.05, b + 0.05, 100 * law(e) ** gamma, 90 * law(e) ** gamma,
+    return [EV.EpsCell(e, b, b - 0.05, b + 0.05, 100 * law(e) ** gamma, 90 * law(e) ** gamma,
                       110 * law(e) ** gamma, regime) for e, b in zip(eps, bs)]
 
 
 def test_pooled_b_with_disagreeing_per_eps_slopes_is_not_reproduced():
-    b, c = V.score_eps_dependence(_cells([1.0, 0.7, 0.4, 0.1]), 0.5, "power", (1.0, 2.0))
+    b, c = EV.score_eps_dependence(_cells([1.0, 0.7, 0.4, 0.1]), 0.5, "power", (1.0, 2.0))
     assert b.verdict == c.verdict == V.INCONCLUSIVE
     assert "disagree" in b.regime
 
 
 def test_homogeneous_cells_score_b_and_eps_exponent_one_sided():
-    b, c = V.score_eps_dependence(_cells([0.3, 0.32, 0.29, 0.31]), 0.5, "power", (1.0, 2.0))
+    b, c = EV.score_eps_dependence(_cells([0.3, 0.32, 0.29, 0.31]), 0.5, "power", (1.0, 2.0))
     assert b.verdict == V.REPRODUCED           # 0.3 < 0.5 + allowance: an upper bound is met
     assert c.verdict == V.REPRODUCED           # gamma = 1.5 below the upper end 2 (+ allowance)
-    b, c = V.score_eps_dependence(_cells([0.3] * 4, gamma=3.0), 0.5, "power", (1.0, 2.0))
+    b, c = EV.score_eps_dependence(_cells([0.3] * 4, gamma=3.0), 0.5, "power", (1.0, 2.0))
     assert c.verdict == V.CONTRADICTED
 
 
 def test_negative_eps_exponent_is_not_reproduced():
     """D growing with eps (gamma's CI below 0) exceeds no upper bound but shows no 1/eps either:
     inconclusive, the row saying why; a CI that reaches 0 or above keeps the one-sided reading."""
-    b, c = V.score_eps_dependence(_cells([0.3] * 4, gamma=-1.0), 0.5, "power", (1.0, 2.0))
+    b, c = EV.score_eps_dependence(_cells([0.3] * 4, gamma=-1.0), 0.5, "power", (1.0, 2.0))
     assert c.verdict == V.INCONCLUSIVE and "grows with eps" in c.regime and "gamma = -1" in c.measured
     assert b.verdict == V.REPRODUCED                     # the K-slope is scored as before
-    _, c = V.score_eps_dependence(_cells([0.3] * 4, gamma=0.5), 0.5, "power", (1.0, 2.0))
+    _, c = EV.score_eps_dependence(_cells([0.3] * 4, gamma=0.5), 0.5, "power", (1.0, 2.0))
     assert c.verdict == V.REPRODUCED                     # a smaller positive exponent meets the bound
-    wide = [V.EpsCell(e, 0.3, 0.25, 0.35, 100 / e ** -0.05, 10 / e ** -0.05, 1000 / e ** -0.05, IN)
+    wide = [EV.EpsCell(e, 0.3, 0.25, 0.35, 100 / e ** -0.05, 10 / e ** -0.05, 1000 / e ** -0.05, IN)
             for e in (1.0, 2.0, 5.0, 10.0)]
-    gamma, lo, hi = V.eps_exponent(wide, "power")
+    gamma, lo, hi = EV.eps_exponent(wide, "power")
     assert lo < 0 < hi
-    assert V.score_eps_dependence(wide, 0.5, "power", (1.0, 2.0))[1].verdict == V.REPRODUCED
+    assert EV.score_eps_dependence(wide, 0.5, "power", (1.0, 2.0))[1].verdict == V.REPRODUCED
 
 
 def test_garcelon_eps_law_is_not_a_power_law():
-    g = V.EPS_LAWS["garcelon_shuffle"]
+    g = EV.EPS_LAWS["garcelon_shuffle"]
     cells = _cells([0.4] * 4, eps=(0.5, 1.0, 2.0, 5.0), law=g, gamma=1.0)
-    gamma, lo, hi = V.eps_exponent(cells, "garcelon_shuffle")
+    gamma, lo, hi = EV.eps_exponent(cells, "garcelon_shuffle")
     assert gamma == pytest.approx(1.0) and lo < 1.0 < hi
-    _, c = V.score_eps_dependence(cells, 0.5, "garcelon_shuffle", (1.0, 1.0))
+    _, c = EV.score_eps_dependence(cells, 0.5, "garcelon_shuffle", (1.0, 1.0))
     assert c.verdict == V.REPRODUCED
-    power, _, _ = V.eps_exponent(cells, "power")
+    power, _, _ = EV.eps_exponent(cells, "power")
     assert abs(power - 1.0) > 0.3             # the same data read as eps^-c is far from c = 1
 
 
 def test_pre_regime_eps_cells_are_not_reached():
-    b, c = V.score_eps_dependence(_cells([1.0, 0.9, 0.8, 0.7], regime=PRE), 0.0, "power", (1.0, 1.0))
+    b, c = EV.score_eps_dependence(_cells([1.0, 0.9, 0.8, 0.7], regime=PRE), 0.0, "power", (1.0, 1.0))
     assert b.verdict == V.NOT_REACHED and np.isfinite(b.k_needed)
 
 
@@ -206,14 +207,14 @@ def test_eps_cells_from_a_privacy_cost_fit():
     priv = {e: base + np.outer(1 + 0.01 * rng.random(6), 50 * K ** 0.3 / e) for e in (1.0, 2.0, 5.0)}
     f = fit_privacy_cost(K, priv, base, rng, n_boot=200)
     cells = eps_cells(f, {e: IN for e in priv})
-    b, c = V.score_eps_dependence(cells, 0.5, "power", (1.0, 2.0))
+    b, c = EV.score_eps_dependence(cells, 0.5, "power", (1.0, 2.0))
     assert b.verdict == V.REPRODUCED and c.verdict == V.REPRODUCED
 
 
 def test_slopes_closer_than_the_allowance_are_homogeneous():
     r = V.Regime(1.0, 1e4, 1e6)
-    a = V.EpsCell(1.0, 0.0, -0.01, 0.01, 1.0, 0.9, 1.1, r)
-    b = V.EpsCell(10.0, 0.06, 0.03, 0.09, 0.1, 0.09, 0.11, r)
-    assert V.homogeneous([a, b])
-    far = V.EpsCell(10.0, 0.6, 0.5, 0.7, 0.1, 0.09, 0.11, r)
-    assert not V.homogeneous([a, far])
+    a = EV.EpsCell(1.0, 0.0, -0.01, 0.01, 1.0, 0.9, 1.1, r)
+    b = EV.EpsCell(10.0, 0.06, 0.03, 0.09, 0.1, 0.09, 0.11, r)
+    assert EV.homogeneous([a, b])
+    far = EV.EpsCell(10.0, 0.6, 0.5, 0.7, 0.1, 0.09, 0.11, r)
+    assert not EV.homogeneous([a, far])

@@ -11,6 +11,7 @@ from privrl.papers.garcelon2021 import thm6 as G
 from privrl.results import bound_verdicts as BV
 from privrl.papers.vietri2020 import bounds as VB
 from privrl.results import verdicts as V
+from privrl.results import eps_verdicts as EV
 
 
 def _fit(a, lo, hi, w=(1e4, 1e6)):
@@ -29,20 +30,20 @@ def test_saturated_cell_in_regime_is_never_contradicted():
 
 
 def test_shuffled_eps_law_is_not_a_power_law():
-    g = V.EPS_LAWS["garcelon_shuffle"]
+    g = EV.EPS_LAWS["garcelon_shuffle"]
     # regret ~ g(eps)^1 exactly: the eps exponent against g is 1, against 1/eps it is not constant
     eps = [0.5, 1.0, 2.0, 5.0]
-    cells = [V.EpsCell(e, 0.5, 0.45, 0.55, 100 * g(e), 95 * g(e), 105 * g(e), V.Regime(1.0, 1e4, 1e6))
+    cells = [EV.EpsCell(e, 0.5, 0.45, 0.55, 100 * g(e), 95 * g(e), 105 * g(e), V.Regime(1.0, 1e4, 1e6))
              for e in eps]
-    _, s = V.score_eps_dependence(cells, 0.5, "garcelon_shuffle", (0.0, 1.0))
+    _, s = EV.score_eps_dependence(cells, 0.5, "garcelon_shuffle", (0.0, 1.0))
     assert s.verdict == V.REPRODUCED
-    gam, _, _ = V.eps_exponent(cells, "garcelon_shuffle")
+    gam, _, _ = EV.eps_exponent(cells, "garcelon_shuffle")
     assert gam == pytest.approx(1.0, abs=1e-6)
 
 
 def test_eps_dependence_without_regime_is_not_reached_with_k():
-    cells = [V.EpsCell(e, 1.0, 0.99, 1.0, 10.0, 9.0, 11.0, V.Regime(1e9, 1e4, 1e6)) for e in (1.0, 10.0)]
-    _, s = V.score_eps_dependence(cells, 0.5, "garcelon_shuffle", (0.0, 1.0))
+    cells = [EV.EpsCell(e, 1.0, 0.99, 1.0, 10.0, 9.0, 11.0, V.Regime(1e9, 1e4, 1e6)) for e in (1.0, 10.0)]
+    _, s = EV.score_eps_dependence(cells, 0.5, "garcelon_shuffle", (0.0, 1.0))
     assert s.verdict == V.NOT_REACHED and math.isfinite(s.k_needed)
 
 

@@ -1,4 +1,4 @@
-"""The workflow's plan of a config (privrl.workflow_plan): shards, store digests, run records, code
+"""The workflow's plan of a config (privrl.plan.workflow): shards, store digests, run records, code
 digests; what workflow/rules/common.smk hands the rules."""
 import json
 import shutil
@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 import yaml
 
-from privrl import experiments, run
+from privrl.design import experiments
+from privrl.runs import run
 from privrl.rl import envs
-from privrl.workflow_plan import WorkflowPlan, stable
+from privrl.plan.workflow import WorkflowPlan, stable
 
 ROOT = Path(__file__).resolve().parents[1]
 

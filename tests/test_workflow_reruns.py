@@ -165,7 +165,7 @@ def test_truncated_run_file_is_regenerated(done):
 
 def test_run_file_and_its_hash_both_rewritten_is_caught_against_the_store(done):
     """A consistent run file (its hash updated) with a seed dropped: the store did not write it
-    (privrl.store), so it is reported and regenerated. (Without the store's record, aggregation
+    (privrl.runs.store), so it is reported and regenerated. (Without the store's record, aggregation
     refuses it naming the file: tests/test_run_integrity.py.)"""
     p = done / "results/tiny/runs/garnet/ucbvi__bonus_scale=1.parquet"
     import json

@@ -19,7 +19,8 @@ __version__ = "0.1.0"
 # What a run's output depends on (the rest -- aggregation, fits, analyses, figures, claims --
 # only reads run outputs). Used as Snakemake params so that a library edit reruns exactly the
 # jobs it can change (workflow/rules/*.smk).
-RUN_SOURCES = ("agents/", "mechanisms/", "rl/", "run.py", "experiments.py", "io.py", "__init__.py")
+RUN_SOURCES = ("agents/", "mechanisms/", "rl/", "runs/run.py", "runs/state.py", "runs/store.py", "design/experiments.py",
+               "design/config_files.py", "io.py", "__init__.py")
 
 
 def _source_digest(prefixes: tuple[str, ...] | None = None) -> str:

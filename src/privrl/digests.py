@@ -97,7 +97,7 @@ def digest(sources: Iterable[str | Path]) -> str:
     return h.hexdigest()[:16]
 
 
-RUN_MODULES = ("privrl.run", "privrl.rl.envs", "privrl.rl.mdp", "privrl.rl.seeding", "privrl.io")
+RUN_MODULES = ("privrl.runs.run", "privrl.rl.envs", "privrl.rl.mdp", "privrl.rl.seeding", "privrl.io")
 
 
 def numba_cache_key(prefixes: tuple[str, ...]) -> str:

@@ -15,7 +15,7 @@ sha256 in its JSON metadata (``results_sha256``) and the run-code digest (``code
 before any downstream job uses it, and :func:`corrupt_run_files` finds run files whose content
 no longer matches their recorded hash (truncated, edited).
 
-A resumable run's saved state (:func:`write_state`, :func:`read_state`; privrl.run) is one
+A resumable run's saved state (:func:`write_state`, :func:`read_state`; privrl.runs.run) is one
 ``.npz`` of arrays plus a JSON ``meta`` entry, written atomically and fsynced before the rename,
 so a killed writer leaves the previous state intact.
 """

@@ -1,17 +1,17 @@
-# What every rule file shares: the config's plan (privrl.workflow_plan: cells and targets, run
+# What every rule file shares: the config's plan (privrl.plan.workflow: cells and targets, run
 # shards and their store names, run records, code digests) and the input functions that name
 # other rules' outputs. Plain Python (no rules), included first by the Snakefile.
 #
-# Rerun policy (privrl.workflow_plan explains it): every rule passes what it reads from the config
+# Rerun policy (privrl.plan.workflow explains it): every rule passes what it reads from the config
 # as params, so its script never reads snakemake.config; library and script edits reach jobs
 # through code digests in params. workflow/profiles/default/config.yaml drops the "code" rerun
 # trigger, whose only effect on script rules is the script file's mtime (a `touch` reran every run).
 from pathlib import Path
 
-from privrl import experiments as X
+from privrl.design import experiments as X
 from privrl import io as privrl_io
 from privrl.papers import registry as papers
-from privrl.workflow_plan import WorkflowPlan, stable  # noqa: F401 (stable: rules' params)
+from privrl.plan.workflow import WorkflowPlan, stable  # noqa: F401 (stable: rules' params)
 
 WORKFLOW_ROOT = Path(workflow.basedir)  # the repository root (the Snakefile's directory)
 PLAN = WorkflowPlan(config, WORKFLOW_ROOT)

@@ -2,26 +2,27 @@
 #
 # A run file whose content no longer matches the sha256 in its metadata (truncated, edited), a
 # store shard of this DAG that no longer matches its own, and a run file the store does not
-# vouch for (privrl.store: parquet and JSON both rewritten) are forced to rerun as soon as a job
+# vouch for (privrl.runs.store: parquet and JSON both rewritten) are forced to rerun as soon as a job
 # that reads it is in the DAG (regenerated_if_corrupt in common.smk). Snakemake has no public
 # hook for this: a Snakefile cannot set --forcerun (its DAG settings are assigned after parsing),
 # and a missing intermediate file is not regenerated while its consumers are up to date; so the
 # input functions add the file to the DAG's forced files (what --forcerun fills). Temporaries of
 # writes killed with their job (io.atomic_path) are deleted once the lock is held, and the
-# output directories are marked as privrl's (privrl.output_dirs).
+# output directories are marked as privrl's (privrl.runs.output_dirs).
 import sys
 
-from privrl import output_dirs, store as privrl_store
+from privrl.runs import output_dirs
+from privrl.runs import store as privrl_store
 
 if workflow.is_main_process:
     CORRUPT_RUNS.update((str(p), why) for p, why in privrl_io.corrupt_run_files(R))
-    CORRUPT_RUNS.update(privrl_store.corrupt_shards(STORE, SHARDS))  # store shards: privrl.store
+    CORRUPT_RUNS.update(privrl_store.corrupt_shards(STORE, SHARDS))  # store shards: privrl.runs.store
     CORRUPT_RUNS.update(privrl_store.tampered_cells(R, STORE, PLAN.cell_shards))
     for _why in CORRUPT_RUNS.values():
         print(f"privrl: {_why.split('; regenerate')[0]}: it will be rerun", file=sys.stderr)
 
 
 onstart:
-    output_dirs.claim(config)  # results_dir and store_dir marked as privrl's (privrl.output_dirs)
+    output_dirs.claim(config)  # results_dir and store_dir marked as privrl's (privrl.runs.output_dirs)
     for _tmp in privrl_io.remove_stale_temps(R) + privrl_io.remove_stale_temps(STORE):
         print(f"privrl: removed stale temporary {_tmp}", file=sys.stderr)

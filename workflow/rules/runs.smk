@@ -1,10 +1,10 @@
 # Runs: a cell's seeds run as shards (seeds_per_job seeds each), filed in the content-addressed
 # store; rule run_cell merges a cell's shards into the per-cell files that aggregates, fits and
-# analyses read. A shard's path is the digest of what determines it (privrl.run.run_key), so a
+# analyses read. A shard's path is the digest of what determines it (privrl.runs.run.run_key), so a
 # second config, results_dir or workflow asking for the same run finds it done (no job), and a
 # changed key (code, K, params, MDP, seeds) is a new path. No benchmark: directive, so the rule
 # also qualifies for Snakemake's between-workflow cache.
-# Resumable chunks (config chunk_episodes / chunk_minutes, privrl.run): a seed's state is saved in
+# Resumable chunks (config chunk_episodes / chunk_minutes, privrl.runs.run): a seed's state is saved in
 # {STORE}/state after every chunk, so a killed job's rerun resumes there. The chunking is read by
 # the script from the config, deliberately not a param: it never changes a result, so changing it
 # must not rerun finished shards (the params trigger would).

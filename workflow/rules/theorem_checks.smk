@@ -49,7 +49,7 @@ rule privacy_audit:
 
 
 rule agent_audit:
-    """End-to-end privacy audit of every private agent's kernel on a tiny MDP (privrl.privacy_audit)."""
+    """End-to-end privacy audit of every private agent's kernel on a tiny MDP (privrl.audit.privacy)."""
     output:
         csv=f"{F}/{CROSS}/mechanisms/agent_audit.csv",
         md=f"{F}/{CROSS}/mechanisms/agent_audit.md",
@@ -58,7 +58,7 @@ rule agent_audit:
     benchmark:
         f"{R}/benchmarks/mechanisms/agent_audit.tsv"
     params:
-        code=code_of("mechanism_audit.py"),  # its closure holds every probed agent (privrl.privacy_probe)
+        code=code_of("mechanism_audit.py"),  # its closure holds every probed agent (privrl.audit.probe)
         sizes=MECHANISMS.get("agent_audit", {}) or {},
         seed=MECHANISMS.get("seed", 0),
     conda:

@@ -1,7 +1,7 @@
 from privrl import io
 from privrl.papers import analysis, registry
 from privrl.results import figures
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

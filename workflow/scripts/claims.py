@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 from privrl.results import claims
 from privrl.rl import envs
 

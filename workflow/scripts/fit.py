@@ -4,7 +4,7 @@ from privrl.results import aggregate
 from privrl.results.run_files import load_runs
 from privrl import io
 from privrl.rl import seeding
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

@@ -1,5 +1,5 @@
 from privrl.rl import envs, mdp
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     name, params = snakemake.params.spec  # noqa: F821

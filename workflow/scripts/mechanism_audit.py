@@ -1,11 +1,11 @@
 """Thin glue: a privacy audit table (CSV and markdown), written atomically.
 
 Rule ``privacy_audit``: every mechanism (privrl.mechanisms.audit); rule ``agent_audit``: every
-private agent end to end (privrl.privacy_audit).
+private agent end to end (privrl.audit.privacy).
 """
 from privrl import io
 from privrl.rl import seeding
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 
 
 def _mechanisms(rng, sizes):
@@ -21,7 +21,7 @@ def _mechanisms(rng, sizes):
 
 
 def _agents(rng, sizes):
-    from privrl import privacy_audit
+    from privrl.audit import privacy as privacy_audit
 
     df = privacy_audit.agent_audit_table(rng, sizes)
     return df, privacy_audit.agent_audit_markdown(df, float(sizes.get("alpha", 0.05)))

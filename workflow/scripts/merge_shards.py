@@ -1,10 +1,10 @@
-"""Rule run_cell: one cell's shards merged in seed order (privrl.run.merge_shards).
+"""Rule run_cell: one cell's shards merged in seed order (privrl.runs.run.merge_shards).
 
 A script, not a ``run:`` block: Snakemake spawns every ``run:`` job as a second Snakemake that
 re-parses the whole workflow (seconds per cell); a script job is one short Python process.
 """
-from privrl.joblog import logged
-from privrl.run import merge_shards
+from privrl.runs.joblog import logged
+from privrl.runs.run import merge_shards
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

@@ -1,10 +1,10 @@
 """Rule ``privacy_manifest``: every cell's privacy guarantees as its run recorded them
-(privrl.privacy_audit.privacy_manifest), one CSV for the run and the report."""
+(privrl.audit.privacy.privacy_manifest), one CSV for the run and the report."""
 import json
 
 from privrl import io
-from privrl.joblog import logged
-from privrl.privacy_audit import privacy_manifest
+from privrl.runs.joblog import logged
+from privrl.audit.privacy import privacy_manifest
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

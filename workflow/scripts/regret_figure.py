@@ -2,7 +2,7 @@
 import pandas as pd
 
 from privrl.results import figures
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

@@ -1,7 +1,9 @@
 """Rule run_shard: the seeds of one shard of a cell, filed under the digest of its run key."""
-from privrl import io, run, validate
+from privrl import io
+from privrl.runs import run
+from privrl.plan import validate
 from privrl.rl import envs
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

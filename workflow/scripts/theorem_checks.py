@@ -2,7 +2,7 @@
 from privrl import io
 from privrl.rl import seeding
 from privrl.papers import registry
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
     sm = snakemake  # noqa: F821

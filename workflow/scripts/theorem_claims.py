@@ -2,7 +2,7 @@
 import pandas as pd
 
 from privrl import io
-from privrl.joblog import logged
+from privrl.runs.joblog import logged
 from privrl.papers import registry
 from privrl.papers.cross_paper import agent_audit_claim, privacy_audit_claim
 from privrl.results import claims

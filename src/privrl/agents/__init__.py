@@ -8,4 +8,3 @@ _INFRA = {"registry"}
 for _mod in pkgutil.iter_modules(__path__):
     if _mod.name not in _INFRA and not _mod.name.startswith("_"):
         importlib.import_module(f"{__name__}.{_mod.name}")
-_load_all = True

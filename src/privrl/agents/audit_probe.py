@@ -1,7 +1,7 @@
 """What the end-to-end privacy audit needs to know of an agent: :class:`AuditProbe`.
 
 An :class:`~privrl.agents.registry.AgentSpec` may carry an ``audit_probe``. Without one, the
-audit (:mod:`privrl.privacy_probe`) drives the spec's own ``init_state`` / ``run_episodes``
+audit (:mod:`privrl.audit.probe`) drives the spec's own ``init_state`` / ``run_episodes``
 and finds the privatizer door calls itself (every njit kernel they reach is searched for the
 door's ``new`` / ``release`` / ``release_sums`` and ``gaussian_noise``): an agent that uses
 the door is audited without any declaration. A probe is needed only where
@@ -19,7 +19,7 @@ the door is audited without any declaration. A probe is needed only where
   the 5th user a fine batch of its own).
 
 An agent with a privacy model other than ``none`` that the audit cannot probe is an error
-(:func:`privrl.privacy_probe.probe_of`), never skipped.
+(:func:`privrl.audit.probe.probe_of`), never skipped.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _no_extra(params: Mapping[str, float]) -> tuple:
 
 @dataclass(frozen=True)
 class AuditProbe:
-    """How :mod:`privrl.privacy_probe` drives an agent's kernel (every field optional).
+    """How :mod:`privrl.audit.probe` drives an agent's kernel (every field optional).
 
     init_state / run_episodes: the njit (or plain Python) kernels behind the spec's entry points,
     with the registry signatures plus ``extra`` arguments (``init_state`` takes the first

@@ -48,7 +48,7 @@ import math
 import numpy as np
 from numba import njit
 
-from privrl.mechanisms import accounting, events
+from privrl.mechanisms import accounting, events, release_guarantees
 from privrl.rl import engine
 from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_sd, rr_count_sd, rr_count_width, rr_reward_sd,
                                       rr_reward_width, shuffled_deviation_bounds)
@@ -281,7 +281,7 @@ def _shuffled_guarantees(p, mdp, K):
     the release pattern")."""
     if p["noise"] < 0.5:
         return []
-    return accounting.shuffled_obi_guarantees(p["epsilon"], int(p["m"]), mdp.H, shuffled_tau_py(p, K), p["delta0"],
+    return release_guarantees.shuffled_obi_guarantees(p["epsilon"], int(p["m"]), mdp.H, shuffled_tau_py(p, K), p["delta0"],
                                               shuffled_batch=1)
 
 

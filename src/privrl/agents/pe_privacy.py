@@ -200,12 +200,12 @@ def preset_guarantees(privatizer: str, model: str):
     """The guarantees of an SDP-PE preset (privrl.agents.sdp_pe.PRESETS) with this Privatizer:
     ``guarantees(params, mdp, K) -> [Guarantee]`` as AgentSpec takes it (none for plain PE)."""
     def guarantees(params, mdp, K):
-        from privrl.mechanisms import accounting, events  # lazily: scipy costs ~1 s of import in every run job
+        from privrl.mechanisms import accounting, events, release_guarantees  # lazily: scipy costs ~1 s of import in every run job
 
         if model == "none":
             return []
         if model == "SDP":
-            return [accounting.sdp_pe_guarantee(params["epsilon"], params["beta"], mdp.H)]
+            return [release_guarantees.sdp_pe_guarantee(params["epsilon"], params["beta"], mdp.H)]
         note = ("reconstruction: Bai et al. name the model only; per-counter eps/(3H) as Sec. V-A, "
                 + ("central Laplace on each batch (add/remove neighbours)" if model == "JDP"
                    else "each user's counts + Lap(2 * 3H/eps) per coordinate"))

@@ -54,7 +54,7 @@ import math
 import numpy as np
 from numba import njit
 
-from privrl.mechanisms import accounting, events
+from privrl.mechanisms import accounting, events, release_guarantees
 from privrl.rl import engine
 from privrl.mechanisms.bounds import (
     binomial_sum_bound,
@@ -305,7 +305,7 @@ def _guarantees_for(model):
         if model == "LDP":
             return [accounting.laplace_ldp_guarantee(eps, 6.0 * H, "Laplace(6H/eps) per coordinate, l1 sensitivity 6H",
                                                      src)]
-        return [accounting.sdp_counters_guarantee(eps, p["beta"], H, "Bai et al. Lemma 10 counters (Alg. 4 per counter "
+        return [release_guarantees.sdp_counters_guarantee(eps, p["beta"], H, "Bai et al. Lemma 10 counters (Alg. 4 per counter "
                                                   "at eps/(3H)), counter accounting",
                                                   "reconstruction: UCBVI on doubling batches; a replacement flips 2H bits "
                                                   "per family")]

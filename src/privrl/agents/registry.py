@@ -15,10 +15,10 @@ privacy model and paper reference:
 
 A run is ``init_state`` then ``run_episodes`` over 0..K in one call (:meth:`AgentSpec.kernel`)
 or in chunks, saving and restoring ``state``, ``rec`` and the RNG between them
-(:mod:`privrl.run`); the result is bit-identical either way.
+(:mod:`privrl.runs.run`); the result is bit-identical either way.
 Parameters travel to the kernels as a float64 vector in the order of ``defaults``; each has a
 :class:`Domain` in ``domains`` (declared with the agent, checked at registration; the config
-validation, :mod:`privrl.validate`, and ``privrl run`` read them from the spec).
+validation, :mod:`privrl.plan.validate`, and ``privrl run`` read them from the spec).
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 PRIVACY_MODELS = ("none", "JDP", "LDP", "SDP")
-COST_TERMS = ("K", "1", "B", "L")  # terms of a seed's CPU time t(K) (AgentSpec.simulations, privrl.cost)
+COST_TERMS = ("K", "1", "B", "L")  # terms of a seed's CPU time t(K) (AgentSpec.simulations, privrl.plan.cost)
 
 
 def _real(x: Any) -> bool:
@@ -77,7 +77,7 @@ class AgentSpec:
     # parameter name -> Domain: one per name of ``defaults`` (the config and the CLI check against it)
     domains: Mapping[str, Domain] = field(default_factory=dict, compare=False)
     audit_probe: Any = field(default=None, compare=False)  # privrl.agents.audit_probe.AuditProbe; None = generic door probe
-    # simulation -> the terms of one seed's CPU time t(K) under it (privrl.cost): "K" per episode, "1" per
+    # simulation -> the terms of one seed's CPU time t(K) under it (privrl.plan.cost): "K" per episode, "1" per
     # seed, "B" per policy-elimination stage, "L" per log2 K (doubling batches). "aggregate" declares an
     # aggregate simulation, whose kernels the agent's aggregate module registers (privrl.agents.simulation)
     simulations: Mapping[str, tuple[str, str]] = field(default_factory=lambda: {"episode": ("K", "1")}, compare=False)
@@ -135,8 +135,8 @@ def register(spec: AgentSpec) -> AgentSpec:
 
 
 def get(name: str) -> AgentSpec:
-    from privrl.agents import _load_all  # noqa: F401  (populates the registry)
-
+    """The registered agent ``name`` (importing this module runs ``privrl.agents``' __init__ first,
+    which registers every agent module of the package)."""
     try:
         return REGISTRY[name]
     except KeyError:

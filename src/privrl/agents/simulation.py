@@ -5,7 +5,7 @@
 each block's statistics drawn at once, exactly in law (docs/decisions/aggregate_simulation.md);
 only the agents in :data:`AGGREGATE` support it. A module providing an aggregate kernel
 registers it here (:func:`register_aggregate`) when the agents package loads it, so that this
-module imports none of them: an episode run's code digest (:func:`privrl.run.agent_digest`)
+module imports none of them: an episode run's code digest (:func:`privrl.runs.run.agent_digest`)
 never includes aggregate kernels. A run's simulation is part of its run key only when it is not
 ``episode``, so every episode-simulation key keeps its fields.
 """
@@ -34,8 +34,6 @@ def register_aggregate(agent: str, init_state: Callable, run_episodes: Callable,
 
 def check(agent: str, simulation: str) -> str:
     """``simulation`` if ``agent`` supports it, else ValueError in one line naming what does."""
-    from privrl.agents import _load_all  # noqa: F401  (every agent module, hence every registration)
-
     if simulation not in SIMULATIONS:
         raise ValueError(f"simulation must be one of {list(SIMULATIONS)}; got {simulation!r}")
     if simulation == AGGREGATE_SIM and agent not in AGGREGATE:

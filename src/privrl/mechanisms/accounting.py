@@ -374,11 +374,3 @@ def rlsvi_guarantee(delta: float, K: int, H: int, S: int, A: int) -> Guarantee:
     """RLSVI is (eps(delta), delta)-JDP w.r.t. rewards (Lu et al. Cor. 14)."""
     return Guarantee("JDP", lu_cor14_epsilon(delta, K, H, S, A), delta, "Lu et al. Cor. 14",
                      "neighbours differ in one trajectory's rewards only (Lu et al. Remark 2)", ev.REPLACEMENT)
-
-
-# guarantees that follow a protocol's release pattern (re-exported)
-from privrl.mechanisms.release_guarantees import (  # noqa: E402,F401
-    sdp_counters_guarantee,
-    sdp_pe_guarantee,
-    shuffled_obi_guarantees,
-)

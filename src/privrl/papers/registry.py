@@ -74,6 +74,9 @@ class Paper:
     note: str = ""
     analyses: Mapping[str, Analysis] = field(default_factory=dict)
     theorem_checks: tuple[TheoremCheck, ...] = ()
+    #: analysis -> its claim-plan rule (``papers/<paper>/plan.py``): the K each claim it registers
+    #: needs; an analysis without one has its claims reported "not counted" by the plan
+    claim_rules: Mapping[str, Callable] = field(default_factory=dict)
 
 
 _loaded: dict[str, Paper] = {}
@@ -98,6 +101,8 @@ def papers() -> dict[str, Paper]:
                 if name in seen or p.key in out:
                     raise ValueError(f"{mod}: {p.key}/{name} registered twice (also in {seen.get(name, p.key)})")
                 seen[name] = p.key
+            if stray := sorted(set(p.claim_rules) - set(p.analyses)):
+                raise ValueError(f"{mod}: claim_rules of {stray}, which are not analyses of {p.key}")
             out[p.key] = p
         _loaded.update(out)
     return dict(_loaded)
@@ -106,6 +111,11 @@ def papers() -> dict[str, Paper]:
 def analyses() -> dict[str, Analysis]:
     """analysis name -> function, over every paper."""
     return {name: fn for p in papers().values() for name, fn in p.analyses.items()}
+
+
+def claim_rules() -> dict[str, Callable]:
+    """analysis name -> its claim-plan rule (:mod:`privrl.papers.planned`), over every paper."""
+    return {name: rule for p in papers().values() for name, rule in p.claim_rules.items()}
 
 
 def theorem_checks() -> dict[str, TheoremCheck]:

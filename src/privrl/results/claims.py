@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -51,7 +52,7 @@ def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
 def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int]],
                run: Mapping[str, int] | None = None) -> list[V.Claim]:
     """Each "not reached" row with the shipped design that runs its experiment to >= the K it needs
-    (``designs``: :func:`privrl.experiments.design_episodes`), or why none does. ``run``: {experiment:
+    (``designs``: :func:`privrl.design.experiments.design_episodes`), or why none does. ``run``: {experiment:
     K} of the design that produced the rows; where it already runs K >= the number needed, what is
     missing is not episodes (e.g. Prop. 5's users k, an elimination): the note says what (the first
     clause of the row's regime text)."""
@@ -150,7 +151,7 @@ def with_instance(claims: Sequence[V.Claim], instances: Mapping[str, Mapping[str
 def cell_specs(config: Mapping[str, Any]) -> dict[str, dict[str, dict]]:
     """{experiment: {env key: {"env": [name, params], "cells": [{agent, params}]}}} of a resolved
     design (plain data: a rule's param), the input of :func:`cell_crossovers`."""
-    from privrl import experiments as X
+    from privrl.design import experiments as X
 
     out: dict[str, dict[str, dict]] = {}
     for cell in X.all_cells(config):
@@ -290,3 +291,16 @@ def score_claims(experiment: str, claims: list[Mapping[str, Any]], fits: pd.Data
             str(c["statement"]), kind, check.get("artifact", artifact), score, experiment, src),
             scope=str(c.get("scope", "paper_claim"))))  # a config claim may be labelled context
     return claims_frame(out)
+
+
+def run_summary(figures_dir: str) -> list[str]:
+    """What a finished workflow prints: where the figures and CLAIMS.md are and the scoreboard's
+    counts per paper (read from ``{figures_dir}/claims.csv``; a run that made no claims table says so)."""
+    csv = Path(figures_dir, "claims.csv")
+    lines = [f"figures: {figures_dir}/ (PNG and PDF, by paper)"]
+    if not csv.exists():
+        return lines + [f"no claims table yet ({csv} not made by this run)"]
+    lines.append(f"ledger: {Path(figures_dir, 'CLAIMS.md')} (full table: {csv})")
+    for paper, n in ledger.scoreboard_counts(claims_from_frame(pd.read_csv(csv))).items():
+        lines.append(f"  {paper:13s} " + ", ".join(f"{n[v]} {v}" for v in V.VERDICTS if n[v]) + f" ({sum(n.values())})")
+    return lines

@@ -2,7 +2,6 @@
 "Privacy cost"): per-eps K-slopes b, their homogeneity, the pooled b (one-sided) and the eps
 exponent gamma of D ~ g(eps)^gamma (one-sided: the paper's bound is an upper bound).
 
-Re-exported by :mod:`privrl.results.verdicts` (``V.score_eps_dependence``, ``V.EpsCell``, ...).
 """
 from __future__ import annotations
 

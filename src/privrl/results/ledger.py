@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Sequence
 
 from privrl.results import verdicts as V
@@ -98,23 +97,6 @@ def scoreboard(claims: Sequence[V.Claim]) -> list[tuple[str, str, Counter]]:
 def scoreboard_counts(claims: Sequence[V.Claim]) -> dict[str, Counter]:
     """paper -> verdict counts of its claims (the scoreboard's per-paper totals), then "all"."""
     return {paper or "all": n for paper, item, n in scoreboard(claims) if not item}
-
-
-def run_summary(figures_dir: str) -> list[str]:
-    """What a finished workflow prints: where the figures and CLAIMS.md are and the scoreboard's
-    counts per paper (read from ``{figures_dir}/claims.csv``; a run that made no claims table says so)."""
-    import pandas as pd
-
-    from privrl.results.claims import claims_from_frame
-
-    csv = Path(figures_dir, "claims.csv")
-    lines = [f"figures: {figures_dir}/ (PNG and PDF, by paper)"]
-    if not csv.exists():
-        return lines + [f"no claims table yet ({csv} not made by this run)"]
-    lines.append(f"ledger: {Path(figures_dir, 'CLAIMS.md')} (full table: {csv})")
-    for paper, n in scoreboard_counts(claims_from_frame(pd.read_csv(csv))).items():
-        lines.append(f"  {paper:13s} " + ", ".join(f"{n[v]} {v}" for v in V.VERDICTS if n[v]) + f" ({sum(n.values())})")
-    return lines
 
 
 # ---------------------------------------------------------------- markdown

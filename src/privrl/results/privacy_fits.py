@@ -25,7 +25,8 @@ import numpy as np
 
 from privrl.results.fits import window_mask
 from privrl.results.stats import LEVEL, bootstrap, percentile_ci
-from privrl.results.verdicts import EpsCell, Regime
+from privrl.results.eps_verdicts import EpsCell
+from privrl.results.verdicts import Regime
 
 
 def privacy_cost_points(episodes: np.ndarray, private_means: Mapping[float, np.ndarray],

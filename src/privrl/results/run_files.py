@@ -3,7 +3,7 @@
 A downstream rule (aggregate, fit, analysis) receives, as a Snakemake param, one *run record*
 per input run file (the config's view of the cell: ``cell``, ``agent``, ``params``, ``label``,
 ``tags``, ``experiment``, ``setting``, ``episodes``, ``seeds``, ``n_checkpoints``, ``code``;
-built by :meth:`privrl.workflow_plan.WorkflowPlan.run_record`). :func:`load_runs` verifies every file against its
+built by :meth:`privrl.plan.workflow.WorkflowPlan.run_record`). :func:`load_runs` verifies every file against its
 record (:func:`privrl.io.verify_run`) and returns the per-seed tables with the run metadata,
 whose ``label`` and ``tags`` are the config's current ones (they name a cell; they do not change
 its run, so a label edit reruns the downstream jobs and not the run).

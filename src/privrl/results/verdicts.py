@@ -4,7 +4,7 @@ A paper's statement is scored by the pure function of its *kind* (docs/decisions
 
 * ``rate``  -- an exponent of K: :func:`score_rate_upper` (an O~ upper bound: one-sided),
   :func:`score_rate_lower`; :func:`score_eps_dependence` for a privacy cost D(K, eps)
-  against the paper's own function of eps, after a per-eps homogeneity check (in :mod:`privrl.results.eps_verdicts`, re-exported here);
+  against the paper's own function of eps, after a per-eps homogeneity check (in :mod:`privrl.results.eps_verdicts`);
 * ``ratio`` -- :func:`score_ratio_bounded`: a ratio bounded as K grows (slope of log ratio on log K);
 * ``order`` -- :func:`score_order`: A < B with a minimum effect and a regime condition;
 * ``bound`` -- :func:`score_bound`: a measurement against an explicit numeric bound
@@ -18,8 +18,8 @@ of that it is "not reached" with the K needed. A saturated cell is never "contra
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -301,7 +301,3 @@ def score_amplification(eps0: float, eps_exact: float, eps_bound: float, hypothe
 def score_check(ok: bool | None, measured: str, note: str = "") -> Score:
     """An algebra / consistency check: "checked" (ok), "contradicted" (fails), "inconclusive" (None)."""
     return Score(INCONCLUSIVE if ok is None else (CHECKED if ok else CONTRADICTED), measured, note)
-
-
-from privrl.results.eps_verdicts import (  # noqa: E402,F401  (re-export: the privacy-cost verdicts)
-    EPS_LAWS, EpsCell, eps_exponent, homogeneous, pooled, score_eps_dependence)

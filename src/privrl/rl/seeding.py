@@ -33,5 +33,5 @@ def generator(experiment: str, setting: str, seed: int) -> np.random.Generator:
 def environment_generator(experiment: str, env: str, seed: int) -> np.random.Generator:
     """The environment's own stream of (experiment, env, seed) under common random numbers: every
     agent on that instance and seed samples its episodes from it. ``":"`` never occurs in a cell
-    id (:func:`privrl.experiments.cell_id`), so it is no agent's (experiment, setting) stream."""
+    id (:func:`privrl.design.experiments.cell_id`), so it is no agent's (experiment, setting) stream."""
     return generator(experiment, f"{env}:environment", seed)

@@ -51,6 +51,7 @@ import pandas as pd
 
 from privrl.results import elimination as EL
 from privrl.results import verdicts as V
+from privrl.results import eps_verdicts as EV
 from privrl.results.fits import fit_ratio_exponent
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci, ratio_ci
@@ -63,6 +64,7 @@ from privrl.papers.bai_sdp_pe.lemma42 import BITSUM
 from privrl.papers.bai_sdp_pe.lemmas import ASSUMPTION4, ELIMINATION
 from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
 from privrl.papers.registry import Paper
+from privrl.papers.bai_sdp_pe import plan
 
 PAPER_ID = "bai_sdp_pe"
 SOURCE = "Bai, Talebi, Zhao, Cheng & Chen, Table I"
@@ -169,7 +171,7 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                                      f"({btxt})" + CONVERGES, "rate", sc))
                 if not fit:
                     continue
-                sb, sg = V.score_eps_dependence(eps_cells(fit, regimes), b_claim, "power", g_range)
+                sb, sg = EV.score_eps_dependence(eps_cells(fit, regimes), b_claim, "power", g_range)
                 sb, sg = EL.guard(sb, all_notes), EL.guard(sg, all_notes)
                 claims.append(_claim(ctx, "Table I", f"{tag}_b", f"{what}: privacy cost D(K, eps) grows at most "
                                      f"as K^{b_claim:g} (vs {base['cell']})", "rate", sb))
@@ -328,5 +330,6 @@ PAPER = Paper(
           "the text; Lu et al. (2026) cite the published version as 'Near-Optimal Reinforcement Learning With "
           "Shuffle Differential Privacy', IEEE Transactions on Network Science and Engineering, 2026"),
     analyses={"bai_table1": bai_table1, **THEOREM_ANALYSES},
+    claim_rules=plan.RULES,
     theorem_checks=(BITSUM, ASSUMPTION4, ELIMINATION),
 )

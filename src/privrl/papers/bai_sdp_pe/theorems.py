@@ -36,6 +36,7 @@ from privrl.agents.pe_privacy import error_level
 from privrl.agents.sdp_pe import PRESETS, stage_schedule
 from privrl.results import elimination as EL
 from privrl.results import verdicts as V
+from privrl.results import eps_verdicts as EV
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import mean_ci
 from privrl.papers.bai_sdp_pe import eq29
@@ -227,7 +228,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
             fit = fit_privacy_cost(ep0, {e: curves(ctx, env, i["cell"])[1] for e, i in inside.items()}, R0,
                                    rng_for(ctx, f"D/{env}"), decades=float(ctx.config.get("fit_decades", 2)),
                                    n_boot=ctx.n_boot)
-            sb, sg = V.score_eps_dependence(eps_cells(fit, regimes), V.THRESHOLDS.additive_exponent, "power",
+            sb, sg = EV.score_eps_dependence(eps_cells(fit, regimes), V.THRESHOLDS.additive_exponent, "power",
                                             (0.0, 1.0))
             used = _lost(d[d.cell == base[0]["cell"]], d[d.cell.isin([i["cell"] for i in inside.values()])])
             sb, sg = EL.guard(sb, used), EL.guard(sg, used)

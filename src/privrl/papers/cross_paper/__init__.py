@@ -34,6 +34,7 @@ import pandas as pd
 from privrl.agents.registry import agent_crossover
 from privrl.rl import seeding
 from privrl.results import verdicts as V
+from privrl.results import eps_verdicts as EV
 from privrl.results.claims import claims_frame
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import seed_matrix
@@ -41,6 +42,7 @@ from privrl.papers.cross_paper import cross_model
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import env_mdp
 from privrl.papers.registry import Paper
+from privrl.papers.cross_paper import plan
 
 ADDITIVE = (0.0, "power", (1.0, 1.0))
 MULTIPLICATIVE = (0.5, "power", (1.0, 2.0))
@@ -117,7 +119,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
                                _saturation(ctx, env, info["cell"])) for e, info in g["private"].items()}
         (b_paper, law, gamma_range), paper, item, src = TARGETS.get(
             agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))
-        b_score, g_score = V.score_eps_dependence(eps_cells(fit, regimes), b_paper, law, gamma_range)
+        b_score, g_score = EV.score_eps_dependence(eps_cells(fit, regimes), b_paper, law, gamma_range)
         params = _fmt_params(items)
         tag = f"{agent}_{env}_{params.replace('=', '').replace(', ', '_').replace('.', 'p')}"
         kind = "additive" if b_paper == 0.0 else "multiplicative"
@@ -232,7 +234,7 @@ def privacy_audit_claim(audit: pd.DataFrame, artifact: str):
 
 
 def agent_audit_claim(audit: pd.DataFrame, artifact: str):
-    """The end-to-end agent audit's Claim (privrl.privacy_audit): every agent as run stays below its
+    """The end-to-end agent audit's Claim (privrl.audit.privacy): every agent as run stays below its
     claimed eps under each neighbour relation it claims; the weakened variants show the power."""
     from privrl.results import verdicts as V
 
@@ -247,7 +249,7 @@ def agent_audit_claim(audit: pd.DataFrame, artifact: str):
     return V.make_claim("cross_paper", "privacy of every agent (JDP/LDP/SDP)", "agent_audit",
                         "no private agent's end-to-end empirical eps exceeds its claimed eps (both neighbour relations)",
                         "bound", artifact, score, experiment="mechanisms",
-                        source="end-to-end audit of every private agent (privrl.privacy_audit)")
+                        source="end-to-end audit of every private agent (privrl.audit.privacy)")
 
 
 PAPER = Paper(
@@ -256,4 +258,5 @@ PAPER = Paper(
     authors=(), year=None, venue="", link="", file="",
     note="no single paper: scores each private agent's privacy cost against the paper that predicts it",
     analyses={"privacy_cost": privacy_cost, "cross_model_coverage": cross_model.cross_model_coverage},
+    claim_rules=plan.RULES,
 )

@@ -51,6 +51,7 @@ from privrl.papers.garcelon2021.prop7 import PROP7
 from privrl.papers.common import as_generator, check_axes, check_legend, column_axes, env_mdp, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
 from privrl.results.coverage_verdicts import within_stated
+from privrl.papers.garcelon2021 import plan
 
 ROWS = [  # tag, algorithm, theoretical regret (Table 1)
     ("shuffled_tau_k13", "Shuffled-OBI, tau = K^(1/3)", "O~(sqrt(K) + K^(1/3)/eps0)"),
@@ -332,5 +333,6 @@ PAPER = Paper(
     year=2021, venue="ICML 2021 Workshop on Reinforcement Learning Theory", link="",
     file="000_becb116b9d580893.txt",
     analyses={"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6},
+    claim_rules=plan.RULES,
     theorem_checks=(COVERAGE, PROP5, PROP7),
 )

@@ -33,6 +33,7 @@ from privrl.results.labels import env_title
 from privrl.papers.scoring import CONVERGES, cell_regime, crossover_of, frame
 from privrl.results.bound_verdicts import score_bound_one_sided
 from privrl.results import verdicts as V
+from privrl.results import eps_verdicts as EV
 from privrl.results.stats import diff_ci, mean_ci, ratio_ci
 
 PAPER = "garcelon2021"
@@ -202,7 +203,7 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
         reg = cell_regime(info, mdp, _fit(ctx, env, info["cell"]))
         row = {"env": env, "bonus_scale": scale, "eps0": eps0, "tau": tau, "K": int(K), "regret": m[0],
                "regret_lo": m[1], "regret_hi": m[2], "tau_H": tau * mdp.H,
-               "eps_term": math.sqrt(2 * K) * V.EPS_LAWS["garcelon_shuffle"](eps0), "crossover_K": reg.crossover_K}
+               "eps_term": math.sqrt(2 * K) * EV.EPS_LAWS["garcelon_shuffle"](eps0), "crossover_K": reg.crossover_K}
         blk = f"{env}, eps0={eps0:g}, bonus_scale={scale:g}" + ("" if scale == 1 else " (tuned, labelled)")
         bid = f"{env}_eps{eps0:g}_s{scale:g}_tau{tau}".replace(".", "p")
         base = key.get((env, scale, eps0, 0))
@@ -237,10 +238,10 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
             f = _fit(ctx, env, info["cell"])
             _, R = curves(ctx, env, info["cell"])
             m = mean_ci(R[:, -1], rng, ctx.n_boot)
-            cells.append(V.EpsCell(eps0, f.exponent, f.exponent_lo, f.exponent_hi, m[0], m[1], m[2],
+            cells.append(EV.EpsCell(eps0, f.exponent, f.exponent_lo, f.exponent_hi, m[0], m[1], m[2],
                                    cell_regime(info, env_mdp(ctx, env), f)))
         if cells:
-            _, g = V.score_eps_dependence(cells, V.THRESHOLDS.sqrt_k_exponent, "garcelon_shuffle", (0.0, 1.0))
+            _, g = EV.score_eps_dependence(cells, V.THRESHOLDS.sqrt_k_exponent, "garcelon_shuffle", (0.0, 1.0))
             claims.append(V.make_claim(PAPER, "Thm 6", f"thm6_eps_term_{env}_s{scale:g}".replace(".", "p"),
                                        f"Thm 6 ({env}, tau=0, bonus_scale={scale:g}): regret across eps0 grows at most "
                                        "like e^(eps0/2)/(e^eps0 - 1) (exponent in [0, 1])", "rate", art, g,

@@ -7,7 +7,7 @@ episodes), and reports one :class:`Property` per line:
 
 * ``determinism``: the same seed twice gives the same bytes (regret, diagnostic, mistakes);
 * ``chunked = unchunked``: the seed run in chunks through the resumable path
-  (:func:`privrl.run.run_seed_resumable`: state saved after each chunk, then a second call that
+  (:func:`privrl.runs.run.run_seed_resumable`: state saved after each chunk, then a second call that
   resumes from the saved state) equals the one-call run, bit for bit;
 * ``door-only mechanisms``: everything the agent's kernels reach in ``privrl.mechanisms`` (their
   globals and the module attributes they load, followed through the agent's and the engine's njit
@@ -17,11 +17,11 @@ episodes), and reports one :class:`Property` per line:
   ``privrl.mechanisms`` are the same four (the test ``test_agents_import_only_the_door`` applies
   that rule to every agent file);
 * ``audit``: a private agent, audited end to end at its claimed eps under every neighbour relation
-  it claims (:func:`privrl.privacy_audit.audit_agent`), is not flagged; an agent the audit cannot
+  it claims (:func:`privrl.audit.privacy.audit_agent`), is not flagged; an agent the audit cannot
   probe fails (it would otherwise go unaudited); a non-private agent passes trivially;
 * ``aggregate simulation`` (only for an agent whose spec declares one, ``AgentSpec.simulations``):
   its kernels registered, deterministic, chunked = unchunked and door-only as above;
-* ``throughput``: a row of the measured throughput table (``privrl.cost``); none is a warning
+* ``throughput``: a row of the measured throughput table (``privrl.plan.cost``); none is a warning
   (the design is then planned from the nearest measured agent), not a failure; so is a declared
   aggregate simulation without rows of its own.
 """
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-DOOR_MODULES = ("privatizer", "bounds", "accounting", "events")  # what an agent may import from privrl.mechanisms
+DOOR_MODULES = ("privatizer", "bounds", "accounting", "release_guarantees", "events")  # what an agent may import from privrl.mechanisms
 CHECK_ENV = ("riverswim", {"S": 2, "H": 3})
 OK, WARN, FAIL = "PASS", "WARN", "FAIL"
 
@@ -60,7 +60,7 @@ def _mdp():
 
 
 def _run(agent: str, K: int, seed: int, **kw) -> tuple[pd.DataFrame, int]:
-    from privrl import run
+    from privrl.runs import run
 
     return run.run_seed_resumable(agent, None, _mdp(), K, seed, "check-agent", f"{CHECK_ENV[0]}/{agent}",
                                   n_checkpoints=100, **kw)
@@ -217,8 +217,8 @@ def check_aggregate(agent: str, K: int) -> Property:
 # ----------------------------------------------------------------------------- audit
 def audit_rows(agent: str, n: int, seed: int = 0) -> list[dict]:
     """The end-to-end audit of ``agent`` at its claimed eps under each relation it claims (the one
-    call into :mod:`privrl.privacy_audit`)."""
-    from privrl import privacy_audit
+    call into :mod:`privrl.audit.privacy`)."""
+    from privrl.audit import privacy as privacy_audit
     from privrl.mechanisms import events
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, n]))
@@ -228,7 +228,7 @@ def audit_rows(agent: str, n: int, seed: int = 0) -> list[dict]:
 
 def auditable(agent: str) -> bool:
     """Whether the end-to-end audit can drive this agent's kernel (it has a probe)."""
-    from privrl import privacy_audit
+    from privrl.audit import privacy as privacy_audit
 
     return agent in privacy_audit.AGENTS
 
@@ -251,16 +251,16 @@ def check_audit(agent: str, n: int) -> Property:
 
 # ----------------------------------------------------------------------------- throughput
 def check_throughput(agent: str) -> Property:
-    from privrl import cost
+    from privrl.runs import throughput
     from privrl.agents import get
 
-    rows = cost.load_table()
+    rows = throughput.load_table()
     rows = rows[rows.agent == agent]
     if rows.empty:
         return Property("throughput", WARN, "no row in the throughput table: `privrl estimate` and SLURM limits use "
                         f"the nearest measured agent; measure it with `python bench/agent_throughput.py --agents {agent} --write`")
     inst = sorted({f"{r.env} S={r.S} A={r.A} H={r.H}" for r in rows.itertuples()})
-    if "aggregate" in get(agent).simulations and not (rows.variant == cost.VARIANT_AGGREGATE).any():
+    if "aggregate" in get(agent).simulations and not (rows.variant == throughput.VARIANT_AGGREGATE).any():
         return Property("throughput", WARN, f"{len(rows)} measured rows ({', '.join(inst)}) but none of its aggregate "
                         "simulation: aggregate cells are priced from its episode rows; measure it with "
                         f"`python bench/agent_throughput.py --agents {agent} --write`")

@@ -35,7 +35,7 @@ from privrl.agents import get as get_agent
 from privrl.agents import simulation as simulations
 from privrl.mechanisms.kinds import check_epsilon_range
 from privrl.rl.mdp import TabularMDP
-from privrl.run_state import STATE_FORMAT, resume_state, save_state  # noqa: F401 (run.save_state: tests)
+from privrl.runs.state import STATE_FORMAT, resume_state, save_state  # noqa: F401 (run.save_state: tests)
 
 DEFAULT_ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
 KEY_FIELDS = ("agent", "params", "mdp", "episodes", "experiment", "setting", "n_checkpoints", "alphas", "code")
@@ -272,14 +272,14 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
     """The seeds of one shard of a run key: the same rows, in seed order, as :func:`run` over them.
 
     ``seed_store``: a directory of per-seed results filed by ``key_digest(key, [seed])``; a seed
-    found there whose content matches its recorded sha256 is read, not rerun (privrl.store), and a
+    found there whose content matches its recorded sha256 is read, not rerun (privrl.runs.store), and a
     seed run is filed there (atomically, with its sha256), so a shard that grows by a seed reruns
     only the new seed.
     ``state_dir``, ``chunk_episodes``, ``chunk_seconds``: resumable chunks (:func:`run_seed`); a
     seed's state (:func:`state_file`) is deleted once its result is filed in ``seed_store`` (or,
     without one, once the seed is done). The run info lists ``resumed_from`` {seed: episode}.
     """
-    from privrl import store
+    from privrl.runs import store
 
     if mdp_digest(mdp) != key["mdp"]:
         raise ValueError(f"MDP content {mdp_digest(mdp)} differs from the run key's {key['mdp']}")
@@ -319,7 +319,8 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
     """One cell's files from its shards (in seed order): the results, bit-identical to running all
     seeds in one job (each seed's rows depend on that seed only), and the run info of the cell
     (agent, params, K, seeds, guarantees, label, tags; seconds summed over the shards)."""
-    from privrl import io, store
+    from privrl import io
+    from privrl.runs import store
     from privrl.rl import mdp as mdp_io
 
     frames, infos = [], []

@@ -15,7 +15,7 @@ reach jobs through code digests in params (:meth:`WorkflowPlan.code_of`,
 Seeds as shards, results keyed by content: every cell's seeds run in shards of
 ``seeds_per_job`` (aligned: seed s is in shard s // seeds_per_job), each filed in the store
 (``store_dir``, shared by every config and results_dir) under the digest of what determines it
-(:func:`privrl.run.run_key`, :func:`privrl.run.key_digest`).
+(:func:`privrl.runs.run.run_key`, :func:`privrl.runs.run.key_digest`).
 """
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from privrl import cost, digests
-from privrl import experiments as X
+from privrl import digests
+from privrl.plan import cost
+from privrl.design import experiments as X
 from privrl.papers import registry as papers
 
 NO_PAPER = "Regret vs K (no paper table)"  # report category of an experiment that feeds no paper table
@@ -108,9 +109,9 @@ class WorkflowPlan:
     def agent_code(self, agent: str, simulation: str = "episode") -> str:
         """Code digest of one agent's runs: its module and what it imports (and its aggregate
         kernel's under aggregate simulation), the runner and the run script
-        (:func:`privrl.run.agent_digest`); a new agent module changes no other agent's digest."""
+        (:func:`privrl.runs.run.agent_digest`); a new agent module changes no other agent's digest."""
         if (agent, simulation) not in self._agent_code:
-            from privrl import run as runs
+            from privrl.runs import run as runs
 
             self._agent_code[agent, simulation] = (f"{runs.agent_digest(agent, simulation)}"
                                                    f"+{self.script_digest('run_cell.py')}")
@@ -179,7 +180,7 @@ class WorkflowPlan:
 
     # ------------------------------------------------------------------ shards
     def _build_shards(self) -> tuple[dict, dict]:
-        from privrl import run as runs
+        from privrl.runs import run as runs
         from privrl.rl import envs
 
         by_digest, of_cell, mdps = {}, {}, {}
@@ -216,7 +217,7 @@ class WorkflowPlan:
 
     def shard_minutes(self, digest: str, attempt: int) -> int:
         """SLURM runtime limit of a shard (minutes): the measured-throughput estimate
-        (:mod:`privrl.cost`) x 1.5 + 5 min, doubled on every retry (the profile's retries: 2)."""
+        (:mod:`privrl.plan.cost`) x 1.5 + 5 min, doubled on every retry (the profile's retries: 2)."""
         sh = self.shards[digest]
         est_s = cost.shard_seconds(sh["key"]["agent"], sh["env"], sh["key"]["episodes"], len(sh["seeds"]),
                                    params=sh["key"]["params"], simulation=sh["key"].get("simulation", "episode"))

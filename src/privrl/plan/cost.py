@@ -2,7 +2,7 @@
 
 The table (written by ``bench/agent_throughput.py --write``) holds, per agent and measured
 instance (env, S, A, H) and per K, the episodes x seeds / s on one core. A cell's seeds run as
-shards of ``seeds_per_job`` (config; default 10), one run job each (:func:`privrl.run.seed_shards`),
+shards of ``seeds_per_job`` (config; default 10), one run job each (:func:`privrl.runs.run.seed_shards`),
 so the model of a cell is
 
     est_cpu_s = jobs * JOB_OVERHEAD_S + seeds * (t(K) + SEED_OVERHEAD_S),   jobs = ceil(seeds / seeds_per_job)
@@ -56,17 +56,16 @@ import functools
 import heapq
 import math
 import warnings
-from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
 
-from privrl import experiments
+from privrl.design import experiments
+from privrl.runs.throughput import VARIANT_AGGREGATE, VARIANT_NOISE_OFF, load_table, with_variant
 
 DEFAULT_SEEDS_PER_JOB = 10  # seeds per run job when the config sets no seeds_per_job (workflow and estimate)
 
-TABLE = Path(__file__).with_name("throughput.csv")
 JOB_OVERHEAD_S = 1.2
 #: the runner's own cost per seed beyond the kernel (recorder, the seed's DataFrame): 0.9 ms CPU
 #: measured for run_seed at K = 1 (Intel Xeon); decisive only for aggregate-simulation cells
@@ -100,7 +99,7 @@ def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) ->
               "privacy_audit": 1, "agent_audit": 1, "theorem_claims": 1, "claims": 1}
     audited = ((config.get("mechanisms") or {}).get("agent_audit") or {}).get("agents")
     if audited is None:
-        from privrl.privacy_audit import AGENTS as audited
+        from privrl.audit.privacy import AGENTS as audited
     audit_compile = sum(COMPILE_CPU_S.get(a, COMPILE_DEFAULT_S)[0] for a in audited)  # uncached copies: always
     other = [RULE_CPU_S[r] + (audit_compile if r == "agent_audit" else 0.0) for r, n in counts.items() for _ in range(n)]
     runs = job_seconds(costs)
@@ -114,21 +113,6 @@ def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) ->
     parts = {"run": float(runs.sum() - compile_s), "other": float(sum(other) - audit_compile),
              "compile": compile_s + audit_compile}
     return np.concatenate([runs, other]), parts
-
-
-VARIANT_NOISE_OFF, VARIANT_AGGREGATE = "noise-off", "aggregate"
-
-
-def load_table(path: str | Path = TABLE) -> pd.DataFrame:
-    return with_variant(pd.read_csv(path))
-
-
-def with_variant(table: pd.DataFrame) -> pd.DataFrame:
-    """The table with its ``variant`` column ('' where absent: a table of plain agents only)."""
-    if "variant" in table.columns and table["variant"].dtype == object and not table["variant"].isna().any():
-        return table
-    old = table["variant"] if "variant" in table.columns else pd.Series("", index=table.index)
-    return table.assign(variant=old.fillna("").astype(str))
 
 
 def instance_size(S: int, A: int, H: int) -> int:
@@ -324,7 +308,7 @@ def estimate_cost(config: Mapping[str, Any], table: pd.DataFrame | None = None,
     """One row per cell: COST_COLUMNS plus its run jobs (shards), the longest job's CPU s and the
     instance and throughput used.
 
-    ``config``: a resolved design (:func:`privrl.experiments.resolve_overlay` applied).
+    ``config``: a resolved design (:func:`privrl.design.experiments.resolve_overlay` applied).
     ``episodes_per_s`` is the modelled rate of the cell itself (after scaling, at its K).
     """
     table = load_table() if table is None else table

@@ -2,7 +2,7 @@
 
 For an agent and a neighbour relation (:mod:`privrl.mechanisms.events`), two sequences of
 ``K >= 4`` scripted users ``U``, ``U'`` that differ in the user at one position are fed to
-the agent's own kernel through a probe (:mod:`privrl.privacy_probe`: the kernel's bytecode
+the agent's own kernel through a probe (:mod:`privrl.audit.probe`: the kernel's bytecode
 with a scripted user engine and a recording privatizer door), ``n`` runs each; the output of
 a run is every statistic the kernel released over its K episodes, in order (the billboard the
 other users' policies are computed from -- the JDP output is post-processing of it and of
@@ -46,7 +46,7 @@ from scipy import stats
 from privrl.agents import REGISTRY
 from privrl.mechanisms import events as ev
 from privrl.mechanisms.audit import epsilon_bounds, row_alpha
-from privrl.privacy_probe import probe_of, release_layout, sample_releases
+from privrl.audit.probe import probe_of, release_layout, sample_releases
 from privrl.rl import envs
 
 #: every registered agent with a privacy model (each must be probe-able: privacy_probe.probe_of)
@@ -224,7 +224,7 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
     others at both, the first position where it is alone).
 
     ``noise_multiplier`` / ``variant``: the probe's test-only broken variants
-    (:data:`privrl.privacy_probe.VARIANTS`); 1.0 / "exact" audits the agent as it runs.
+    (:data:`privrl.audit.probe.VARIANTS`); 1.0 / "exact" audits the agent as it runs.
     ``alpha``: this row's level; ``n_samples`` is the held-out runs per sequence the bound is read on.
     """
     users = int(users or probe_of(agent)[1].users)
@@ -322,7 +322,7 @@ def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
             "linear-discriminant statistic over the joint release, chosen on a selection split; held-out "
             f"Clopper-Pearson lower bound (n_samples: held-out runs per sequence) at alpha / {len(df)} = "
             f"{row_alpha(alpha, len(df)):.3g} per row (Bonferroni over the {len(df)} rows): the family-wise "
-            f"false-alarm rate (some correct agent flagged) is <= {alpha} (privrl.privacy_audit). Weakened variants "
+            f"false-alarm rate (some correct agent flagged) is <= {alpha} (privrl.audit.privacy). Weakened variants "
             "(reduced noise, dropped tree levels, noise reused across releases, noise shared across "
             "counters) keep the claim: `flagged` shows the audit's power.\n\n")
     cols = list(df.columns)
@@ -339,7 +339,7 @@ MANIFEST_COLUMNS = ["experiment", "env", "cell", "agent", "privacy_model", "mode
 
 def privacy_manifest(infos: list[dict]) -> pd.DataFrame:
     """One row per (cell, guarantee, neighbour relation) of the run infos a design recorded
-    (``privrl.run.run_info``): the privacy model, relation, (epsilon, delta) and whether the figure
+    (``privrl.runs.run.run_info``): the privacy model, relation, (epsilon, delta) and whether the figure
     relies on shuffle amplification; an agent without privacy gets one row with model "none"."""
     rows = []
     for info in infos:

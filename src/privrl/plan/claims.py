@@ -1,5 +1,5 @@
 """Claim plan: before any run, each claim a design registers, with the K its regime needs and the K
-it runs (``python -m privrl.claim_plan --configfile config/paper.yaml``).
+it runs (``python -m privrl.plan.claims --configfile config/paper.yaml``).
 
 The K needed is the verdict code's, evaluated from the agents' registered crossover formulas
 (:meth:`privrl.agents.AgentSpec.crossover`, uniform visitation, the cell's own parameters) on the
@@ -23,9 +23,10 @@ cell's instance, with the registration rule of the analysis that scores the clai
   the smallest gap's crossover is below that; Vietri Thm 6's privacy term on one instance: the K at
   which SAH ln K / eps exceeds the linear phase's regret (crossover x largest policy gap).
 
-The rules mirror the analyses' registration (one function per analysis, :data:`privrl.claim_rules.RULES`; an
-analysis without a rule is reported, its claims not counted): a change to what an analysis
-registers, or to its regime, must be made here too.
+The rules mirror the analyses' registration: one function per analysis, in its paper's ``plan.py``,
+gathered by :func:`privrl.papers.registry.claim_rules`; an analysis without a rule is reported, its
+claims not counted. A change to what an analysis registers, or to its regime, is made in its paper's
+``plan.py`` too.
 
 Which rows are paper claims and which are context is decided by the analyses' own functions,
 called here rather than copied: :func:`privrl.papers.table_orders.dominance` (Garcelon Table 1's and
@@ -47,9 +48,9 @@ from typing import Mapping
 
 import yaml
 
-from privrl import experiments
+from privrl.design import experiments
 from privrl.agents.registry import agent_crossover
-from privrl.claim_rules import NO_K, RULES, ExperimentCells, PlannedClaim, config_claims
+from privrl.papers.planned import NO_K, ExperimentCells, PlannedClaim
 from privrl.results.claims import instance_name
 from privrl.results.verdicts import THRESHOLDS
 from privrl.rl import envs
@@ -76,12 +77,24 @@ def _experiment(config: Mapping, name: str, mdps: dict) -> ExperimentCells:
     return ExperimentCells(name, config["experiments"][name], cells, cross, inst, mdp)
 
 
+def config_claims(x: ExperimentCells, config: Mapping) -> list[PlannedClaim]:
+    """The design's own claims (``claims:`` of the config) on one cell, each at its cell's window."""
+    out = []
+    for spec in experiments.resolve_claims(config, x.name):
+        check = spec["check"]
+        if spec.get("scope", "paper_claim") != "paper_claim" or "cell" not in check:
+            continue
+        c = next(c for c in x.cells if c.env == check["env"] and c.cell == check["cell"])
+        out.append(x.claim(spec["id"], f"config {check['type']}", [c], x.window(c)))
+    return out
+
+
 def plan(config: Mapping) -> tuple[list[PlannedClaim], list[str]]:
     """(every paper claim the resolved design registers, with K needed and K run; the analyses no
     rule plans, whose claims are therefore not counted)."""
     from privrl.papers import registry as papers  # every registered theorem check runs in every design: one row each, no K
 
-    out, unplanned, mdps = [], [], {}
+    out, unplanned, mdps, rules = [], [], {}, papers.claim_rules()
     out += [PlannedClaim("mechanisms", name, f"theorem check ({c.kind})", c.source, {}, NO_K, 0.0)
             for name, c in papers.theorem_checks().items()]
     out += [PlannedClaim("mechanisms", name, "privacy audit", "every mechanism / agent", {}, NO_K, 0.0)
@@ -92,8 +105,8 @@ def plan(config: Mapping) -> tuple[list[PlannedClaim], list[str]]:
         x = _experiment(config, name, mdps)
         out += config_claims(x, config)
         for analysis in exp.get("analyses") or []:
-            if analysis in RULES:
-                out += RULES[analysis](x)
+            if analysis in rules:
+                out += rules[analysis](x)
             else:
                 unplanned.append(f"{name}: {analysis}")
     return out, unplanned
@@ -122,7 +135,7 @@ def report(config: Mapping, name: str, every: bool = False) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m privrl.claim_plan", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m privrl.plan.claims", description=__doc__.split("\n")[0])
     ap.add_argument("--configfile", default="config/config.yaml")
     ap.add_argument("--all", action="store_true", help="print every claim (default: those not in regime)")
     a = ap.parse_args(argv)

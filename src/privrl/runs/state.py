@@ -1,4 +1,4 @@
-"""Saved state of a run in chunks (privrl.run's resumable chunks): the agent state's arrays, the
+"""Saved state of a run in chunks (privrl.runs.run's resumable chunks): the agent state's arrays, the
 recorder's and the RNGs' states after k episodes, filed atomically, and loaded back in place
 only for the same run (run id, agent, K, array layout), else ignored with a warning."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-log = logging.getLogger("privrl.run")
+log = logging.getLogger("privrl.runs.run")
 STATE_FORMAT = 1  # layout of a saved state (meta + flattened arrays); bump on any change
 
 

@@ -1,6 +1,6 @@
 """Probes: an agent's own kernel driven by a scripted sequence of users, its releases recorded.
 
-An end-to-end privacy audit (:mod:`privrl.privacy_audit`) needs three things of an agent's
+An end-to-end privacy audit (:mod:`privrl.audit.privacy`) needs three things of an agent's
 kernel that the production run never offers: (1) users chosen by the auditor (two
 neighbouring user sequences), (2) the statistics the kernel releases, (3) test-only broken
 variants (to show the audit has power). A *probe* gets all three without touching the agent

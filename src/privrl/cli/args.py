@@ -1,6 +1,6 @@
 """The ``privrl`` command's arguments: parsing and one-line checks of what a user types (agent and
 environment parameters, exact integers such as 1e5, names with a "did you mean"). A user error is
-a :class:`UsageError`: one line on stderr, exit status 2 (:mod:`privrl.cli`)."""
+a :class:`UsageError`: one line on stderr, exit status 2 (:mod:`privrl.cli.main`)."""
 from __future__ import annotations
 
 import argparse
@@ -56,7 +56,7 @@ def check_agent_params(agent: str, raw: Mapping[str, str]) -> dict[str, float]:
             raise UsageError(f"--param {name}: {text!r} is not a number") from None
         if not math.isfinite(x):
             raise UsageError(f"--param {name}: {text!r} is not a finite number")
-        from privrl.validate import check_param
+        from privrl.plan.validate import check_param
 
         why = check_param(name, int(x) if x.is_integer() else x, [agent])
         if why is not None:
@@ -120,7 +120,7 @@ _nonnegative_int = _checked(exact_int, "an integer", lambda n: n >= 0, "an integ
 def _name_in(known: Callable[[], Any], noun: str, listing: str) -> Callable[[str], str]:
     """An argparse ``type``: a name of ``known()``, else one line with the closest name (difflib)."""
     def parse(text: str) -> str:
-        from privrl.validate import did_you_mean
+        from privrl.plan.validate import did_you_mean
 
         names = sorted(known())
         if text not in names:

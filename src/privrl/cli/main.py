@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 
-from privrl.cli_args import (  # noqa: F401 (re-exported: the CLI's argument checks)
+from privrl.cli.args import (  # noqa: F401 (re-exported: the CLI's argument checks)
     UsageError, _HelpFormatter, _name_in, _nonnegative_float, _nonnegative_int, _Parser, _positive_int,
     check_agent_params, check_env_params, exact_int, split_assignments)
 
@@ -63,7 +63,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from privrl import io
     from privrl.rl import envs, seeding
     from privrl.results.aggregate import fit_cell
-    from privrl.run import run
+    from privrl.runs.run import run
 
     if args.experiment is not None or args.setting is not None:
         _pipeline_cell(args)  # --env, --agent, --param, --episodes, --seeds: the pipeline's cell
@@ -126,7 +126,7 @@ def _pipeline_cell(args: argparse.Namespace) -> None:
     ``--config`` (overlays resolved): agent, params, environment, K, seeds (unless --seeds), the
     checkpoint grid and the random stream (experiment, setting), so the run is the pipeline's, bit
     for bit (privrl.rl.seeding keys the stream by experiment, setting and seed)."""
-    from privrl import experiments
+    from privrl.design import experiments
 
     if args.experiment is None or args.setting is None:
         raise UsageError("--experiment and --setting go together (a pipeline cell: --setting ENV/CELL)")
@@ -157,7 +157,8 @@ def _pipeline_cell(args: argparse.Namespace) -> None:
 
 
 def _read_design(configfile: Path) -> dict:
-    from privrl import config_files, experiments
+    from privrl.design import config_files
+    from privrl.design import experiments
 
     if not configfile.is_file():
         raise UsageError(f"--configfile: cannot read {str(configfile)!r} (no such file)")
@@ -181,10 +182,11 @@ def _duration(s: float) -> str:
 
 
 def _cmd_estimate(args: argparse.Namespace) -> int:
-    from privrl import cost
+    from privrl.plan import cost
+    from privrl.runs import throughput
 
     config = _read_design(args.configfile)
-    table = cost.load_table(args.table)
+    table = throughput.load_table(args.table)
     with warnings.catch_warnings(record=True) as caught:  # unmeasured agents: planned, one line each
         warnings.simplefilter("always")
         costs = cost.estimate_cost(config, table)
@@ -212,8 +214,8 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
     if args.per_cell:
         cols = ["experiment", "env", "cell", "episodes", "seeds", "measured_on", "scale", "episodes_per_s", "est_cpu_s"]
         print(costs[cols].to_string(index=False, float_format=lambda x: f"{x:,.3g}"))
-    if args.claims:  # each registered claim's K needed vs K run (privrl.claim_plan)
-        from privrl import claim_plan
+    if args.claims:  # each registered claim's K needed vs K run (privrl.plan.claims)
+        from privrl.plan import claims as claim_plan
 
         print("\n".join(claim_plan.report(config, str(args.configfile))))
     return 0
@@ -229,7 +231,7 @@ def _cmd_agents(_: argparse.Namespace) -> int:
 
 
 def _cmd_check_agent(args: argparse.Namespace) -> int:
-    from privrl import agent_check
+    from privrl.audit import agent_check
 
     props = agent_check.check_agent(args.name, args.episodes, args.audit_n, not args.no_audit)
     for prop in props:
@@ -294,19 +296,19 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(fn=_cmd_run)
     e = sub.add_parser("estimate", help="expected CPU and wall time of a design, from the measured throughput",
                        description="Expected CPU time per experiment of a design (overlays resolved), from the "
-                                   "measured agent throughput (privrl.cost).", formatter_class=fmt)
+                                   "measured agent throughput (privrl.plan.cost).", formatter_class=fmt)
     e.add_argument("--configfile", type=Path, default=Path("config/config.yaml"), help="design or overlay")
     e.add_argument("--cores", type=_positive_int, default=os.cpu_count() or 1, help="cores for the wall time")
-    e.add_argument("--table", type=Path, default=Path(__file__).with_name("throughput.csv"), help="measured throughput (bench/agent_throughput.py)")
+    e.add_argument("--table", type=Path, default=Path(__file__).parent.parent / "throughput.csv", help="measured throughput (bench/agent_throughput.py)")
     e.add_argument("--per-cell", action="store_true", help="also print every cell's estimate")
-    e.add_argument("--claims", action="store_true", help="also plan its claims: K needed vs K run (privrl.claim_plan)")
+    e.add_argument("--claims", action="store_true", help="also plan its claims: K needed vs K run (privrl.plan.claims)")
     e.set_defaults(fn=_cmd_estimate)
     sub.add_parser("agents", help="list registered agents").set_defaults(fn=_cmd_agents)
     sub.add_parser("envs", help="list registered environments").set_defaults(fn=_cmd_envs)
     c = sub.add_parser("check-agent", help="check one agent against the agent contract (one line per property)",
                        description="Check a registered agent: same seed twice = same bytes, chunked = unchunked "
                                    "(resumable path), noise only through the privatizer door, end-to-end audit at "
-                                   "its claimed eps, a throughput row (privrl.agent_check). Exit 1 on a failure.",
+                                   "its claimed eps, a throughput row (privrl.audit.agent_check). Exit 1 on a failure.",
                        formatter_class=fmt)
     c.add_argument("name", help="agent (see `privrl agents`)")
     c.add_argument("--episodes", type=_positive_int, default=300, help="episodes K of the determinism and chunk runs")

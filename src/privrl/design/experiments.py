@@ -31,7 +31,7 @@ from typing import Any, Mapping
 
 from privrl.agents import get as get_agent
 from privrl.agents import simulation as simulations
-from privrl.config_files import OVERLAY_PROSE, deep_merge, did_you_mean  # noqa: F401 (re-exported)
+from privrl.design.config_files import OVERLAY_PROSE, deep_merge, did_you_mean  # noqa: F401 (re-exported)
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.=+-]")
 NOISE_OFF_EPSILON = 1.0  # the reference epsilon of a noise-off twin (it ignores epsilon)
@@ -69,9 +69,9 @@ def cell_id(agent: str, params: Mapping[str, Any], tag: str | None = None) -> st
 
 def resolve_overlay(config: Mapping[str, Any], root: str | Path = ".", path: str | Path | None = None) -> dict:
     """An overlay config (key ``overlay_of``: path of its base, relative to ``root``) merged onto its
-    base; one level only (privrl.config_files.resolve_overlay: chains, cycles and a missing base are
+    base; one level only (privrl.design.config_files.resolve_overlay: chains, cycles and a missing base are
     refused in one line)."""
-    from privrl import config_files
+    from privrl.design import config_files
 
     return config_files.resolve_overlay(config, root, path)
 
@@ -83,7 +83,7 @@ SHIPPED_DESIGNS = ("config/config.yaml", "config/paper.yaml")  # the designs a "
 def design_episodes(root: str | Path = ".", designs: tuple[str, ...] = SHIPPED_DESIGNS) -> dict[str, dict[str, int]]:
     """design file -> {experiment: K it runs}, for the shipped designs (overlays resolved); a design
     file that does not exist is skipped."""
-    from privrl import config_files
+    from privrl.design import config_files
 
     out = {}
     for d in designs:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
-from privrl.experiments import did_you_mean  # noqa: F401 (validate's messages and the CLI's)
+from privrl.design.experiments import did_you_mean  # noqa: F401 (validate's messages and the CLI's)
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -35,7 +35,7 @@ def _domain(text: str, ok: Callable[[Any], bool]) -> tuple[str, Callable[[Any], 
 
 
 # run option (top-level config key) -> (domain as printed, membership test): resumable chunks,
-# which change how a run is executed, never its result (privrl.run.run_seed)
+# which change how a run is executed, never its result (privrl.runs.run.run_seed)
 RUN_OPTION_DOMAINS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "chunk_episodes": _domain("an integer >= 0", lambda x: _integer(x) and x >= 0),
     "chunk_minutes": _domain("a finite number >= 0", lambda x: _real(x) and x >= 0),
@@ -72,8 +72,8 @@ def check_param(name: str, value: Any, agents: list[str] | None = None) -> str |
 
 def yaml_errors(path: str | Path) -> list[str]:
     """Duplicate keys, syntax errors, size and alias bombs of a YAML file, each as ``file[:line]: message``
-    (privrl.config_files.load_yaml)."""
-    from privrl import config_files
+    (privrl.design.config_files.load_yaml)."""
+    from privrl.design import config_files
 
     return config_files.yaml_errors(path)
 
@@ -102,7 +102,7 @@ def _env_errors(where: str, spec: Mapping[str, Any]) -> list[str]:
     for k, low in (("S", 1 if name == "garnet" else 2), ("H", 1), ("n", 1), ("A", 1)):  # garnet S = 1: a bandit
         if k in params and params[k] < low:
             return [f"{where}.params.{k}: {params[k]} < {low}"]
-    from privrl.memory_bounds import env_memory_error
+    from privrl.plan.memory_bounds import env_memory_error
 
     if (why := env_memory_error(f"{where}.params", name, params)) is not None:
         return [why]  # before building it
@@ -149,7 +149,7 @@ def _sweep_value_errors(where: str, key: str, values: list, agents: list[str]) -
 
 def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
     """Every semantic problem of one experiment, one line each."""
-    from privrl import experiments
+    from privrl.design import experiments
     from privrl.agents import REGISTRY
     from privrl.mechanisms.kinds import check_epsilon_range
 
@@ -174,7 +174,7 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         errs.append(f"{where}.matched_eps: cells marked matched need a matched_eps block")
     if errs:
         return errs  # cells cannot be expanded reliably
-    from privrl.memory_bounds import cell_memory_error
+    from privrl.plan.memory_bounds import cell_memory_error
 
     for key, env in exp.get("envs", {}).items():  # an agent's own tables (SDP-PE's policies), before any job
         for i, c in enumerate(exp.get("cells", [])):
@@ -221,8 +221,8 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
 
 def config_errors(config: Mapping[str, Any]) -> list[str]:
     """Every semantic problem of a (schema-valid) config, one line each; [] when it is sound."""
-    from privrl import experiments
-    from privrl.memory_bounds import bootstrap_memory_errors
+    from privrl.design import experiments
+    from privrl.plan.memory_bounds import bootstrap_memory_errors
     from privrl.papers import registry
 
     errs = run_option_errors(config) + bootstrap_memory_errors(config)
@@ -258,7 +258,7 @@ def check_or_exit(config: Mapping[str, Any], schema_path: str | Path, yaml_files
         schema = yaml.safe_load(Path(schema_path).read_text())
         errs = [schema_error_line(e) for e in jsonschema.Draft202012Validator(schema).iter_errors(config)]
     if not errs:
-        from privrl import output_dirs
+        from privrl.runs import output_dirs
 
         errs = output_dirs.output_dir_errors(config) + config_errors(config)
     if not errs and (why := cost_error(config)) is not None:
@@ -271,9 +271,9 @@ DEFAULT_COST_LIMIT_CPU_HOURS = 3.0  # the default design is ~1 CPU-hour; paper.y
 
 
 def cost_error(config: Mapping[str, Any]) -> str | None:
-    """A one-line refusal when the design's estimated CPU time (privrl.cost, from the measured
+    """A one-line refusal when the design's estimated CPU time (privrl.plan.cost, from the measured
     throughput table) exceeds ``cost_limit_cpu_hours`` (default 3) and ``accept_cost`` is not set."""
-    from privrl import cost
+    from privrl.plan import cost
 
     hours = float(cost.estimate_cost(config).est_cpu_s.sum()) / 3600.0
     limit = float(config.get("cost_limit_cpu_hours", DEFAULT_COST_LIMIT_CPU_HOURS))
@@ -285,9 +285,9 @@ def cost_error(config: Mapping[str, Any]) -> str | None:
 
 def design_or_exit(config: Mapping[str, Any], root: str | Path, config_files_given: list[str | Path]) -> dict:
     """The design to run: ``config`` (loaded from ``config_files_given``) with its overlay resolved
-    (privrl.config_files); SystemExit with one line (file:line, cycle, chain, missing base) before
+    (privrl.design.config_files); SystemExit with one line (file:line, cycle, chain, missing base) before
     any job otherwise."""
-    from privrl import config_files
+    from privrl.design import config_files
 
     errs = [e for f in config_files_given if Path(f).exists() for e in yaml_errors(f)]
     if not errs:

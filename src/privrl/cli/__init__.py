@@ -1,0 +1,1 @@
+"""The command line: ``privrl`` (:mod:`.main`) and its argument parsing (:mod:`.args`)."""

@@ -1,0 +1,51 @@
+"""Claim-plan rules of the cross-paper analyses's analyses: the K each registered paper claim needs, as its analysis
+reads the regime (:mod:`privrl.papers.planned`, :mod:`privrl.plan.claims`)."""
+from __future__ import annotations
+
+import math
+
+from privrl import agents
+from privrl.papers.planned import ExperimentCells, PlannedClaim, order_need, second_eps_need
+
+
+def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
+    out, groups = [], {}
+    for c in x.cells:  # resolved params, as the analysis reads them (a private cell's noise is its default 1)
+        p = agents.get(c.agent).resolve(c.params)
+        if "noise" in p and "epsilon" in p:
+            rest = tuple(sorted((k, float(v)) for k, v in c.params.items() if k not in ("epsilon", "noise")))
+            groups.setdefault((c.env, c.agent, rest), []).append(c)
+    for (env, agent, rest), cells in sorted(groups.items()):
+        priv = [c for c in cells if float(c.params.get("noise", 1.0)) > 0.5]
+        if len(priv) == len(cells) or not priv:
+            continue
+        needs = [x.window(c) for c in priv]
+        tag = f"{agent}_{env}" + "".join(f"_{k}{v:g}" for k, v in rest)
+        out += [x.claim(f"{tag}_b", "privacy cost b: first eps cell", priv, min(needs)),
+                x.claim(f"{tag}_eps", "eps exponent: second eps cell", priv, second_eps_need(needs))]
+    return out
+
+
+def cross_model(x: ExperimentCells) -> list[PlannedClaim]:
+    from privrl.papers.cross_paper.cross_model import ORDERS, TABLE_FORMS, replacement_epsilon  # the analysis's own
+
+    out = []
+    for a, b, *_ in ORDERS:
+        for ca in x.private(a):
+            ea = replacement_epsilon(a, dict(ca.params), x.mdp[ca.env], x.K)
+            for cb in x.private(b, ca.env):
+                if (math.isclose(ea, replacement_epsilon(b, dict(cb.params), x.mdp[cb.env], x.K))
+                        and math.isclose(float(ca.params.get("z", 0)), float(cb.params.get("z", 0)))
+                        and math.isclose(float(ca.params.get("bonus_scale", 1)), float(cb.params.get("bonus_scale", 1)))):
+                    need = order_need(x, TABLE_FORMS[(a, b)], ea, [ca, cb])
+                    if need is None:  # the table's privacy terms never dominate at this eps: context
+                        continue
+                    z = float(ca.params.get("z", 0))  # z = 0: paper widths, coverage not matched: never scored
+                    out.append(x.claim(f"{a}_below_{b}_{ca.env}_eps{ea:g}_z{z:g}",
+                                       "order: 10 x max crossover, privacy term dominant" if z > 0 else
+                                       "order at unmatched coverage (never)", [ca, cb], need if z > 0 else math.inf))
+    return out
+
+
+#: analysis -> its rule (registered on the paper's record as ``claim_rules``)
+RULES = {"privacy_cost": privacy_cost, "cross_model_coverage": cross_model}

@@ -1,0 +1,111 @@
+"""What a claim-plan rule reads and returns (:mod:`privrl.plan.claims`).
+
+Each paper's folder holds the rules of its analyses (``papers/<paper>/plan.py``, registered on its
+:class:`~privrl.papers.registry.Paper` as ``claim_rules``): a rule mirrors what its analysis registers
+and the regime its verdict reads (docs/decisions/claims.md, "Paper scale (config/paper.yaml) and the
+claim plan") and returns one :class:`PlannedClaim` per paper claim (context rows left out). This
+module holds their shared shapes: the planned claim, an experiment's cells with their crossovers,
+and the K needed of the common kinds of row.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
+
+from privrl.design import experiments
+from privrl.papers.designs import window_k
+from privrl.results.verdicts import THRESHOLDS
+from privrl.rl.mdp import TabularMDP
+
+NO_K = 0.0  # K needed of a row scored at any K (checks, a bound below the trivial one from K = 1)
+
+
+@dataclass(frozen=True)
+class PlannedClaim:
+    """One claim a design registers: its rule, instance, its cells' crossovers and the K needed vs run."""
+
+    experiment: str
+    claim: str
+    rule: str
+    instance: str
+    crossovers: Mapping[str, float] = field(default_factory=dict)
+    k_needed: float = NO_K
+    k_run: float = 0.0
+
+    @property
+    def in_regime(self) -> bool:
+        return bool(self.k_needed <= self.k_run)
+
+    @property
+    def out_of_reach(self) -> bool:
+        """Not in regime and K needed > ``out_of_reach_k`` (or never): no design reaches it episode by
+        episode (an aggregate-simulated cell run past that K is in regime, not out of reach)."""
+        return not self.in_regime and not self.k_needed <= THRESHOLDS.out_of_reach_k
+
+    def text(self) -> str:
+        cs = ", ".join(f"{a} {c:.3g}" for a, c in self.crossovers.items())
+        need = "none" if self.k_needed == NO_K else ("never" if math.isinf(self.k_needed) else f"{self.k_needed:.3g}")
+        where = "in regime" if self.in_regime else ("OUT OF REACH" if self.out_of_reach else "not reached")
+        return (f"{self.experiment:26s} {self.claim:48s} {where:12s} K needed {need:>9s} K run {self.k_run:.3g}"
+                f" | {self.instance}; crossovers {cs or '-'}")
+
+
+@dataclass
+class ExperimentCells:
+    """An experiment's cells with their crossovers, as the rules read them."""
+
+    name: str
+    config: Mapping
+    cells: list[experiments.Cell]
+    cross: dict[str, float]      # cell.setting -> crossover K
+    instance: dict[str, str]     # env key -> "name(params)"
+    mdp: dict[str, TabularMDP]   # env key -> instance
+
+    @property
+    def K(self) -> float:
+        return float(self.config["episodes"])
+
+    @property
+    def decades(self) -> float:
+        return float(self.config.get("fit_decades", THRESHOLDS.fit_decades))
+
+    def private(self, agent: str | None = None, env: str | None = None, **eq) -> list[experiments.Cell]:
+        """Cells with noise on (noise-off twins are baselines), of ``agent`` / ``env``, params equal to ``eq``."""
+        return [c for c in self.cells if float(c.params.get("noise", 1.0)) > 0.5
+                and (agent is None or c.agent == agent) and (env is None or c.env == env)
+                and all(k in c.params and math.isclose(float(c.params[k]), float(v)) for k, v in eq.items())]
+
+    def window(self, c: experiments.Cell, decades: float | None = None) -> float:
+        return window_k(self.cross[c.setting], self.decades if decades is None else decades)
+
+    def point(self, cells: Iterable[experiments.Cell]) -> float:
+        return THRESHOLDS.regime_factor * max((self.cross[c.setting] for c in cells), default=math.nan)
+
+    def claim(self, name: str, rule: str, cells: Iterable[experiments.Cell], need: float) -> PlannedClaim:
+        cells = list(cells)
+        envs_ = sorted({c.env for c in cells}) or sorted(self.instance)
+        inst = "; ".join(f"{e} = {self.instance[e]}" for e in envs_)
+        return PlannedClaim(self.name, name, rule, inst, {c.cell: self.cross[c.setting] for c in cells}, need, self.K)
+
+
+def second_eps_need(values: list[float]) -> float:
+    v = sorted(values)
+    return v[THRESHOLDS.min_eps_cells - 1] if len(v) >= THRESHOLDS.min_eps_cells else math.inf
+
+
+def cell_eps(c: experiments.Cell) -> float:
+    return float(c.params.get("epsilon", math.nan))
+
+
+def order_need(x: ExperimentCells, forms: tuple[str, str, str], eps: float, cells: list) -> float | None:
+    """K needed of a JDP-vs-LDP order as the analyses read it: 10 x the largest crossover and the K
+    from which the table's forms put the slower >= MARGIN x the faster
+    (:func:`privrl.papers.table_orders.dominance`); None where they never do (a context row)."""
+    from privrl.papers import table_orders
+
+    _, k_priv, _ = table_orders.dominance(*forms, eps, x.K, x.mdp[cells[0].env])
+    return max(x.point(cells), k_priv) if math.isfinite(k_priv) else None
+
+
+Rule = Callable[[ExperimentCells], list[PlannedClaim]]
