@@ -41,7 +41,7 @@ def test_amplified_prop5_only_where_a_batch_is_shuffled():
 
 
 def test_vietri_budget():
-    assert acc.vietri_counter_epsilon(0.9, 3) == pytest.approx(0.1)
+    assert acc.per_counter_epsilon(0.9, 3) == pytest.approx(0.1)
 
 
 @settings(max_examples=200, deadline=None, derandomize=True)

@@ -54,6 +54,7 @@ import math
 import numpy as np
 from numba import njit
 
+from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.mechanisms import accounting, events, release_guarantees
 from privrl.rl import engine
 from privrl.mechanisms.bounds import (
@@ -147,7 +148,7 @@ def init_state(env, params, K, kind):
     eps, delta = params[EPSILON], params[DELTA]
     noise = params[NOISE] > 0.5
     d_one = delta / (n_cnt * K)  # per counter and release
-    ep = eps / (3.0 * H)  # central-tree: per-counter eps
+    ep = per_counter_epsilon(eps, H)  # central-tree: per-counter eps
     fvars = np.zeros(3)
     fvars[F_AUX] = 1.0
     if not noise:
@@ -158,7 +159,7 @@ def init_state(env, params, K, kind):
     elif kind == LOCAL_LAPLACE:
         state = privatizer_new(I64(LOCAL_LAPLACE), n_cnt, K, eps, 6.0 * H, 0.0, I64(1))
     else:
-        state = privatizer_new(I64(SHUFFLE_BITSUM), n_cnt, K, eps / (3.0 * H), 1.0, params[BETA], I64(1))
+        state = privatizer_new(I64(SHUFFLE_BITSUM), n_cnt, K, per_counter_epsilon(eps, H), 1.0, params[BETA], I64(1))
     ivars = np.zeros(4, np.int64)
     ivars[I_NEXT_RELEASE] = 1  # SDP: release after episodes 1, 2, 4, 8, ... (1-based)
     ivars[I_REPLAN] = 1
@@ -187,7 +188,7 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
     L = math.log(5.0 * S * A * K * H / delta)
     d_one = delta / (n_cnt * K)  # per counter and release
     code = kind if noise else NONE
-    ep = eps / (3.0 * H)  # central-tree: per-counter eps
+    ep = per_counter_epsilon(eps, H)  # central-tree: per-counter eps
     E, noise_var, aux = fvars[F_E], fvars[F_NOISE_VAR], fvars[F_AUX]
     next_release, batch_users = ivars[I_NEXT_RELEASE], ivars[I_BATCH_USERS]
     replan = ivars[I_REPLAN] != 0
@@ -298,7 +299,7 @@ def _guarantees_for(model):
         eps, H = p["epsilon"], mdp.H
         src = "reconstruction of Chowdhury & Zhou 2022 / Qiao & Wang 2023"
         if model == "JDP":
-            ep = eps / (3.0 * H)
+            ep = per_counter_epsilon(eps, H)
             return [accounting.central_counters_jdp(
                 eps, H, events.TreeEvent(max(int(K).bit_length(), 1) / ep, K),
                 "binary mechanism at eps/(3H) per counter, Vietri et al. Thm 1 argument (billboard lemma)", src)]
@@ -321,13 +322,13 @@ def error_level_at(kind, p, H, S, A, K):
     d_one = p["delta"] / (H * S * A * (S + 2) * K)
     if kind == CENTRAL_TREE:
         if z > 0.0:
-            return 4.0 * z * tree_release_sd_max(int(K), eps / (3.0 * H), 1.0)
-        return 4.0 * tree_error_bound(int(K), eps / (3.0 * H), 1.0, d_one)
+            return 4.0 * z * tree_release_sd_max(int(K), per_counter_epsilon(eps, H), 1.0)
+        return 4.0 * tree_error_bound(int(K), per_counter_epsilon(eps, H), 1.0, d_one)
     if kind == LOCAL_LAPLACE:
         if z > 0.0:
             return 4.0 * z * laplace_sum_sd(float(K), 6.0 * H / eps)
         return 4.0 * laplace_sum_bound(float(K), 6.0 * H / eps, d_one)
-    tau = bitsum_tau(eps / (3.0 * H), p["beta"])  # doubling batches released after episodes 1, 2, 4, ...
+    tau = bitsum_tau(per_counter_epsilon(eps, H), p["beta"])  # doubling batches released after episodes 1, 2, 4, ...
     var, release, done = 0.0, 1, 0
     while release <= K:
         var += bitsum_variance(release - done, tau)

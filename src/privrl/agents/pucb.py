@@ -35,6 +35,7 @@ import math
 import numpy as np
 from numba import njit
 
+from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.mechanisms import accounting
 from privrl.mechanisms.bounds import tree_release_sd, tree_release_sd_max
 from privrl.rl import engine
@@ -69,7 +70,7 @@ def init_state(env, params, K):
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     n_cnt = H * S * A * (S + 2)
     if params[NOISE] > 0.5:
-        state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, params[EPSILON] / (3.0 * H), 1.0, 0.0, I64(1))
+        state = privatizer_new(I64(CENTRAL_TREE), n_cnt, K, per_counter_epsilon(params[EPSILON], H), 1.0, 0.0, I64(1))
     else:
         state = privatizer_new(I64(NONE), n_cnt, K, 1.0, 1.0, 0.0, I64(1))
     return (state, np.zeros(n_cnt), np.zeros(n_cnt), np.zeros((H, S), np.int64), np.zeros((H + 1, S)),
@@ -104,7 +105,7 @@ def episode_loop(env, params, K, k0, k1, rng, rec, st):
     ln_tb = math.log(K / (beta / K))
     for k in range(k0, k1):
         if z > 0.0 and noise:  # matched coverage: z sd of the release the planner reads (k releases so far)
-            Ek = z * tree_release_sd(k, K, eps / (3.0 * H), 1.0)
+            Ek = z * tree_release_sd(k, K, per_counter_epsilon(eps, H), 1.0)
         else:
             Ek = scale * E
         aux = privq(c, H, S, A, Ek, ln_tb, scale, pi, V)

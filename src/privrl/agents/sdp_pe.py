@@ -39,6 +39,7 @@ import math
 import numpy as np
 from numba import njit
 
+from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.rl import engine
 from privrl.mechanisms.privatizer import CENTRAL_TREE, LOCAL_LAPLACE, NONE, SHUFFLE_BITSUM
 from privrl.agents.audit_probe import AuditProbe
@@ -152,7 +153,7 @@ def _advance(params, K, rng, st, code, summed):
     eps, beta, delta, C, C1 = params[EPS], params[BETA], params[DELTA], params[C_], params[C1_]
     iota = math.log(2.0 * H * A * K / delta)
     B = sched.shape[0]
-    eps_c = eps / (3.0 * H)
+    eps_c = per_counter_epsilon(eps, H)
     n_rel = 2.0 * B * H * X * A * X
     b, h = pos[P_B], pos[P_H]
     if pos[P_PHASE] == PH_STAGE:  # ---- a stage starts with crude exploration (Alg. 2) of layer 0
@@ -315,7 +316,7 @@ def threshold_at(code):
         for Lc, Lf in sched:
             if Lc + Lf < 2:
                 continue
-            E = error_level(code, eps / (3.0 * H), beta, Lf, p["delta"], n_rel)
+            E = error_level(code, per_counter_epsilon(eps, H), beta, Lf, p["delta"], n_rel)
             best = min(best, elimination_threshold(p["C"], H, X, A, iota, 0.5 * (Lc + Lf), E))
         return best
     return width

@@ -39,7 +39,7 @@ Built-in kinds (``epsilon`` means, per kind):
 * ``central-tree`` (1, JDP; Vietri et al. Alg. 2 + App. A Alg. 5): one binary-mechanism step
   per release; each counter is ``epsilon``-DP for stream elements changing by at most
   ``sensitivity`` (node scale ``L * sensitivity / epsilon``). PUCB passes
-  ``epsilon = eps / (3H)`` (``accounting.vietri_counter_epsilon``).
+  ``epsilon = eps / (3H)`` (``accounting.per_counter_epsilon``).
 * ``local-laplace`` (2, LDP; reconstruction of LDP-OBI's Laplace mechanism): each user's
   increment vector gets i.i.d. ``Lap(sensitivity / epsilon)`` per coordinate -- ``epsilon``-LDP
   when one user's vector changes by at most ``sensitivity`` in l1.

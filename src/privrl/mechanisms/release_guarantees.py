@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.mechanisms import events as ev
 from privrl.mechanisms.accounting import (
     Guarantee,
@@ -60,7 +61,7 @@ def sdp_counters_guarantee(epsilon: float, beta: float, H: int, source: str, not
     a distinct counter: basic composition gives ``(2 eps, 6 H beta)`` under replacement -- the
     neighbouring relation of Bai et al.'s SDP definition ("differ in one user's data"). Lemma 10 /
     Thm 11 state (eps, beta): their proof charges one bit per counter and H per family (decisions)."""
-    family = ev.SelfComposedEvent(ev.ComposedEvent((ev.BitSumEvent(epsilon / (3.0 * H), beta),) * 3), 2 * H)
+    family = ev.SelfComposedEvent(ev.ComposedEvent((ev.BitSumEvent(per_counter_epsilon(epsilon, H), beta),) * 3), 2 * H)
     if 6.0 * H * beta >= 1.0:  # basic composition leaves no (eps, delta) guarantee
         return Guarantee("SDP", math.inf, 0.0, source, f"{note}; vacuous: 6 H beta = {6.0 * H * beta:.3g} >= 1")
     return event_guarantee("SDP", ev.UserEvent(family, ((ev.REPLACEMENT, 1),)), source, note)

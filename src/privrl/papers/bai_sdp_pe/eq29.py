@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.agents.pe_privacy import error_level
 from privrl.agents.sdp_pe import PRESETS, stage_schedule
 from privrl.results import verdicts as V
@@ -36,7 +37,7 @@ def eq29_bound(info: dict, mdp, K: int) -> float:
     sched = stage_schedule(int(K))
     iota = math.log(2.0 * H * A * K / p["delta"])
     n_rel = 2.0 * sched.shape[0] * H * X * A * X
-    eps_c = p.get("epsilon", 1.0) / (3.0 * H)
+    eps_c = per_counter_epsilon(p.get("epsilon", 1.0), H)
     L = [0.5 * float(c + f) for c, f in sched]
     E = [error_level(code, eps_c, p.get("beta", 0.5), int(f), p["delta"], n_rel) for _, f in sched]
     total = 4.0 * H

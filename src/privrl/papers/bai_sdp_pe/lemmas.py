@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.agents import pe_privacy
 from privrl.agents import sdp_pe
 from privrl.agents import sdp_pe_aggregate
@@ -70,7 +71,7 @@ def check_assumption4(rng, agents: Sequence[str] = PRIVATIZERS, n_users: int = 2
         for _ in range(n_trials):
             n_sas, n_sa, r_sa = _batch(rng, n_users, H, X, A)
             o_sas, o_sa, o_r = np.zeros((m, X)), np.zeros(m), np.zeros(m)
-            E = pe_privacy.private_batch(code, epsilon / (3.0 * H), beta, delta, float(m * X), n_sas, n_sa, r_sa,
+            E = pe_privacy.private_batch(code, per_counter_epsilon(epsilon, H), beta, delta, float(m * X), n_sas, n_sa, r_sa,
                                          np.int64(n_users), rng, o_sas, o_sa, o_r)
             bad = {"count_sas": np.abs(o_sas - n_sas).max() > E, "count_sa": np.abs(o_sa - n_sa).max() > E,
                    "reward": np.abs(o_r - r_sa).max() > E,

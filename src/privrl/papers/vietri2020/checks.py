@@ -21,6 +21,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.mechanisms import accounting
 from privrl.mechanisms import events as ev
 from privrl.mechanisms.tree import tree_levels, tree_max_error
@@ -101,7 +102,7 @@ def check_counters_within_e(rng, S: int = 2, A: int = 2, H: int = 2, T_grid=(64,
     rows = []
     for T in T_grid:
         L = tree_levels(int(T))
-        err = tree_max_error(int(T), n_trials * n_cnt, 0.5, L / (epsilon / (3.0 * H)), rng).reshape(n_trials, n_cnt)
+        err = tree_max_error(int(T), n_trials * n_cnt, 0.5, L / (per_counter_epsilon(epsilon, H)), rng).reshape(n_trials, n_cnt)
         worst = err.max(axis=1)
         E = pucb_error_level(epsilon, H, S, A, float(T), beta)
         n_fail = int((worst > E).sum())
