@@ -32,21 +32,31 @@ class PlannedClaim:
     crossovers: Mapping[str, float] = field(default_factory=dict)
     k_needed: float = NO_K
     k_run: float = 0.0
+    k_max: float = math.inf  # the largest K in regime: a phase that ends (still exploring: the crossover)
 
     @property
     def in_regime(self) -> bool:
-        return bool(self.k_needed <= self.k_run)
+        return bool(self.k_needed <= self.k_run <= self.k_max)
+
+    @property
+    def past_its_phase(self) -> bool:
+        """K run beyond the claim's phase (e.g. "still exploring" past the crossover): a smaller K,
+        not a larger one, reaches it."""
+        return bool(self.k_run > self.k_max)
 
     @property
     def out_of_reach(self) -> bool:
         """Not in regime and K needed > ``out_of_reach_k`` (or never): no design reaches it episode by
         episode (an aggregate-simulated cell run past that K is in regime, not out of reach)."""
-        return not self.in_regime and not self.k_needed <= THRESHOLDS.out_of_reach_k
+        return not self.in_regime and not self.past_its_phase and not self.k_needed <= THRESHOLDS.out_of_reach_k
 
     def text(self) -> str:
         cs = ", ".join(f"{a} {c:.3g}" for a, c in self.crossovers.items())
         need = "none" if self.k_needed == NO_K else ("never" if math.isinf(self.k_needed) else f"{self.k_needed:.3g}")
-        where = "in regime" if self.in_regime else ("OUT OF REACH" if self.out_of_reach else "not reached")
+        where = ("in regime" if self.in_regime else "past phase" if self.past_its_phase
+                 else "OUT OF REACH" if self.out_of_reach else "not reached")
+        if self.past_its_phase:
+            need = f"<= {self.k_max:.3g}"
         return (f"{self.experiment:26s} {self.claim:48s} {where:12s} K needed {need:>9s} K run {self.k_run:.3g}"
                 f" | {self.instance}; crossovers {cs or '-'}")
 
@@ -82,11 +92,13 @@ class ExperimentCells:
     def point(self, cells: Iterable[experiments.Cell]) -> float:
         return THRESHOLDS.regime_factor * max((self.cross[c.setting] for c in cells), default=math.nan)
 
-    def claim(self, name: str, rule: str, cells: Iterable[experiments.Cell], need: float) -> PlannedClaim:
+    def claim(self, name: str, rule: str, cells: Iterable[experiments.Cell], need: float,
+              k_max: float = math.inf) -> PlannedClaim:
         cells = list(cells)
         envs_ = sorted({c.env for c in cells}) or sorted(self.instance)
         inst = "; ".join(f"{e} = {self.instance[e]}" for e in envs_)
-        return PlannedClaim(self.name, name, rule, inst, {c.cell: self.cross[c.setting] for c in cells}, need, self.K)
+        return PlannedClaim(self.name, name, rule, inst, {c.cell: self.cross[c.setting] for c in cells}, need, self.K,
+                            k_max)
 
 
 def second_eps_need(values: list[float]) -> float:

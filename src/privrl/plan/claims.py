@@ -77,15 +77,28 @@ def _experiment(config: Mapping, name: str, mdps: dict) -> ExperimentCells:
     return ExperimentCells(name, config["experiments"][name], cells, cross, inst, mdp)
 
 
+#: a config claim's check type -> (K needed, largest K in regime) of its cell (ExperimentCells, Cell):
+#: a rate claim needs its window past the crossover; "still exploring" holds only in the linear phase,
+#: up to the crossover, so no larger K reaches it
+CONFIG_CHECK_REGIME = {
+    "exponent_below": lambda x, c: (x.window(c), math.inf),
+    "exponent_above": lambda x, c: (x.window(c), math.inf),
+    "rate_upper": lambda x, c: (x.window(c), math.inf),
+    "exploring": lambda x, c: (NO_K, x.cross[c.setting]),
+}
+
+
 def config_claims(x: ExperimentCells, config: Mapping) -> list[PlannedClaim]:
-    """The design's own claims (``claims:`` of the config) on one cell, each at its cell's window."""
+    """The design's own claims (``claims:`` of the config) on one cell, each in the regime of its
+    check type (:data:`CONFIG_CHECK_REGIME`)."""
     out = []
     for spec in experiments.resolve_claims(config, x.name):
         check = spec["check"]
         if spec.get("scope", "paper_claim") != "paper_claim" or "cell" not in check:
             continue
         c = next(c for c in x.cells if c.env == check["env"] and c.cell == check["cell"])
-        out.append(x.claim(spec["id"], f"config {check['type']}", [c], x.window(c)))
+        need, k_max = CONFIG_CHECK_REGIME[check["type"]](x, c)
+        out.append(x.claim(spec["id"], f"config {check['type']}", [c], need, k_max))
     return out
 
 
