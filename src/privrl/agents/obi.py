@@ -51,7 +51,7 @@ from numba import njit
 from privrl.mechanisms import accounting, events, release_guarantees
 from privrl.rl import engine
 from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_sd, rr_count_sd, rr_count_width, rr_reward_sd,
-                                      rr_reward_width, shuffled_deviation_bounds)
+                                      rr_reward_width)
 from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
@@ -199,6 +199,15 @@ def shuffled_init_state(env, params, K):
     return (st_x, st_y, st_r, np.zeros(SA), np.zeros(SA * S), np.zeros(SA), np.zeros((S, A)), np.zeros(SA),
             np.zeros((S, A)), np.zeros((S, A, S)), np.zeros(1), np.zeros(1)) + _planning_buffers(H, S, A)
 
+
+
+@njit(cache=True)
+def shuffled_deviation_bounds(k, H, S, m, p, d_sa, d_sas):
+    """Shuffled-OBI's c1..c4 (Garcelon note Prop. 7) after ``k`` released users, from Eq. 7-8 as
+    printed: c1 of R~ (Eq. 8 at k + 1), c2 of N~^r (k H bits), c3 of N~^p(s, a) (S k H bits), c4 of
+    N~^p(s, a, s') (k H bits), at ``d_sa`` (families of S A counters) and ``d_sas`` (S A S)."""
+    return (rr_reward_width(k + 1.0, H, m, p, d_sa), rr_count_width(k * H, p, d_sa),
+            rr_count_width(S * k * H, p, d_sa), rr_count_width(k * H, p, d_sas))
 
 @njit(cache=True)
 def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):

@@ -252,24 +252,29 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
 
 @njit(cache=True)
 def close_batch(params, K, st, users, E, noise_var, rng, bern):
-    """SDP: release the closed doubling batch of ``users`` users (summed increments x) through the
-    shuffle Privatizer (noise = 0: exact counts), update E (Bernstein bound or ``4 z sd`` of the
-    summed bit-sum noise) from the carried (E, noise_var), refresh every row, reset x; returns
-    (E, noise_var). Shared by the episode kernel and :mod:`privrl.agents.private_ucbvi_aggregate`."""
+    """SDP: release the closed doubling batch of ``users`` users (its summed increments x) through the
+    shuffle Privatizer (noise = 0: exact counts), update the error level E (Bernstein bound, or
+    ``4 z sd``, of the summed bit-sum noise) and refresh every row; x is reset. Returns (E, summed
+    noise variance), from the carried (E, noise_var); the state's fvars are not written (the caller
+    carries them). Shared by the episode kernel and the aggregate simulation
+    (:mod:`privrl.agents.private_ucbvi_aggregate`)."""
     state, x, c, nt_sas, nt_sa, p_hat, q, coef, pi, V, traj, evc, fvars, ivars = st
     H, S, A = nt_sa.shape[0], nt_sa.shape[1], nt_sa.shape[2]
     n_cnt = H * S * A * (S + 2)
-    scale, delta, noise, z = params[BONUS_SCALE], params[DELTA], params[NOISE] > 0.5, params[Z]
+    scale, delta = params[BONUS_SCALE], params[DELTA]
+    noise = params[NOISE] > 0.5
+    z = params[Z]
     matched = z > 0.0 and noise
     pscale = 1.0 if matched else scale
     L = math.log(5.0 * S * A * K * H / delta)
+    n_batches = 2.0 + math.log2(K)  # doubling batches released over K episodes: a union bound over them
     if noise:
         privatizer_release_sums(I64(SHUFFLE_BITSUM), state, x, users, rng, c)
         noise_var += bitsum_variance(users, state[2][F_TAU])
         if matched:
             E = 4.0 * z * binomial_sum_sd(noise_var)
         else:
-            E = 4.0 * binomial_sum_bound(noise_var, delta / (n_cnt * (2.0 + math.log2(K))))  # per batch
+            E = 4.0 * binomial_sum_bound(noise_var, delta / (n_cnt * n_batches))
     else:
         privatizer_release(I64(NONE), state, x, rng, c)
     for h in range(H):

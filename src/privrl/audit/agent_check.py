@@ -267,8 +267,27 @@ def check_throughput(agent: str) -> Property:
     return Property("throughput", OK, f"{len(rows)} measured rows ({', '.join(inst)})")
 
 
-def check_agent(agent: str, episodes: int = 300, audit_n: int = 4000, audit: bool = True) -> list[Property]:
-    """Every property of the agent contract, in order (the audit only with ``audit``)."""
+# ----------------------------------------------------------------------------- digests
+def check_digests(agent: str) -> Property:
+    """The agent's per-seed outputs against its recorded digests (:mod:`privrl.audit.digests`):
+    equal, none recorded yet (WARN, with the command that records them), or changed (FAIL)."""
+    from privrl.audit import digests
+
+    rec = digests.recorded().get(agent)
+    if rec is None:
+        return Property("digests", WARN, "no recorded digests: record them with "
+                        f"`privrl check-agent {agent} --record-digests` (then a change of any number is caught)")
+    got = digests.agent_digests(agent)
+    diff = sorted(k for k in set(rec) | set(got) if rec.get(k) != got.get(k))
+    if diff:
+        return Property("digests", FAIL, f"per-seed outputs differ from the record at {', '.join(diff)}")
+    return Property("digests", OK, f"{len(got)} runs equal their recorded digests")
+
+
+def check_agent(agent: str, episodes: int = 300, audit_n: int = 4000, audit: bool = True,
+                digests: bool = False) -> list[Property]:
+    """Every property of the agent contract, in order (the audit only with ``audit``, the recorded
+    digests only with ``digests``)."""
     from privrl.agents import get
 
     get(agent)  # an unknown name: one ValueError listing the registry
@@ -277,6 +296,8 @@ def check_agent(agent: str, episodes: int = 300, audit_n: int = 4000, audit: boo
         out.append(check_aggregate(agent, episodes))
     if audit:
         out.append(check_audit(agent, audit_n))
+    if digests:
+        out.append(check_digests(agent))
     out.append(check_throughput(agent))
     return out
 

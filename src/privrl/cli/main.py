@@ -231,9 +231,12 @@ def _cmd_agents(_: argparse.Namespace) -> int:
 
 
 def _cmd_check_agent(args: argparse.Namespace) -> int:
-    from privrl.audit import agent_check
+    from privrl.audit import agent_check, digests
 
-    props = agent_check.check_agent(args.name, args.episodes, args.audit_n, not args.no_audit)
+    if args.record_digests:
+        new = digests.record([args.name])[args.name]
+        print(f"{args.name}: {len(new)} digests recorded in {digests.RECORD}")
+    props = agent_check.check_agent(args.name, args.episodes, args.audit_n, not args.no_audit, digests=True)
     for prop in props:
         print(prop.line())
     ok = agent_check.passed(props)
@@ -308,12 +311,15 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check-agent", help="check one agent against the agent contract (one line per property)",
                        description="Check a registered agent: same seed twice = same bytes, chunked = unchunked "
                                    "(resumable path), noise only through the privatizer door, end-to-end audit at "
-                                   "its claimed eps, a throughput row (privrl.audit.agent_check). Exit 1 on a failure.",
+                                   "its claimed eps, its recorded output digests, a throughput row (privrl.audit.agent_check). Exit 1 on a failure.",
                        formatter_class=fmt)
     c.add_argument("name", help="agent (see `privrl agents`)")
     c.add_argument("--episodes", type=_positive_int, default=300, help="episodes K of the determinism and chunk runs")
     c.add_argument("--audit-n", type=_positive_int, default=4000, help="audit runs per neighbouring user sequence")
     c.add_argument("--no-audit", action="store_true", help="skip the end-to-end privacy audit (the slow part)")
+    c.add_argument("--record-digests", action="store_true",
+                   help="record the agent's per-seed output digests first (privrl.audit.digests; a new agent, or a "
+                        "deliberate change of a random stream)")
     c.set_defaults(fn=_cmd_check_agent)
     return p
 

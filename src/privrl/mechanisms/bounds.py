@@ -229,14 +229,6 @@ def rr_reward_width(k, H, m, p, delta):
 
 
 
-@njit(cache=True)
-def shuffled_deviation_bounds(k, H, S, m, p, d_sa, d_sas):
-    """Shuffled-OBI's c1..c4 (Garcelon note Prop. 7) after ``k`` released users, from Eq. 7-8 as
-    printed: c1 of R~ (Eq. 8 at k + 1), c2 of N~^r (k H bits), c3 of N~^p(s, a) (S k H bits), c4 of
-    N~^p(s, a, s') (k H bits), at ``d_sa`` (families of S A counters) and ``d_sas`` (S A S)."""
-    return (rr_reward_width(k + 1.0, H, m, p, d_sa), rr_count_width(k * H, p, d_sa),
-            rr_count_width(S * k * H, p, d_sa), rr_count_width(k * H, p, d_sas))
-
 #: the paper's names of Eq. 7 / Eq. 8 (same formulas)
 garcelon_eq7_bound = rr_count_width
 garcelon_eq8_bound = rr_reward_width

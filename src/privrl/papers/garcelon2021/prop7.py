@@ -7,7 +7,7 @@ counts (N^r and R over h = 1..H, N^p over h = 1..H-1, Prop. 7's definitions) go 
 (Alg. 3: R_p on every bit at the per-bit eps of Lemma 4, the unbiased analyzer of Eq. 6; rewards
 in {0, 1} are coded exactly by Eq. 5's m bits). The estimators of Eq. 16 and the widths of
 Prop. 7 are the agent's own (:func:`privrl.agents.optimism.obi_widths`, c1..c4 from
-:func:`privrl.mechanisms.bounds.shuffled_deviation_bounds` at the agent's ``delta_k``). A seed fails when
+:func:`privrl.agents.obi.shuffled_deviation_bounds` at the agent's ``delta_k``). A seed fails when
 |r - r~| > beta^r or ||p - p~||_1 > beta^p for some (s, a). Verdict: one-sided test of the failure
 rate against 2 delta (:mod:`privrl.results.coverage_verdicts`). Random actions are not Shuffled-OBI's
 optimistic policies: the check tests the concentration statement, which holds for any policy.
@@ -25,7 +25,7 @@ import pandas as pd
 
 from privrl.agents.optimism import obi_widths
 from privrl.mechanisms import accounting as acc
-from privrl.mechanisms.bounds import shuffled_deviation_bounds
+from privrl.agents.obi import shuffled_deviation_bounds
 from privrl.mechanisms.rr import rr_debias, rr_p_from_epsilon, rr_sum_counts
 from privrl.papers.common import as_generator, check_axes, check_legend, save_check_figure
 from privrl.papers.registry import TheoremCheck
