@@ -94,11 +94,13 @@ def per_analysis(pattern):
 
 
 def all_targets():
-    """Every final artifact: per (experiment, env) figures and fit table, every analysis, every
-    theorem check and the privacy audit, and CLAIMS.md."""
+    """Every final artifact: per (experiment, env) figures and fit table, every analysis, the
+    theorem checks and audits the design names, and CLAIMS.md."""
     return ([p for x in ("pdf", "png", "rate_pdf", "rate_png") for p in per_experiment_env(rules.regret_figure.output[x])]
             + per_experiment_env(rules.fit_table.output.md)
             + [p for x in ("csv", "md", "pdf", "png") for p in per_analysis(rules.analysis.output[x])]
-            + list(rules.theorem_checks.output) + list(rules.privacy_audit.output) + list(rules.agent_audit.output)
+            + [check_path(c, x) for c in THEOREM_CHECKS for x in ("csv", "png", "pdf")]
+            + ([rules.privacy_audit.output.csv, rules.privacy_audit.output.md] if PLAN.mechanism_audit else [])
+            + ([rules.agent_audit.output.csv, rules.agent_audit.output.md] if PLAN.audited_agents else [])
             + [rules.privacy_manifest.output.csv]
             + [rules.claims.output.md])

@@ -1,70 +1,77 @@
-# The papers' theorem checks on the mechanisms alone (privrl.papers.registry: every registered
-# check) and the privacy audit of every mechanism. Sizes come from config["mechanisms"] (tiny
-# in config/smoke.yaml, paper scale in config/config.yaml). The checks share one job: at smoke
-# size a job is mostly interpreter start-up and imports, and at paper scale all of them
-# together take well under a minute.
+# The papers' theorem checks on the mechanisms alone (privrl.papers.registry), the privacy audit
+# of every mechanism and the end-to-end audit of the private agents: each only where the design
+# names it (config["mechanisms"]: checks / audit / agent_audit, at the sizes it sets -- tiny in
+# config/smoke.yaml, paper scale in config/config.yaml; the agent audit covers the private agents
+# the design runs unless it lists them). The checks share one job: at smoke size a job is mostly
+# interpreter start-up and imports, and at paper scale all of them together take well under a minute.
 
 
-rule theorem_checks:
-    """Every registered theorem check: one table and one figure per check."""
-    output:
-        **{f"{c}_csv": check_path(c, "csv") for c in THEOREM_CHECKS},
-        **{f"{c}_png": report(check_path(c, "png"), caption="../report/theorem_check.rst",
-                              category=PAPER_NAMES[CHECK_PAPER[c]], subcategory="theorem checks",
-                              labels={"check": c})
-           for c in THEOREM_CHECKS},
-        **{f"{c}_pdf": check_path(c, "pdf") for c in THEOREM_CHECKS},
-    log:
-        f"{R}/logs/mechanisms/checks.log",
-    benchmark:
-        f"{R}/benchmarks/mechanisms/checks.tsv"
-    params:
-        code=code_of("theorem_checks.py"),  # rerun when the library code or its script changes
-        arguments=readable(theorem_check_arguments()),  # each check's run() arguments (its sizes, config-derived grids)
-        seed=MECHANISMS.get("seed", 0),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/theorem_checks.py"
+if THEOREM_CHECKS:
+
+    rule theorem_checks:
+        """Every registered theorem check: one table and one figure per check."""
+        output:
+            **{f"{c}_csv": check_path(c, "csv") for c in THEOREM_CHECKS},
+            **{f"{c}_png": report(check_path(c, "png"), caption="../report/theorem_check.rst",
+                                  category=PAPER_NAMES[CHECK_PAPER[c]], subcategory="theorem checks",
+                                  labels={"check": c})
+               for c in THEOREM_CHECKS},
+            **{f"{c}_pdf": check_path(c, "pdf") for c in THEOREM_CHECKS},
+        log:
+            f"{R}/logs/mechanisms/checks.log",
+        benchmark:
+            f"{R}/benchmarks/mechanisms/checks.tsv"
+        params:
+            code=code_of("theorem_checks.py"),  # rerun when the library code or its script changes
+            arguments=readable(theorem_check_arguments()),  # each check's run() arguments (its sizes, config-derived grids)
+            seed=MECHANISMS.get("seed", 0),
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/theorem_checks.py"
 
 
-rule privacy_audit:
-    """Empirical epsilon lower bounds, distribution tests and exact epsilons of every mechanism."""
-    output:
-        csv=report(f"{F}/{CROSS}/mechanisms/privacy_audit.csv", caption="../report/privacy_audit.rst",
-                   category="Mechanisms (all papers)", labels={"table": "privacy audit"}),
-        md=f"{F}/{CROSS}/mechanisms/privacy_audit.md",
-    log:
-        f"{R}/logs/mechanisms/privacy_audit.log",
-    benchmark:
-        f"{R}/benchmarks/mechanisms/privacy_audit.tsv"
-    params:
-        code=code_of("mechanism_audit.py"),  # rerun when the library code or its script changes
-        sizes=readable(stable(MECHANISMS.get("audit", {}) or {})),
-        seed=MECHANISMS.get("seed", 0),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/mechanism_audit.py"
+if PLAN.mechanism_audit:
+
+    rule privacy_audit:
+        """Empirical epsilon lower bounds, distribution tests and exact epsilons of every mechanism."""
+        output:
+            csv=report(f"{F}/{CROSS}/mechanisms/privacy_audit.csv", caption="../report/privacy_audit.rst",
+                       category="Mechanisms (all papers)", labels={"table": "privacy audit"}),
+            md=f"{F}/{CROSS}/mechanisms/privacy_audit.md",
+        log:
+            f"{R}/logs/mechanisms/privacy_audit.log",
+        benchmark:
+            f"{R}/benchmarks/mechanisms/privacy_audit.tsv"
+        params:
+            code=code_of("mechanism_audit.py"),  # rerun when the library code or its script changes
+            sizes=readable(stable(MECHANISMS.get("audit", {}) or {})),
+            seed=MECHANISMS.get("seed", 0),
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/mechanism_audit.py"
 
 
-rule agent_audit:
-    """End-to-end privacy audit of every private agent's kernel on a tiny MDP (privrl.audit.privacy)."""
-    output:
-        csv=f"{F}/{CROSS}/mechanisms/agent_audit.csv",
-        md=f"{F}/{CROSS}/mechanisms/agent_audit.md",
-    log:
-        f"{R}/logs/mechanisms/agent_audit.log",
-    benchmark:
-        f"{R}/benchmarks/mechanisms/agent_audit.tsv"
-    params:
-        code=code_of("mechanism_audit.py"),  # its closure holds every probed agent (privrl.audit.probe)
-        sizes=MECHANISMS.get("agent_audit", {}) or {},
-        seed=MECHANISMS.get("seed", 0),
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/mechanism_audit.py"
+if PLAN.audited_agents:
+
+    rule agent_audit:
+        """End-to-end privacy audit of every private agent's kernel on a tiny MDP (privrl.audit.privacy)."""
+        output:
+            csv=f"{F}/{CROSS}/mechanisms/agent_audit.csv",
+            md=f"{F}/{CROSS}/mechanisms/agent_audit.md",
+        log:
+            f"{R}/logs/mechanisms/agent_audit.log",
+        benchmark:
+            f"{R}/benchmarks/mechanisms/agent_audit.tsv"
+        params:
+            code=code_of("mechanism_audit.py"),  # its closure holds every probed agent (privrl.audit.probe)
+            sizes=PLAN.agent_audit_sizes(),  # its agents resolved: those the design names, or runs
+            seed=MECHANISMS.get("seed", 0),
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/mechanism_audit.py"
 
 
 rule privacy_manifest:
@@ -85,25 +92,27 @@ rule privacy_manifest:
         "../scripts/privacy_manifest.py"
 
 
-rule theorem_claims:
-    """Verdicts of the theorem checks and the audit, as the mechanism-level section of CLAIMS.md."""
-    input:
-        checks=[rules.theorem_checks.output[f"{c}_csv"] for c in THEOREM_CHECKS],
-        audit=rules.privacy_audit.output.csv,
-        agent_audit=rules.agent_audit.output.csv,
-    output:
-        csv=f"{R}/mechanisms/mechanism_claims.csv",
-    log:
-        f"{R}/logs/mechanisms/mechanism_claims.log",
-    benchmark:
-        f"{R}/benchmarks/mechanisms/mechanism_claims.tsv"
-    params:
-        code=code_of("theorem_claims.py"),  # rerun when the library code or its script changes
-        checks=THEOREM_CHECKS,
-        artifacts={**{c: check_path(c, "png") for c in THEOREM_CHECKS},  # what each claim row cites
-                   "privacy_audit": f"{F}/{CROSS}/mechanisms/privacy_audit.md",
-                   "agent_audit": f"{F}/{CROSS}/mechanisms/agent_audit.md"},
-    conda:
-        CONDA_ENV
-    script:
-        "../scripts/theorem_claims.py"
+if PLAN.mechanism_claims:
+
+    rule theorem_claims:
+        """Verdicts of the theorem checks and the audit, as the mechanism-level section of CLAIMS.md."""
+        input:
+            checks=[check_path(c, "csv") for c in THEOREM_CHECKS],
+            audit=[rules.privacy_audit.output.csv] if PLAN.mechanism_audit else [],
+            agent_audit=[rules.agent_audit.output.csv] if PLAN.audited_agents else [],
+        output:
+            csv=f"{R}/mechanisms/mechanism_claims.csv",
+        log:
+            f"{R}/logs/mechanisms/mechanism_claims.log",
+        benchmark:
+            f"{R}/benchmarks/mechanisms/mechanism_claims.tsv"
+        params:
+            code=code_of("theorem_claims.py"),  # rerun when the library code or its script changes
+            checks=THEOREM_CHECKS,
+            artifacts={**{c: check_path(c, "png") for c in THEOREM_CHECKS},  # what each claim row cites
+                       **({"privacy_audit": f"{F}/{CROSS}/mechanisms/privacy_audit.md"} if PLAN.mechanism_audit else {}),
+                       **({"agent_audit": f"{F}/{CROSS}/mechanisms/agent_audit.md"} if PLAN.audited_agents else {})},
+        conda:
+            CONDA_ENV
+        script:
+            "../scripts/theorem_claims.py"

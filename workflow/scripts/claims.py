@@ -21,7 +21,8 @@ with logged(snakemake) as log:  # noqa: F821
         t = pd.read_csv(p)
         if not t.empty:  # a design may declare no claims and no analyses
             rows += claims.claims_from_frame(t)
-    rows += claims.claims_from_frame(pd.read_csv(sm.input.mechanism_claims))  # theorem checks and audits
+    for path in sm.input.mechanism_claims:  # the theorem checks and audits the design names (if any)
+        rows += claims.claims_from_frame(pd.read_csv(path))
     # every row names its instance, its agents' crossovers and the K it ran
     rows = claims.with_instance(rows, sm.params.instances, sm.params.episodes, claims.cell_crossovers(sm.params.cells))
     claims.write_claims(claims.with_scope_of_reach(claims.with_reach(rows, sm.params.designs, sm.params.episodes)),

@@ -12,8 +12,10 @@ with logged(snakemake) as log:  # noqa: F821
     art = sm.params.artifacts  # name -> the figure or table each claim row cites
     tables = {name: pd.read_csv(p) for name, p in zip(sm.params.checks, sm.input.checks)}
     rows = registry.theorem_check_claims(tables, {n: art[n] for n in tables})
-    rows.append(privacy_audit_claim(pd.read_csv(sm.input.audit), art["privacy_audit"]))
-    rows.append(agent_audit_claim(pd.read_csv(sm.input.agent_audit), art["agent_audit"]))
+    for path in sm.input.audit:  # each audit only where the design names it
+        rows.append(privacy_audit_claim(pd.read_csv(path), art["privacy_audit"]))
+    for path in sm.input.agent_audit:
+        rows.append(agent_audit_claim(pd.read_csv(path), art["agent_audit"]))
     frame = claims.claims_frame(rows)
     log.info("\n%s", frame.to_string())
     io.write_csv(sm.output.csv, frame)

@@ -257,3 +257,29 @@ def seeds_of(config: Mapping[str, Any], experiment: str) -> list[int]:
 def env_spec(config: Mapping[str, Any], experiment: str, env: str) -> tuple[str, dict]:
     spec = config["experiments"][experiment]["envs"][env]
     return spec["name"], dict(spec.get("params", {}) or {})
+
+
+# ---------------------------------------------------------------- the mechanism-level checks a design names
+def named_checks(config: Mapping[str, Any]) -> set[str]:
+    """The theorem checks the design names (keys of ``mechanisms.checks``): only those run."""
+    return set(((config.get("mechanisms") or {}).get("checks")) or {})
+
+
+def names_mechanism_audit(config: Mapping[str, Any]) -> bool:
+    """Whether the design asks for the privacy audit of every mechanism (``mechanisms.audit``)."""
+    return "audit" in (config.get("mechanisms") or {})
+
+
+def audited_agents(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The agents the design's end-to-end agent audit covers: ``mechanisms.agent_audit.agents`` if
+    given, else the private agents its cells run (registry order); () when it names no agent audit."""
+    from privrl.agents import REGISTRY
+
+    mech = config.get("mechanisms") or {}
+    if "agent_audit" not in mech:
+        return ()
+    given = (mech.get("agent_audit") or {}).get("agents")
+    if given is not None:
+        return tuple(given)
+    used = {c.agent for c in all_cells(config)}
+    return tuple(n for n, s in REGISTRY.items() if s.privacy_model != "none" and n in used)

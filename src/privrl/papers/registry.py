@@ -164,7 +164,8 @@ def check_paper(check: str) -> str:
 
 
 def check_sizes(config: Mapping) -> dict[str, dict]:
-    """Validated sizes of every registered theorem check (config ``mechanisms.checks``; {} = defaults)."""
+    """Validated sizes of each theorem check the design names (config ``mechanisms.checks``; {} =
+    its defaults); a check the design does not name does not run."""
     import jsonschema
 
     checks = theorem_checks()
@@ -174,6 +175,8 @@ def check_sizes(config: Mapping) -> dict[str, dict]:
         raise ValueError(f"mechanisms.checks: unknown theorem checks {unknown}; registered: {list(checks)}")
     out = {}
     for name, check in checks.items():
+        if name not in given:
+            continue
         sizes = dict(given.get(name) or {})
         schema = {"type": "object", "additionalProperties": False, "properties": dict(check.sizes)}
         try:

@@ -105,13 +105,15 @@ def config_claims(x: ExperimentCells, config: Mapping) -> list[PlannedClaim]:
 def plan(config: Mapping) -> tuple[list[PlannedClaim], list[str]]:
     """(every paper claim the resolved design registers, with K needed and K run; the analyses no
     rule plans, whose claims are therefore not counted)."""
-    from privrl.papers import registry as papers  # every registered theorem check runs in every design: one row each, no K
+    from privrl.papers import registry as papers  # each theorem check the design names: one row, no K
 
     out, unplanned, mdps, rules = [], [], {}, papers.claim_rules()
+    named = experiments.named_checks(config)  # the theorem checks and audits the design names
     out += [PlannedClaim("mechanisms", name, f"theorem check ({c.kind})", c.source, {}, NO_K, 0.0)
-            for name, c in papers.theorem_checks().items()]
+            for name, c in papers.theorem_checks().items() if name in named]
     out += [PlannedClaim("mechanisms", name, "privacy audit", "every mechanism / agent", {}, NO_K, 0.0)
-            for name in AUDIT_CLAIMS]
+            for name, asked in zip(AUDIT_CLAIMS, (experiments.names_mechanism_audit(config),
+                                                  experiments.audited_agents(config))) if asked]
     for name, exp in (config.get("experiments") or {}).items():
         if not exp:
             continue

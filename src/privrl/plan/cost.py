@@ -94,12 +94,13 @@ def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) ->
     (experiment, env), cell, analysis or design) -- and the parts: {run, other, compile} CPU s."""
     pairs = costs[["experiment", "env"]].drop_duplicates()
     analyses = sum(len((config["experiments"][e] or {}).get("analyses", []) or []) for e in pairs.experiment.unique())
+    # the mechanism-level jobs the design names (privrl.plan.workflow.WorkflowPlan plans the same)
+    checks, audit, audited = experiments.named_checks(config), experiments.names_mechanism_audit(config), \
+        experiments.audited_agents(config)
     counts = {"mdp": len(pairs), "aggregate": len(pairs), "fit": len(pairs), "regret_figure": len(pairs),
-              "fit_table": len(pairs), "run_cell": len(costs), "analysis": analyses, "theorem_checks": 1,
-              "privacy_audit": 1, "agent_audit": 1, "theorem_claims": 1, "claims": 1}
-    audited = ((config.get("mechanisms") or {}).get("agent_audit") or {}).get("agents")
-    if audited is None:
-        from privrl.audit.privacy import AGENTS as audited
+              "fit_table": len(pairs), "run_cell": len(costs), "analysis": analyses, "theorem_checks": int(bool(checks)),
+              "privacy_audit": int(audit), "agent_audit": int(bool(audited)),
+              "theorem_claims": int(bool(checks or audit or audited)), "claims": 1}
     audit_compile = sum(COMPILE_CPU_S.get(a, COMPILE_DEFAULT_S)[0] for a in audited)  # uncached copies: always
     other = [RULE_CPU_S[r] + (audit_compile if r == "agent_audit" else 0.0) for r, n in counts.items() for _ in range(n)]
     runs = job_seconds(costs)

@@ -72,8 +72,13 @@ class WorkflowPlan:
         self.cells = X.all_cells(config)
         self.exp_envs = sorted({(c.experiment, c.env) for c in self.cells})  # (experiment, env) pairs
         self.analysis_targets = papers.analysis_targets(config)  # (experiment, analysis) pairs; names checked
-        self.theorem_checks = list(papers.theorem_checks())  # every registered theorem check
-        self.check_sizes = papers.check_sizes(config)  # check -> sizes (config mechanisms.checks, validated)
+        # the mechanism-level jobs the design names (mechanisms.checks / audit / agent_audit), of the
+        # agents it uses: a design that names none plans none
+        self.check_sizes = papers.check_sizes(config)  # named check -> sizes (config mechanisms.checks, validated)
+        self.theorem_checks = [c for c in papers.theorem_checks() if c in self.check_sizes]  # registry order
+        self.mechanism_audit = X.names_mechanism_audit(config)
+        self.audited_agents = X.audited_agents(config)
+        self.mechanism_claims = bool(self.theorem_checks or self.mechanism_audit or self.audited_agents)
         # final figures and tables are filed by paper: {F}/{paper}/{experiment}/..., the theorem
         # checks under {F}/{paper}/mechanisms/ (cross-paper experiments and audits: {F}/cross_paper/)
         self.paper_of = {e: papers.experiment_paper(e, spec) for e, spec in config["experiments"].items()}
@@ -166,7 +171,11 @@ class WorkflowPlan:
     def theorem_check_arguments(self) -> dict:
         """Every theorem check's run() arguments, prepared from its sizes and the config."""
         checks = papers.theorem_checks()
-        return stable({name: checks[name].arguments(sizes, self.config) for name, sizes in self.check_sizes.items()})
+        return stable({name: checks[name].arguments(self.check_sizes[name], self.config) for name in self.theorem_checks})
+
+    def agent_audit_sizes(self) -> dict:
+        """The agent audit's sizes with the agents it covers resolved (:func:`privrl.design.experiments.audited_agents`)."""
+        return stable({**(self.mechanisms.get("agent_audit") or {}), "agents": list(self.audited_agents)})
 
     # ------------------------------------------------------------------ report categories
     def experiment_category(self, experiment: str) -> str:
