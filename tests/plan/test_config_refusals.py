@@ -20,7 +20,7 @@ from privrl.plan import memory_bounds
 from privrl.runs import output_dirs
 from privrl.plan import validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
 
 

@@ -13,7 +13,7 @@ from privrl.runs import run
 from privrl.rl import envs
 from privrl.plan.workflow import WorkflowPlan, stable
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

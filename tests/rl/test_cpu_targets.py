@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 SCRIPT = """
 import hashlib, json, numpy as np
 from privrl.runs import run

@@ -278,7 +278,7 @@ def test_shipped_design_reaches_its_optimism_claims():
     from privrl import agents
     from privrl.design import experiments
 
-    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
     cfg = experiments.resolve_overlay(yaml.safe_load((root / "config/config.yaml").read_text()), root)
     for name in ("ucbvi_baseline", "vietri2020_pac"):
         exp = cfg["experiments"][name]
@@ -391,7 +391,7 @@ def test_bai_cells_run_at_the_valid_c_or_at_one(design):
     from privrl.papers.designs import bai_valid_c
     from privrl.rl import envs
 
-    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
     cfg = experiments.resolve_overlay(yaml.safe_load((root / design).read_text()), root)
     small = set()
     for name, exp in cfg["experiments"].items():
@@ -429,7 +429,7 @@ def test_smoke_design_stays_small():
     from privrl.plan import cost
     from privrl.design import experiments
 
-    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
     cfg = experiments.resolve_overlay(yaml.safe_load((root / "config/smoke.yaml").read_text()), root)
     df = cost.estimate_cost(cfg)
     assert (df.episodes * df.seeds).sum() <= 1e5 and df.est_cpu_s.sum() < 120

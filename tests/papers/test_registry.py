@@ -14,7 +14,7 @@ from privrl.plan.workflow import WorkflowPlan
 
 from privrl.papers import registry
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAPERS_DIR = Path(os.environ.get("PRIVRL_PAPERS", ROOT.parent / "shared" / "papers"))  # the papers' texts
 
 TOY = textwrap.dedent('''

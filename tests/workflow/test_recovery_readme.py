@@ -17,7 +17,7 @@ import pytest
 
 from privrl.cli.main import main as cli
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CELL = "results/smoke/ucbvi_baseline/runs/bandit/ucbvi__bonus_scale=1.parquet"
 
 

@@ -9,7 +9,7 @@ the sha256 of each run's numbers (every checkpoint's regret, aux and PAC mistake
 digests of the agents that draw it; such a change updates :data:`EXPECTED` in the same
 commit, with the reason (docs/decisions/performance.md).
 
-    python tests/test_agent_digests.py     # print the digests of the current code (to record)
+    python tests/agents/test_output_digests.py     # print the digests of the current code (to record)
 """
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def test_episode_loops_without_reference_counting_leak_nothing():
     """The agents whose ``run_episodes`` is compiled without numba's reference counting
     (``_nrt=False``: the episode loop only reads and writes the arrays its caller owns) free every
     array numba allocates during a run (NRT statistics, which must be switched on at start-up)."""
-    src = Path(__file__).resolve().parents[1] / "src"
+    src = Path(__file__).resolve().parents[2] / "src"
     env = {**os.environ, "NUMBA_NRT_STATS": "1",
            "PYTHONPATH": os.pathsep.join(p for p in (str(src), os.environ.get("PYTHONPATH", "")) if p)}
     out = subprocess.run([sys.executable, "-c", LEAK_SCRIPT], env=env, capture_output=True, text=True, timeout=600)

@@ -8,7 +8,7 @@ import yaml
 from privrl.design import experiments
 from privrl.plan import validate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT / "workflow/schemas/config.schema.yaml"
 SMOKE = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
 # the default design (every experiment; the smoke overlay keeps two): what the mutations edit

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TEXT = (".py", ".md", ".smk", ".rst", ".yaml", ".yml", ".toml", ".cfg", ".sh", ".cff", ".txt", ".csv", "Snakefile")
 
 # A path that names one machine: a user's or a workspace's home, or a temporary directory some

@@ -13,7 +13,7 @@ from privrl.agents import get
 from privrl.rl import engine, envs, seeding
 from privrl.plan.workflow import WorkflowPlan
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 GARNET = {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}  # Bernoulli rewards, random transitions
 
 

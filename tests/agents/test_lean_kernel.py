@@ -14,7 +14,7 @@ import pytest
 from privrl.runs import run
 from privrl.rl import engine, envs, seeding
 
-BENCH = Path(__file__).resolve().parents[1] / "bench" / "lean_kernel.py"
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "lean_kernel.py"
 
 
 def _lean(monkeypatch):

@@ -20,7 +20,7 @@ from privrl.plan import validate
 from privrl.agents import REGISTRY
 from privrl.rl import engine, envs, seeding
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MDPS = {  # name: (MDP, K)
     "riverswim S=2 H=3": (envs.riverswim(S=2, H=3), 400),
     "garnet S=3 A=2 H=4": (envs.garnet(S=3, A=2, branching=2, H=4, seed=11), 600),

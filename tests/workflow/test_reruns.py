@@ -18,7 +18,7 @@ import yaml
 
 from privrl import io
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SMOKE = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
 TINY = {
     "results_dir": "results", "figures_dir": "figures", "n_checkpoints": 100, "bootstrap": {"n": 20},
@@ -166,7 +166,7 @@ def test_truncated_run_file_is_regenerated(done):
 def test_run_file_and_its_hash_both_rewritten_is_caught_against_the_store(done):
     """A consistent run file (its hash updated) with a seed dropped: the store did not write it
     (privrl.runs.store), so it is reported and regenerated. (Without the store's record, aggregation
-    refuses it naming the file: tests/test_run_integrity.py.)"""
+    refuses it naming the file: tests/results/test_run_files.py.)"""
     p = done / "results/tiny/runs/garnet/ucbvi__bonus_scale=1.parquet"
     import json
 

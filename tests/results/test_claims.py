@@ -66,7 +66,7 @@ def test_not_reached_rows_name_the_design_that_reaches_them():
     assert got[3].reached_by == "no shipped design runs this experiment" and got[4].reached_by == ""
     # the run already has the K: what is missing is not episodes (e.g. Prop. 5's users, an elimination)
     assert "not a matter of K" in C.with_reach([claim(120.0)], designs, {"rates": 10**5})[0].reached_by
-    shipped = experiments.design_episodes(Path(__file__).resolve().parents[1])
+    shipped = experiments.design_episodes(Path(__file__).resolve().parents[2])
     assert set(shipped) == {"config/config.yaml", "config/paper.yaml"}
     assert shipped["config/paper.yaml"]["garcelon_table1"] >= shipped["config/config.yaml"]["garcelon_table1"]
     back = C.claims_from_frame(C.claims_frame(got))

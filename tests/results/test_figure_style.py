@@ -274,7 +274,7 @@ def test_paper_figures_pass_the_check():
 
     from privrl.results import figure_check
 
-    root = Path(__file__).resolve().parents[1] / "paper_figures"
+    root = Path(__file__).resolve().parents[2] / "paper_figures"
     assert figure_check.figure_problems(root) == []
 
 

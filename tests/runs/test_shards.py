@@ -15,7 +15,7 @@ from privrl.runs import run
 from privrl.design.experiments import Cell
 from privrl.rl import envs, mdp as mdp_io
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_seed_shards_are_aligned_and_stable():

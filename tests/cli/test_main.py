@@ -18,7 +18,7 @@ from privrl.runs import throughput
 from privrl.design import experiments
 from privrl.agents import REGISTRY
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _fails(capsys, argv: list[str]) -> str:
