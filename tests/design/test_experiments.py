@@ -1,3 +1,5 @@
+"""The experiment design (privrl.design.experiments): the shipped configs validate and expand; sweeps,
+duplicate cells, noise-off twins, matched cells, claims selecting cells, overlays."""
 import copy
 from pathlib import Path
 
@@ -5,22 +7,10 @@ import jsonschema
 import pytest
 import yaml
 
-from privrl import io
 from privrl.design import experiments
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
-
-
-def test_atomic_write_leaves_nothing_on_failure(tmp_path):
-    target = tmp_path / "out.txt"
-    with pytest.raises(RuntimeError):
-        with io.atomic_path(target) as tmp:
-            tmp.write_text("half")
-            raise RuntimeError("interrupted")
-    assert list(tmp_path.iterdir()) == []
-    io.write_text(target, "whole")
-    assert target.read_text() == "whole" and list(tmp_path.iterdir()) == [target]
 
 
 @pytest.mark.parametrize("name", ["config.yaml", "smoke.yaml"])

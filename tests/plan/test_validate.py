@@ -161,3 +161,18 @@ def test_costly_design_refused_unless_accepted():
     cfg["accept_cost"] = True
     assert validate.cost_error(cfg) is None
     assert validate.cost_error(SMOKE) is None
+
+
+def test_config_validation_suggests_the_closest_agent_and_environment():
+    import copy
+
+    from privrl.plan import validate
+
+    smoke = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
+    bad = copy.deepcopy(smoke)
+    bad["experiments"]["ucbvi_baseline"]["cells"][0]["agent"] = "ucbv"
+    bad["experiments"]["ucbvi_baseline"]["envs"]["bandit"]["name"] = "riverswin"
+    errs = "\n".join(validate.experiment_errors(bad, "ucbvi_baseline"))
+    assert "unknown environment 'riverswin'; did you mean 'riverswim'?" in errs
+    bad["experiments"]["ucbvi_baseline"]["envs"]["bandit"]["name"] = "garnet"
+    assert "unknown agent 'ucbv'; did you mean 'ucbvi'?" in "\n".join(validate.experiment_errors(bad, "ucbvi_baseline"))

@@ -6,6 +6,8 @@ import pandas as pd
 from privrl.results.claims import score_claims
 from privrl.results.fits import SATURATED_FRACTION
 from privrl.rl import envs
+from privrl.results import claims as C
+from privrl.results import verdicts as V
 
 
 def _fits(a, lo, hi, sat, agent=None, **params):
@@ -71,3 +73,39 @@ def test_not_reached_rows_name_the_design_that_reaches_them():
     assert shipped["config/paper.yaml"]["garcelon_table1"] >= shipped["config/config.yaml"]["garcelon_table1"]
     back = C.claims_from_frame(C.claims_frame(got))
     assert back[:4] == got[:4] and back[4].reached_by == ""  # (nan k_needed: nan != nan)
+
+
+def test_config_claim_may_be_labelled_context():
+    from privrl.results.claims import score_claims
+
+    fits = pd.DataFrame([{"env": "e", "cell": "c", "exponent": 1.0, "exponent_lo": 0.98, "exponent_hi": 1.02,
+                          "window_lo": 1e3, "window_hi": 1e5, "K": 100000, "n_seeds": 5, "saturated_fraction": 1.0}])
+    spec = [{"id": "x", "statement": "UCBVI at Azar's constant still explores", "source": "Azar et al. 2017",
+             "scope": "context", "check": {"type": "exploring", "env": "e", "cell": "c"}},
+            {"id": "y", "statement": "UCBVI O~(sqrt K)", "source": "Azar et al. 2017, Thm 1",
+             "check": {"type": "rate_upper", "env": "e", "cell": "c", "claimed": 0.5}}]
+    got = C.claims_from_frame(score_claims("e", spec, fits, "a"))
+    assert [c.scope for c in got] == ["context", "paper_claim"]
+
+
+def test_shipped_config_labels_the_azar_constant_row_context():
+    import yaml
+
+    cfg = yaml.safe_load(open("config/config.yaml"))
+    spec = {c["id"]: c for c in cfg["experiments"]["ucbvi_constant"]["claims"]}
+    assert spec["ucbvi_paper_constant_saturates"]["scope"] == "context"
+
+
+def test_checks_are_checked_and_config_claims_are_claims():
+    from privrl.results.claims import score_claims
+    fits = pd.DataFrame([{"env": "e", "cell": "c", "exponent": 0.5, "exponent_lo": 0.45, "exponent_hi": 0.55,
+                          "window_lo": 1e3, "window_hi": 1e5, "K": 100000, "n_seeds": 5,
+                          "saturated_fraction": 0.0}])
+    spec = [{"id": "x", "statement": "UCBVI O~(sqrt K)", "source": "Azar et al. 2017, Thm 1",
+             "check": {"type": "rate_upper", "env": "e", "cell": "c", "claimed": 0.5}}]
+    new = C.claims_frame([V.make_claim("lu2026", "Cor. 14", "c", "Cor. 14 equals Thm 13's min", "check", "a",
+                                       V.score_check(True, "ok"))])
+    got = C.claims_from_frame(pd.concat([score_claims("e", spec, fits, "a"), new], ignore_index=True))
+    # no MDP given: the crossover, hence the regime, is unknown -> inconclusive, never reproduced
+    assert [c.verdict for c in got] == [V.INCONCLUSIVE, V.CHECKED] and got[1].paper == "lu2026"
+    assert (got[0].paper, got[0].item, got[0].kind) == ("cross_paper", "Thm 1", "rate")

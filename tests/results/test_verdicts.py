@@ -218,3 +218,19 @@ def test_slopes_closer_than_the_allowance_are_homogeneous():
     assert EV.homogeneous([a, b])
     far = EV.EpsCell(10.0, 0.6, 0.5, 0.7, 0.1, 0.09, 0.11, r)
     assert not EV.homogeneous([a, far])
+
+
+def _fit(a, lo, hi, w=(1e4, 1e6)):
+    """As :func:`fit`, at RateFit's default number of seeds."""
+    return V.RateFit(a, lo, hi, w[0], w[1])
+
+
+def test_table1_linear_rate_before_crossover_is_not_reached():
+    # PUCB at eps0 = 1, bonus 0.1 on RiverSwim S=2 H=3: crossover ~9e6 > K = 1e6
+    s = V.score_rate_upper(_fit(0.99, 0.98, 1.0), 0.5, V.THRESHOLDS.log_allowance, V.Regime(9e6, 1e4, 1e6, 0.6))
+    assert s.verdict == V.NOT_REACHED and s.k_needed == pytest.approx(10 * 9e6 * 100)
+
+
+def test_saturated_cell_in_regime_is_never_contradicted():
+    s = V.score_rate_upper(_fit(0.99, 0.98, 1.0), 0.5, 0.1, V.Regime(10.0, 1e4, 1e6, 0.5))
+    assert s.verdict != V.CONTRADICTED
