@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privrl.cli.main import main as cli
+from privrl.cli import main as cli
 from privrl.design import experiments
 from privrl.agents import REGISTRY
 

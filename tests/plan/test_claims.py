@@ -47,7 +47,7 @@ def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
 
 
 def test_estimate_prints_the_claim_plan(capsys):
-    from privrl.cli.main import main as cli
+    from privrl.cli import main as cli
 
     assert cli.main(["estimate", "--configfile", "config/smoke.yaml", "--claims"]) == 0
     out = capsys.readouterr().out

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from privrl.cli.main import main as cli
+from privrl.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[2]
 CELL = "results/smoke/ucbvi_baseline/runs/bandit/ucbvi__bonus_scale=1.parquet"
