@@ -111,7 +111,7 @@ def lean_comparison(K: int = 100_000, rounds: int = 3, numpy_K: int = 5_000, rlb
               f"{best['numpy'] * 1e9:11.0f} {rlb_cols[0]} {ratio:10.2f}x {best['numpy'] / best['privrl']:11.0f}x "
               f"{rlb_cols[1]} {verdict:>8s}")
     print(f"(target: privrl <= {LEAN_TARGET}x the lean kernel at S=2 H=3; the lean kernel's regret equals privrl's "
-          "bit for bit, tests/test_lean_kernel.py)\n")
+          "bit for bit, tests/agents/test_lean_kernel.py)\n")
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ Privatizers (codes of :mod:`privrl.mechanisms.privatizer`), all fed the batch's 
 
 :func:`release_counts` releases the batch's column sums through a fresh privatizer's
 ``release_sums`` (``privatizer_release_batch`` would need the users' rows X[m, n], ~230 MB at
-m ~ 2.4e5 users; docs/decisions/agents.md S6); tests/test_sdp_pe.py checks the outputs against
+m ~ 2.4e5 users; docs/decisions/agents.md S6); tests/agents/test_sdp_pe.py checks the outputs against
 ``privatizer_release_batch`` bit for bit.
 
 Error level E (Assumption 4 needs ``|N.. - N| <= E/4`` for Eq. 4-5) is computed from each

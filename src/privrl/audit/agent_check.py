@@ -192,7 +192,7 @@ def check_aggregate(agent: str, K: int) -> Property:
     """An agent whose spec declares an aggregate simulation (``AgentSpec.simulations``): its kernels
     are registered and keep the contract too (same seed twice = same bytes, chunked = unchunked
     through the resumable path, door-only). Its law against the episode kernel is the agent's own
-    test (tests/test_aggregate_simulation.py, tests/test_batch_aggregate_simulation.py)."""
+    test (tests/agents/test_sdp_pe_aggregate.py, tests/agents/test_private_ucbvi_aggregate.py)."""
     from privrl.agents import simulation
 
     try:

@@ -33,7 +33,7 @@ replacement changes the most counters; the empty user (add/remove) contributes n
 users stay in state 0 with reward 0 (state 1 for rewards-only neighbours: away from A's cells). Broken variants (the probe's ``noise_multiplier`` and
 ``variant``: half noise, noise dropped at the tree's levels >= 1, noise reused across
 releases, noise shared across counters, RLSVI at a tenth of its noise) must be flagged
-(lower bound above the claim): tests/test_agent_audit.py.
+(lower bound above the claim): tests/audit/test_privacy.py.
 """
 from __future__ import annotations
 

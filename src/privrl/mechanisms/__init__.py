@@ -4,7 +4,7 @@ Every kernel takes a ``numpy.random.Generator``; none uses a global RNG. Mechani
 nothing of RL: counts are vectors of counters. Agents import only :mod:`.privatizer` (the
 door: privatizer kinds, the Gaussian perturbation, unary coding, Bai et al.'s
 post-processing), :mod:`.bounds` (noise width formulas), :mod:`.events` and
-:mod:`.accounting` (guarantees) -- tests/test_mechanism_door.py checks it.
+:mod:`.accounting` (guarantees) -- tests/mechanisms/test_door.py checks it.
 
 Kinds (:mod:`.kinds` registry; each module declares its kind): ``none`` (:mod:`.kinds`),
 ``central-tree`` (:mod:`.tree`, Vietri et al. App. A Alg. 5), ``local-laplace``

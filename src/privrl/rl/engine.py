@@ -228,7 +228,7 @@ def evaluated_step(env, pi, k, aux, rng, traj, V, rec):
     """:func:`step` for a loop compiled with the planners' flags that inlines its planner (UCBVI),
     the gap from :func:`evaluated_gap`. :func:`record` and :func:`play_episode` are fastmath-free
     helpers inlined here under ``contract``, which changes none of their numbers: no product of
-    theirs is added (:data:`CONTRACT_NEUTRAL`; tests/test_engine_run.py)."""
+    theirs is added (:data:`CONTRACT_NEUTRAL`; tests/rl/test_engine.py)."""
     record(rec, k, evaluated_gap(env, pi, V), aux)
     if env[9][0] == 1:
         play_episode_common(env, pi, env[8], traj)
@@ -239,5 +239,5 @@ def evaluated_step(env, pi, k, aux, rng, traj, V, rec):
 #: fastmath-free helpers that may be inlined into a function compiled with the planners' flags
 #: (``contract``: a product may fuse with the sum it feeds): none of them adds a product, so
 #: contraction has nothing to fuse and their numbers are the same under either flag set (tested
-#: on their LLVM IR, tests/test_engine_run.py).
+#: on their LLVM IR, tests/rl/test_engine.py).
 CONTRACT_NEUTRAL = ("record", "play_episode", "observe", "count_step", "refresh_row", "hoeffding_bonus")

@@ -1,7 +1,7 @@
 """The one backward induction of the package: every agent's planner and the exact evaluation.
 
 Every backward induction (a loop over the horizon h = H-1..0) lives in this module; a
-test fails if one appears anywhere else (tests/test_planning.py). Each is a loop over h
+test fails if one appears anywhere else (tests/rl/test_planning.py). Each is a loop over h
 calling one *layer* function, and the layers share their per-action pieces:
 
 * :func:`plus_expected_next` -- ``q + sum_s' p[s, a, s'] V_{h+1}(s')``, accumulated onto q in
@@ -43,7 +43,7 @@ from numba import njit
 
 # FMA contraction only, no reassociation: every sum runs in source order, so the numbers do not
 # depend on the vector width LLVM picks for the host (AVX2 and AVX-512 nodes agree bit for bit;
-# tests/test_cpu_targets.py; docs/decisions/performance.md, "Determinism across machines").
+# tests/rl/test_cpu_targets.py; docs/decisions/performance.md, "Determinism across machines").
 FP_FLAGS = {"contract"}
 
 
