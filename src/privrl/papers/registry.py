@@ -74,7 +74,7 @@ class Paper:
     note: str = ""
     analyses: Mapping[str, Analysis] = field(default_factory=dict)
     theorem_checks: tuple[TheoremCheck, ...] = ()
-    #: analysis -> its claim-plan rule (``papers/<paper>/plan.py``): the K each claim it registers
+    #: analysis -> its claim-plan rule (the paper's ``plan`` module): the K each claim it registers
     #: needs; an analysis without one has its claims reported "not counted" by the plan
     claim_rules: Mapping[str, Callable] = field(default_factory=dict)
 

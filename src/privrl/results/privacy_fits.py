@@ -127,5 +127,5 @@ def fit_privacy_cost(episodes: np.ndarray, private: Mapping[float, np.ndarray], 
 
 def eps_cells(fit: dict, regimes: Mapping[float, Regime]) -> list[EpsCell]:
     """The per-eps cells of a :func:`fit_privacy_cost` result, for
-    :func:`privrl.results.verdicts.score_eps_dependence` (``regimes``: eps -> that cell's Regime)."""
+    :func:`privrl.results.eps_verdicts.score_eps_dependence` (``regimes``: eps -> that cell's Regime)."""
     return [EpsCell(e, *fit["b_eps"][e], *fit["D_at_K_ci"][e], regimes[e]) for e in sorted(fit["b_eps"])]

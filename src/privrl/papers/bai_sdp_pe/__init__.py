@@ -25,7 +25,7 @@ eliminated, Alg. 1 line 9 threshold <= V* - V^worst):
 
 * "O~(sqrt K)" -- :func:`~privrl.results.verdicts.score_rate_upper` (one-sided, exponent 0.5 +
   the log allowance);
-* (b, gamma) of D -- :func:`~privrl.results.verdicts.score_eps_dependence` on the eps cells in
+* (b, gamma) of D -- :func:`~privrl.results.eps_verdicts.score_eps_dependence` on the eps cells in
   regime, homogeneity of the per-eps slopes first (JDP / SDP: additive, b <= 0, gamma in [1, 1];
   LDP: b <= 0.5, gamma in [1, 2]);
 * "shuffle matches central up to constants" (Sec. I, V-B) --

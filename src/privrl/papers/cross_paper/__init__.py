@@ -13,7 +13,7 @@ For every environment and private agent, cells are grouped by agent and all para
 gives per-eps K-slopes and D at the last K with seed-bootstrap CIs; each eps cell carries its
 own :class:`~privrl.results.verdicts.Regime` (its crossover K from the agent's width on the
 run's MDP: ~1/eps for JDP widths, ~1/eps^2 for LDP ones, so eps cells sit in different regimes).
-:func:`privrl.results.verdicts.score_eps_dependence` scores (docs/decisions/verdicts.md):
+:func:`privrl.results.eps_verdicts.score_eps_dependence` scores (docs/decisions/verdicts.md):
 only eps cells in regime, per-eps slopes homogeneous before any pooled b or gamma; b one-sided
 (an upper bound: pooled b <= b_paper + log allowance); gamma against the paper's own g(eps)
 within the range the widths allow on a gap instance:
@@ -23,7 +23,7 @@ within the range the widths allow on a gap instance:
 * LDP (LDP-OBI: Garcelon et al. Table 1; LDP rows of Bai et al. Table I): ``sqrt(K)/eps`` ->
   b <= 0.5, g = 1/eps, gamma in [1, 2] (the regret up to the crossover ~ 1/eps^2);
 * Shuffled-OBI at fixed eps0 (Garcelon Thm 6, Eq. 9): ``sqrt(2K) e^{eps/2}/(e^eps - 1)`` -> b <= 0.5,
-  g = e^{eps/2}/(e^eps - 1) (``verdicts.EPS_LAWS["garcelon_shuffle"]``), gamma in [1, 2].
+  g = e^{eps/2}/(e^eps - 1) (``eps_verdicts.EPS_LAWS["garcelon_shuffle"]``), gamma in [1, 2].
 """
 from __future__ import annotations
 
