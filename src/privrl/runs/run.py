@@ -21,8 +21,10 @@ The run key then holds ``env_stream``; without it (the default) nothing changes.
 """
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -45,6 +47,7 @@ RESULT_COLUMNS = ("seed", "episode", "cum_regret", "cum_aux")
 
 
 FIRST_TIMED_CHUNK = 1000  # episodes of the first chunk when chunking by time (measures the speed)
+COMPILE_EPISODES = 2  # the warm-up run that compiles an agent's kernels once per numba cache
 
 
 def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes: int, seed: int,
@@ -64,6 +67,35 @@ def run_seed(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, epis
     return run_seed_resumable(agent, params, mdp, episodes, seed, experiment, setting, alphas, n_checkpoints, env,
                               chunk_episodes, chunk_seconds, state_path, run_id, env_stream,
                               simulation=simulation)[0]
+
+
+def compile_once(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, alphas: Iterable[float],
+                 n_checkpoints: int, simulation: str = simulations.EPISODE) -> None:
+    """Compile the agent's kernels once per numba cache, whatever the number of jobs starting at once.
+
+    On a cold cache, every job of an agent would compile the same kernels side by side. The first
+    job to take the lock ``<NUMBA_CACHE_DIR>/.compile-<agent>-<simulation>.lock`` compiles them by
+    a warm-up run of :data:`COMPILE_EPISODES` episodes on its own stream (nothing of it is kept;
+    numba saves the kernels to the cache) and leaves a marker; the others wait, then load the
+    kernels from the cache. The cache directory is keyed by the numba sources
+    (:data:`privrl.NUMBA_SOURCES`), so the marker never outlives the code it describes. A warm-up
+    that fails (an instance the agent refuses) is left to the real run to report."""
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    if not cache or not Path(cache).is_dir():
+        return
+    marker = Path(cache, f".compiled-{agent}-{simulation}")
+    if marker.exists():
+        return
+    with open(Path(cache, f".compile-{agent}-{simulation}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if marker.exists():
+            return
+        try:
+            run_seed(agent, params, mdp, COMPILE_EPISODES, 0, experiment="privrl-compile", alphas=alphas,
+                     n_checkpoints=n_checkpoints, simulation=simulation)
+        except Exception:  # noqa: BLE001 (the real run raises it with its own context)
+            return
+        marker.touch()
 
 
 def check_privacy_parameters(agent: str, params: Mapping[str, Any] | None) -> None:
@@ -151,6 +183,7 @@ def run(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episodes:
                                                  agent_digest(agent, simulation), alphas, env_stream, simulation)
     _clean_state_dir(state_dir)
     t0 = time.perf_counter()
+    compile_once(agent, params, mdp, alphas, n_checkpoints, simulation)
     frames, resumed = [], {}
     for s in seeds:
         df, k0, path = _seed_with_state(agent, params, mdp, episodes, s, experiment, setting, alphas, n_checkpoints,
@@ -287,7 +320,7 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
     env = engine.env_arrays(mdp)
     _clean_state_dir(state_dir)
     t0 = time.perf_counter()
-    frames, reused, resumed = [], [], {}
+    frames, reused, resumed, compiled = [], [], {}, False
     for s in seeds:
         memo = Path(seed_store, f"{key_digest(key, [s])}.parquet") if seed_store else None
         memo_df = store.read_memo(memo) if memo is not None else None  # None: absent or not its sha256
@@ -295,6 +328,10 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
             frames.append(memo_df)
             reused.append(s)
         else:
+            if not compiled:  # the first seed this shard runs: the kernels compiled once per cache
+                compile_once(key["agent"], key["params"], mdp, key["alphas"], key["n_checkpoints"],
+                             key.get("simulation", simulations.EPISODE))
+                compiled = True
             df, k0, path = _seed_with_state(key["agent"], key["params"], mdp, key["episodes"], s, key["experiment"],
                                             key["setting"], key["alphas"], key["n_checkpoints"], env, chunk_episodes,
                                             chunk_seconds, state_dir, key, key.get("env_stream"),
