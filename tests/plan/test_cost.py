@@ -80,7 +80,7 @@ def test_noise_off_twin_priced_from_its_own_rows_and_unmeasured_agents_planned()
 def test_workflow_estimate_holds_every_job_start_up_and_compilation():
     """The smoke design: 3 run jobs + 19 other jobs (Snakemake's 23 steps less the `all` rule);
     a cold cache adds each agent's compilation once; the wall on 2 cores is tens of seconds, as
-    measured (README: 24-33 s on an idle 2-core machine), not the runs' ~2 s alone."""
+    measured (docs/timings.md: 24-33 s on an idle 2-core machine), not the runs' ~2 s alone."""
     smoke = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/smoke.yaml").read_text()), ROOT)
     costs = cost.estimate_cost(smoke)
     cold, parts_cold = cost.workflow_jobs(smoke, costs, cold=True)

@@ -1,5 +1,6 @@
-"""README "Recovery" taken verbatim after a killed smoke run plans only the smoke jobs, and
-``privrl run --experiment E --setting S`` reproduces a pipeline cell bit for bit."""
+"""The recovery commands (docs/recovery.md, "Recovery after a killed run", linked from the README)
+taken verbatim after a killed smoke run plan only the smoke jobs, and ``privrl run --experiment E
+--setting S`` reproduces a pipeline cell bit for bit."""
 from __future__ import annotations
 
 import os
@@ -22,10 +23,10 @@ CELL = "results/smoke/ucbvi_baseline/runs/bandit/ucbvi__bonus_scale=1.parquet"
 
 
 def _recovery_commands() -> list[str]:
-    """The snakemake command lines of the README's Recovery code block, comments stripped."""
-    text = (ROOT / "README.md").read_text()
+    """The snakemake command lines of the Recovery code block of docs/recovery.md, comments stripped."""
+    text = (ROOT / "docs/recovery.md").read_text()
     section = text.split("## Recovery", 1)[1].split("\n## ", 1)[0]
-    block = re.search(r"```\n(.*?)```", section, re.S).group(1)
+    block = re.search(r"```\w*\n(.*?)```", section, re.S).group(1)
     return [line.split("#", 1)[0].strip() for line in block.splitlines() if line.startswith("snakemake")]
 
 
@@ -66,7 +67,7 @@ def test_readme_recovery_after_a_killed_smoke_run_plans_only_the_smoke_jobs(wd):
     outputs = [p.strip() for line in out.stdout.splitlines() if line.strip().startswith("output:")
                for p in line.split("output:", 1)[1].split(",")]
     assert outputs and all(p.startswith(("results/smoke/", "results/store/")) for p in outputs), outputs
-    # the command without the run's --configfile plans the whole default design: the README must not say that
+    # the command without the run's --configfile plans the whole default design: the page must not say that
     default = _snakemake(wd, "snakemake --cores 2 --rerun-incomplete", "-n")
     assert any(line.strip().startswith("output: results/default/") for line in default.stdout.splitlines())
 

@@ -1,8 +1,8 @@
 """Reruns, integrity and recovery of the Snakemake workflow on a tiny design in a temp copy of
 the workflow: a job reruns when what determines its output changes (a claim's threshold, a
 cell's label) and not on a script's mtime; a corrupt run file is regenerated, and so is a run
-file whose hash was rewritten with it (caught against the store); after SIGKILL of snakemake, the README's
-recovery commands give byte-identical outputs; a design without claims and mechanisms runs."""
+file whose hash was rewritten with it (caught against the store); after SIGKILL of snakemake, the
+recovery commands (docs/recovery.md) give byte-identical outputs; a design without claims and mechanisms runs."""
 import os
 import re
 import shutil
@@ -194,7 +194,7 @@ def test_sigkill_then_recovery_commands_give_identical_outputs(reference, tmp_pa
     os.killpg(proc.pid, signal.SIGKILL)  # snakemake and its running job, mid-run
     proc.wait()
     assert not (wd / "figures/CLAIMS.md").exists()
-    # the README's recovery commands
+    # the recovery commands of docs/recovery.md
     locked = _snakemake(wd, "-n")
     assert _snakemake(wd, "--unlock").returncode == 0
     out = _snakemake(wd, "--rerun-incomplete")

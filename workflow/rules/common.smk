@@ -4,7 +4,7 @@
 #
 # Rerun policy (privrl.plan.workflow explains it): every rule passes what it reads from the config
 # as params, so its script never reads snakemake.config; library and script edits reach jobs
-# through code digests in params. workflow/profiles/default/config.yaml drops the "code" rerun
+# through code digests in params. profiles/default/config.yaml drops the "code" rerun
 # trigger, whose only effect on script rules is the script file's mtime (a `touch` reran every run).
 from pathlib import Path
 

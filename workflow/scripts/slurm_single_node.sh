@@ -5,7 +5,7 @@
 #   2. starts munged, slurmctld and slurmd;
 #   3. installs snakemake-executor-plugin-slurm (into the active environment, or with
 #      PLUGIN_DIR=<dir> into that directory, put on PYTHONPATH);
-#   4. runs the smoke config through the profile exactly as the README says, in a copy of the
+#   4. runs the smoke config through the profile exactly as docs/slurm.md says, in a copy of the
 #      repository, and the same config locally in a second copy;
 #   5. compares every result file byte for byte (run info JSON: all fields but the run time) and
 #      prints the number of SLURM jobs submitted.
