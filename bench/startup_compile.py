@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 
-RUN_ONE = ("from privrl import run; from privrl.rl import envs; "
+RUN_ONE = ("from privrl.runs import run; from privrl.rl import envs; "
            "run.run({agent!r}, None, envs.make('riverswim', S=2, H=3), 1, [0])")
 IMPORTS = {"python": "pass", "run job": "import privrl.runs.run",
            "analysis job": "import privrl.papers.registry, matplotlib.pyplot"}

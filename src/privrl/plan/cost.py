@@ -31,7 +31,7 @@ and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * (t(K) + SEED_
   and model first, then same model, then ucbvi) with a warning -- never refused, so a new agent
   can run before a re-bench (``bench/agent_throughput.py --agents NAME --write``).
 * ``JOB_OVERHEAD_S``: python start, imports and the numba cache load of one run job, measured
-  as 1.1-1.3 CPU s (``python -c 'from privrl import run; run.run(agent, ..., K=1)'``); tiny
+  as 1.1-1.3 CPU s (``python -c 'from privrl.runs import run; run.run(agent, ..., K=1)'``); tiny
   jobs in the Snakemake benchmarks of a smoke run take 0.95-1.0 CPU s.
 
 The check: ``bench/cost_check.py`` runs 14 cells (every kind of term, measured and unmeasured
