@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from privrl.cli.main import main as cli
+from privrl.cli import main as cli
 from privrl.plan import cost
 from privrl.runs import throughput
 from privrl.design import experiments
