@@ -22,15 +22,15 @@ from privrl.results.report_params import readable  # noqa: E402  (params as plai
 
 _given = [str(f) for f in getattr(workflow, "overwrite_configfiles", None) or []]
 _given = _given or [Path(workflow.basedir, "config/config.yaml")]
-_base = config.get("overlay_of")
-_resolved = V.design_or_exit(config, workflow.basedir, _given)  # overlay merged; bad files refused
+# the door (privrl.plan.validate.checked_design, also `privrl estimate` and `privrl run --experiment`):
+# one line per problem (file:line, schema paths, output directories, agent/env parameter domains,
+# claim checks, vacuous guarantees) before any job; the design with its overlay merged and its
+# directories' ~ and $VARS expanded
+_resolved = V.design_or_exit(config, workflow.basedir, _given)
 config.clear()
 config.update(_resolved)
-# one line per problem (YAML line numbers, schema paths, agent/env parameter domains, claim
-# references) before any job; then Snakemake's own validation fills the schema defaults
-V.check_or_exit(config, Path(workflow.basedir, "workflow/schemas/config.schema.yaml"),
-                _given + ([Path(workflow.basedir, _base)] if _base else []))
-validate(config, "workflow/schemas/config.schema.yaml")
+V.cost_or_exit(config)  # the run's cost gate (privrl estimate prints the cost instead)
+validate(config, "workflow/schemas/config.schema.yaml")  # Snakemake's own: fills the schema defaults
 
 
 # where envs/privrl.post-deploy.sh installs privrl from under --software-deployment-method conda

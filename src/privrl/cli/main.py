@@ -8,7 +8,8 @@
     privrl check-agent NAME   # the agent contract: determinism, chunks, door-only, audit, throughput
     privrl envs        # the environment registry
 
-User errors (a bad parameter, an unknown name) exit with status 2 and one line on stderr.
+User errors (a bad parameter, an unknown name) exit with status 2 and one line on stderr; a design
+refused by the door the Snakefile uses (privrl.plan.validate.checked_design) one line per problem.
 """
 from __future__ import annotations
 
@@ -157,24 +158,31 @@ def _pipeline_cell(args: argparse.Namespace) -> None:
 
 
 def _read_design(configfile: Path) -> dict:
+    """The design ``configfile`` through the door the Snakefile uses (privrl.plan.validate.checked_design:
+    the same checks, the same overlay resolution and path expansion); a refused design raises its
+    InvalidDesign (a ValueError: one line per problem, exit status 2). An overlay's base is relative
+    to the repository root: the working directory, else the config's parent's parent; output
+    directories are resolved from that root."""
     from privrl.design import config_files
-    from privrl.design import experiments
+    from privrl.plan import validate
 
-    if not configfile.is_file():
-        raise UsageError(f"--configfile: cannot read {str(configfile)!r} (no such file)")
+    if (why := config_files.not_a_config_file(configfile)) is not None:
+        raise UsageError(f"--configfile: cannot read {str(configfile)!r} ({why})")
     try:
         config = config_files.load_yaml(configfile)  # size, aliases, duplicates, syntax: file:line
     except config_files.ConfigFileError as exc:
         raise UsageError(f"--configfile: {exc}") from None
-    if not isinstance(config, dict) or ("experiments" not in config and "overlay_of" not in config):
+    if isinstance(config, dict) and "experiments" not in config and "overlay_of" not in config:
         raise UsageError(f"--configfile: {str(configfile)!r} has no 'experiments' and no 'overlay_of'")
-    if "overlay_of" in config:  # relative to the repository root: the cwd, else the config's parent's parent
+    root = Path.cwd()
+    if isinstance(config, dict) and isinstance(config.get("overlay_of"), str):
         roots = [Path.cwd(), configfile.resolve().parent.parent]
-        root = next((r for r in roots if (r / config["overlay_of"]).is_file()), None)
-        if root is None:
+        there = [r for r in roots if config_files.file_kind(config_files.base_path_of(config["overlay_of"], r)[0])
+                 != config_files.MISSING]
+        if not there:
             raise UsageError(f"--configfile: its base {config['overlay_of']!r} is not found from {roots[0]} or {roots[1]}")
-        config = experiments.resolve_overlay(config, root, configfile)
-    return config
+        root = there[0]
+    return validate.checked_design(config, root, [configfile], cwd=root)  # InvalidDesign: a ValueError, one line each
 
 
 def _duration(s: float) -> str:
@@ -329,8 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.fn(args)
     except ValueError as exc:  # UsageError, and the library's own checks (an env or agent refusing a value)
-        print(f"privrl {args.cmd}: error: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-              file=sys.stderr)
+        # a refused design: one line per problem (privrl.plan.validate.InvalidDesign), as the Snakefile prints them
+        for line in getattr(exc, "problems", None) or [str(exc).splitlines()[0] if str(exc) else type(exc).__name__]:
+            print(f"privrl {args.cmd}: error: {line}", file=sys.stderr)
         return 2
 
 

@@ -1,11 +1,28 @@
-"""Semantic checks of a config, run while the DAG is built, before any job.
+"""The door of a design: every check of a config, before any job, one line per problem.
 
-The JSON schema (workflow/schemas/config.schema.yaml) checks shapes; this module checks
-meaning: every agent parameter's name and domain (declared by the agent, ``AgentSpec.domains``),
-environment parameters (by constructing the environment), sweep keys, claim references,
-analysis names, experiment names that are safe as paths, and duplicate YAML keys. Every
-problem is one line naming its config path, e.g.
-``experiments.rates.cells[3].params.delta: 1.5 not in (0, 1)``.
+:func:`checked_design` is the one function that reads a design for running or pricing it: the
+Snakefile (through :func:`design_or_exit`), ``privrl estimate`` and ``privrl run --experiment``
+all call it, so a design one of them accepts the others accept. In order, each step only if
+the previous found nothing:
+
+1. the config files: YAML syntax, duplicate keys, size and alias bombs, encodings other than
+   UTF-8, paths that are directories or devices (privrl.design.config_files);
+2. the overlay resolved onto its base, the top level and ``experiments`` mappings;
+3. ``~`` and environment variables expanded in ``results_dir``, ``store_dir`` and
+   ``figures_dir`` (an unset variable refused), as in ``overlay_of``;
+4. the JSON schema (workflow/schemas/config.schema.yaml): shapes, types, unknown keys;
+5. the output directories (privrl.runs.output_dirs) and the meaning (:func:`config_errors`):
+   every agent parameter's name and domain (declared by the agent, ``AgentSpec.domains``),
+   environment parameters (by constructing the environment), sweep keys, claim references and
+   each claim check's fields (from :data:`privrl.results.claims.CHECK_TYPES`), analysis names,
+   experiment names and env keys that are safe single path components (:data:`NAME_RULES`),
+   and cells whose privacy guarantee would be vacuous (eps = inf) unless the design opts in
+   (``allow_vacuous_guarantee``).
+
+Every problem is one line naming its config path, e.g.
+``experiments.rates.cells[3].params.delta: 1.5 not in (0, 1)``. The run's cost gate
+(:func:`cost_or_exit`) is the Snakefile's own, after the door: ``privrl estimate`` prints the
+cost it would compare.
 """
 from __future__ import annotations
 
@@ -17,9 +34,42 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from privrl.design.config_files import yaml_kind
 from privrl.design.experiments import did_you_mean  # noqa: F401 (validate's messages and the CLI's)
 
-SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")  # the characters a name may use
+MAX_NAME_BYTES = 200  # a name is a folder, or starts a file name ({env}_regret_vs_K.png); file systems allow 255
+# a path step that is not a new folder -> what it names
+PATH_STEPS = {".": "the folder itself", "..": "the folder above"}
+# Experiment names and env keys are path components ({results_dir}/{experiment}/runs/{env}/{cell}.parquet,
+# {figures_dir}/{paper}/{experiment}/{env}_fits.csv): (is the name refused?, why), in order, the first
+# that applies is the refusal. Cell ids are made safe by construction (privrl.design.experiments.cell_id).
+NAME_RULES: tuple[tuple[Callable[[Any], bool], Callable[[Any, str], str]], ...] = (
+    (lambda n: not isinstance(n, str), lambda n, _: f"{n!r} is {yaml_kind(n)}, not a name"),
+    (lambda n: n == "", lambda n, _: "is empty"),
+    (lambda n: n == "..", lambda n, around: f"'..' is a path step (the folder above), not a name: its outputs would be "
+                                             f"planned outside {around}"),
+    (lambda n: n == ".", lambda n, around: f"'.' is a path step (the folder itself), not a name: its outputs would be "
+                                            f"mixed into {around}"),
+    (lambda n: "/" in n or "\\" in n, lambda n, _: f"{n!r} contains a path separator: it would be a path of folders, "
+                                                    "not one name"),
+    (lambda n: not SAFE_NAME.match(n), lambda n, _: f"{n!r}: names may use only letters, digits, _ . -"),
+    (lambda n: n.startswith("."), lambda n, _: f"{n!r} starts with '.': a hidden folder"),
+    (lambda n: n.startswith("-"), lambda n, _: f"{n!r} starts with '-': command-line tools would read it as an option"),
+    (lambda n: len(n.encode()) > MAX_NAME_BYTES, lambda n, _: f"is {len(n.encode())} bytes long, more than a name may "
+                                                              f"be ({MAX_NAME_BYTES}; it is a folder or file name)"),
+)
+# what holds the folder an experiment name or an env key names (its refusal says where outputs would go)
+NAME_AROUND = {"experiment name": "results_dir and figures_dir", "env key": "its experiment's folders"}
+
+
+def name_error(name: Any, noun: str = "experiment name") -> str | None:
+    """Why ``name`` (a :data:`NAME_AROUND` ``noun``) is not a safe single path component, or None."""
+    return next((f"{noun} {why(name, NAME_AROUND[noun])}" for bad, why in NAME_RULES if bad(name)), None)
+
+
+# the opt-in (per experiment or per cell) to run a cell whose privacy guarantee is vacuous
+VACUOUS_OPT_IN = "allow_vacuous_guarantee"
 
 
 def _real(x: Any) -> bool:
@@ -155,10 +205,10 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
 
     where = f"experiments.{name}"
     exp = config["experiments"][name]
-    errs = [] if SAFE_NAME.match(name) else [f"{where}: experiment names may use only letters, digits, _ . -"]
+    errs = [f"{where}: {why}" for why in [name_error(name, "experiment name")] if why]
     for key, spec in exp.get("envs", {}).items():
-        if not SAFE_NAME.match(key):
-            errs.append(f"{where}.envs.{key}: env keys may use only letters, digits, _ . -")
+        if (why := name_error(key, "env key")) is not None:
+            errs.append(f"{where}.envs.{key}: {why}")
         errs += _env_errors(f"{where}.envs.{key}", spec)
     sweep = exp.get("sweep", {}) or {}
     for i, spec in enumerate(exp.get("cells", [])):
@@ -207,15 +257,92 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         if env not in exp.get("envs", {}):
             errs.append(f"{where}.claims[{i}].check.env: {env!r} is not an env of this experiment"
                         f"{did_you_mean(env, exp.get('envs', {}))}")
+        else:
+            errs += claim_check_errors(f"{where}.claims[{i}]", c, [x.cell for x in cells if x.env == env])
         for a in c.get("agents", []) or []:
             if a not in REGISTRY:
                 errs.append(f"{where}.claims[{i}].agents: unknown agent {a!r}{did_you_mean(a, REGISTRY)}")
+    if errs:
+        return errs
+    errs += vacuous_guarantee_errors(config, name)
     if errs:
         return errs
     try:
         experiments.resolve_claims(config, name)
     except (ValueError, KeyError) as e:
         errs.append(str(e).splitlines()[0])
+    return errs
+
+
+def claim_check_errors(where: str, claim: Mapping[str, Any], env_cells: list[str]) -> list[str]:
+    """A claim's check against its type (:data:`privrl.results.claims.CHECK_TYPES`, the table the
+    claims job scores with): the fields the type reads present, the line fields it does not
+    read absent, and a cell named (``cell``, ``select`` or the claim's ``agents``) that exists
+    among ``env_cells`` (the cell ids of the check's env)."""
+    from privrl.results.claims import CHECK_FIELDS, CHECK_TYPES, LINE_FIELDS
+
+    check = claim.get("check") or {}
+    kind = check.get("type")
+    if kind not in CHECK_TYPES:
+        return [f"{where}.check.type: unknown check type {kind!r}{did_you_mean(kind, CHECK_TYPES)} "
+                f"(one of {sorted(CHECK_TYPES)})"]
+    t = CHECK_TYPES[kind]
+    errs = [f"{where}.check.{f}: missing; a check of type {kind} needs it ({CHECK_FIELDS[f]})"
+            for f in t.required if f not in check]
+    reads = (f"it reads {t.line_key!r}" if t.line_key else f"it is scored against the fixed exponent {t.line:g}"
+             + (" less the log allowance" if t.allowance else ""))
+    errs += [f"{where}.check.{f}: a check of type {kind} does not read it ({reads})"
+             for f in LINE_FIELDS if f in check and f not in t.required]
+    if "cell" not in check and "select" not in check and not claim.get("agents"):
+        errs.append(f"{where}.check: names no cell: give check.cell (a cell id), check.select (the cell's agent "
+                    "and params) or the claim's agents")
+    elif "cell" in check and "select" not in check and not claim.get("agents") and check["cell"] not in env_cells:
+        errs.append(f"{where}.check.cell: {check['cell']!r} is not a cell of env {check.get('env')!r}"
+                    f"{did_you_mean(check['cell'], env_cells)}")
+    return errs
+
+
+def vacuous_guarantee_errors(config: Mapping[str, Any], name: str) -> list[str]:
+    """One line per cell spec of experiment ``name`` one of whose cells would run with a vacuous
+    privacy guarantee (eps = inf, or delta >= 1: what the agent's accounting gives at the
+    experiment's K on its environment, e.g. private-ucbvi-sdp's (2 eps, 6 H beta) at 6 H beta >= 1),
+    naming the cell and the guarantee; none where the experiment or the cell spec sets
+    ``allow_vacuous_guarantee: true``. Noise-off twins (noise = 0, no privacy by design) are not
+    checked. A guarantee the accounting refuses to state (delta >= 1) is reported the same way."""
+    from privrl.agents import REGISTRY
+    from privrl.design import experiments
+    from privrl.rl import envs
+
+    exp = config["experiments"][name]
+    if exp.get(VACUOUS_OPT_IN):
+        return []
+    errs, mdps = [], {}
+    for i, spec in enumerate(exp.get("cells") or []):
+        agent = REGISTRY[spec["agent"]]
+        if agent.guarantees is None or spec.get(VACUOUS_OPT_IN):
+            continue
+        vacuous = []
+        for c in experiments.expand_cells({**config, "experiments": {name: {**exp, "cells": [spec]}}}, name):
+            if c.params.get("noise", 1) == 0:
+                continue
+            if c.env not in mdps:
+                env_name, env_params = experiments.env_spec(config, name, c.env)
+                mdps[c.env] = envs.make(env_name, **env_params)
+            try:
+                gs = agent.guarantees(agent.resolve(c.params), mdps[c.env], int(exp["episodes"]))
+            except ValueError as e:  # e.g. a delta >= 1 the accounting will not state
+                vacuous.append(f"cell {c.setting}: its guarantee cannot be stated ({str(e).splitlines()[0]})")
+                continue
+            for g in gs:
+                if not (math.isfinite(g.epsilon) and g.delta < 1):
+                    why = g.note.rpartition("vacuous: ")[2] if "vacuous: " in g.note else g.source
+                    vacuous.append(f"cell {c.setting}: its {g.model} guarantee is vacuous "
+                                   f"(eps = {g.epsilon:g}, delta = {g.delta:g}: {why})")
+                    break
+        if vacuous:
+            more = f" (and {len(vacuous) - 1} more of its cells)" if len(vacuous) > 1 else ""
+            errs.append(f"experiments.{name}.cells[{i}]: {vacuous[0]}{more}; set {VACUOUS_OPT_IN}: true on the "
+                        "cell or the experiment to run it anyway")
     return errs
 
 
@@ -249,24 +376,6 @@ def schema_error_line(err) -> str:  # noqa: ANN001 (a jsonschema ValidationError
     return f"{path or '(top level)'}: {err.message.splitlines()[0][:200]}"
 
 
-def check_or_exit(config: Mapping[str, Any], schema_path: str | Path, yaml_files: list[str | Path]) -> None:
-    """Raise SystemExit with one line per problem (YAML, schema, meaning) before any job runs."""
-    import jsonschema
-
-    errs = [e for f in yaml_files if Path(f).exists() for e in yaml_errors(f)]
-    if not errs:
-        schema = yaml.safe_load(Path(schema_path).read_text())
-        errs = [schema_error_line(e) for e in jsonschema.Draft202012Validator(schema).iter_errors(config)]
-    if not errs:
-        from privrl.runs import output_dirs
-
-        errs = output_dirs.output_dir_errors(config) + config_errors(config)
-    if not errs and (why := cost_error(config)) is not None:
-        errs = [why]
-    if errs:
-        raise SystemExit("privrl: invalid config (nothing was run):\n" + "\n".join(f"  {e}" for e in errs))
-
-
 DEFAULT_COST_LIMIT_CPU_HOURS = 3.0  # the default design is ~1 CPU-hour; paper.yaml is far above
 
 
@@ -283,16 +392,86 @@ def cost_error(config: Mapping[str, Any]) -> str | None:
     return None
 
 
-def design_or_exit(config: Mapping[str, Any], root: str | Path, config_files_given: list[str | Path]) -> dict:
-    """The design to run: ``config`` (loaded from ``config_files_given``) with its overlay resolved
-    (privrl.design.config_files); SystemExit with one line (file:line, cycle, chain, missing base) before
-    any job otherwise."""
-    from privrl.design import config_files
+BANNER = "privrl: invalid config (nothing was run):"
+SCHEMA = Path("workflow/schemas/config.schema.yaml")  # relative to the repository root
+SOURCE_ROOT = Path(__file__).resolve().parents[3]  # the checkout this module is in (src/privrl/plan/)
 
-    errs = [e for f in config_files_given if Path(f).exists() for e in yaml_errors(f)]
+
+class InvalidDesign(ValueError):
+    """A design refused by :func:`checked_design`: ``problems``, one line each."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__(self.problems[0])
+
+    def report(self) -> str:
+        return "\n".join([BANNER] + [f"  {e}" for e in self.problems])
+
+
+def _schema_of(root: str | Path) -> dict:
+    for base in (Path(root), SOURCE_ROOT):
+        if (base / SCHEMA).is_file():
+            return yaml.safe_load((base / SCHEMA).read_text())
+    raise InvalidDesign([f"cannot check the design: no {SCHEMA} under {root} (run from the repository root)"])
+
+
+def expand_dir_keys(design: dict) -> list[str]:
+    """``~`` and environment variables expanded in place in every output directory key
+    (privrl.runs.output_dirs.DIR_KEYS; privrl.design.config_files.expand_path, as ``overlay_of``);
+    one line per path that cannot be expanded."""
+    from privrl.design import config_files
+    from privrl.runs.output_dirs import DIR_KEYS
+
+    errs = []
+    for key in DIR_KEYS:
+        if isinstance(design.get(key), str):
+            value = design[key]
+            design[key], why = config_files.expand_path(value)
+            if why is not None:
+                errs.append(f"{key}: {value!r}: {why}")
+    return errs
+
+
+def checked_design(config: Mapping[str, Any], root: str | Path, config_files_given: list[str | Path],
+                   cwd: str | Path | None = None) -> dict:
+    """THE door (module docstring): the design to run or price, ``config`` (as loaded from
+    ``config_files_given``, the last one the overlay's own file) with its overlay resolved
+    against ``root`` (the repository root) and its directories expanded, after every check;
+    :class:`InvalidDesign` listing every problem of the first step that has any otherwise.
+    Output directories are resolved from ``cwd`` (default: the working directory)."""
+    import jsonschema
+
+    from privrl.design import config_files
+    from privrl.runs import output_dirs
+
+    errs = [e for f in config_files_given for e in yaml_errors(f)]
     if not errs:
         try:
-            return config_files.resolve_overlay(config, root, config_files_given[-1] if config_files_given else None)
+            design = config_files.resolve_overlay(config, root, config_files_given[-1] if config_files_given else None)
         except config_files.ConfigFileError as e:
             errs = [str(e)]
-    raise SystemExit("privrl: invalid config (nothing was run):\n" + "\n".join(f"  {e}" for e in errs))
+    if not errs:
+        errs = expand_dir_keys(design)
+    if not errs:
+        validator = jsonschema.Draft202012Validator(_schema_of(root))
+        errs = [schema_error_line(e) for e in validator.iter_errors(design)]
+    if not errs:
+        errs = output_dirs.output_dir_errors(design, cwd) + config_errors(design)
+    if errs:
+        raise InvalidDesign(errs)
+    return design
+
+
+def design_or_exit(config: Mapping[str, Any], root: str | Path, config_files_given: list[str | Path]) -> dict:
+    """The Snakefile's door: :func:`checked_design`, or SystemExit with one line per problem
+    (under :data:`BANNER`) before any job."""
+    try:
+        return checked_design(config, root, config_files_given)
+    except InvalidDesign as e:
+        raise SystemExit(e.report()) from None
+
+
+def cost_or_exit(config: Mapping[str, Any]) -> None:
+    """The run's cost gate (:func:`cost_error`), after the door: SystemExit with its one line."""
+    if (why := cost_error(config)) is not None:
+        raise SystemExit(f"{BANNER}\n  {why}")

@@ -32,6 +32,7 @@ from privrl.design import experiments as X
 from privrl.papers import registry as papers
 
 NO_PAPER = "Regret vs K (no paper table)"  # report category of an experiment that feeds no paper table
+VALIDATION_ONLY = ("allow_vacuous_guarantee",)  # keys of an experiment or a cell only privrl.plan.validate reads
 
 
 def stable(x: Any) -> Any:
@@ -159,10 +160,14 @@ class WorkflowPlan:
         return [self.run_record(c) for c in self.cells_of(experiment, env)]
 
     def experiment_block(self, experiment: str) -> dict:
-        """An experiment's config as analyses read it (without its prose and its claim specs, which
-        only the claims rule reads)."""
-        return stable({k: v for k, v in self.config["experiments"][experiment].items()
-                       if k not in ("description", "note", "claims")})
+        """An experiment's config as analyses read it (without its prose, its claim specs, which
+        only the claims rule reads, and the keys only the validation reads, :data:`VALIDATION_ONLY`,
+        on the experiment and on its cells: opting in reruns nothing)."""
+        block = {k: v for k, v in self.config["experiments"][experiment].items()
+                 if k not in ("description", "note", "claims") + VALIDATION_ONLY}
+        if isinstance(block.get("cells"), list):
+            block["cells"] = [{k: v for k, v in c.items() if k not in VALIDATION_ONLY} for c in block["cells"]]
+        return stable(block)
 
     def claim_specs(self, experiment: str, env: str) -> list:
         """The experiment's resolved claim specs on one env (the claims rule's param, per fits file)."""

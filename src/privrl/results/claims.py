@@ -251,27 +251,45 @@ def regime_of_fit(row: Mapping[str, Any], mdp: Any = None) -> V.Regime:
                     float(row.get("saturated_fraction", float("nan"))))
 
 
-def _exponent_check(rule: Callable[..., V.Score], line_key: str | None = "threshold", allowance: float = 0.0,
-                    line: float = float("nan")):
-    """A check scoring one cell's K-exponent with ``rule`` against ``check[line_key]`` (or the fixed
-    ``line`` if ``line_key`` is None) with ``allowance``."""
-    def check(fits: pd.DataFrame, check: Mapping[str, Any], mdp: Any = None) -> V.Score:
+@dataclasses.dataclass(frozen=True)
+class CheckType:
+    """A config claim's check type: scores one cell's K-exponent with ``rule`` against the check's
+    field ``line_key`` (or the fixed ``line`` if ``line_key`` is None) with ``allowance``."""
+
+    rule: Callable[..., V.Score]
+    line_key: str | None
+    allowance: float = 0.0
+    line: float = float("nan")
+    kind: str = "rate"
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The check's fields this type reads (besides the cell: ``cell`` or ``select``)."""
+        return ("type", "env") + ((self.line_key,) if self.line_key else ())
+
+    def score(self, fits: pd.DataFrame, check: Mapping[str, Any], mdp: Any = None) -> V.Score:
         f = _fit_row(fits, check)
-        claimed = float(check[line_key]) if line_key else line
-        return rule(V.RateFit.from_row(f), claimed, allowance, regime_of_fit(f, mdp))
-    return check
+        claimed = float(check[self.line_key]) if self.line_key else self.line
+        return self.rule(V.RateFit.from_row(f), claimed, self.allowance, regime_of_fit(f, mdp))
 
 
-# check type -> (scorer, kind of claim)
-CHECKS: dict[str, tuple[Callable[..., V.Score], str]] = {
-    "exponent_below": (_exponent_check(V.score_rate_upper), "rate"),
-    "exponent_above": (_exponent_check(V.score_rate_lower), "rate"),
+# check type -> how it is scored; the one table: the scorer, and the fields the config validation
+# requires of each type before any job (privrl.plan.validate), come from it
+CHECK_TYPES: dict[str, CheckType] = {
+    "exponent_below": CheckType(V.score_rate_upper, "threshold"),
+    "exponent_above": CheckType(V.score_rate_lower, "threshold"),
     # an O~(K^claimed) upper bound: one-sided, with the hidden-log allowance
-    "rate_upper": (_exponent_check(V.score_rate_upper, "claimed", V.THRESHOLDS.log_allowance), "rate"),
+    "rate_upper": CheckType(V.score_rate_upper, "claimed", V.THRESHOLDS.log_allowance),
     # still exploring: regret linear in K (exponent >= linear_exponent - log_allowance)
-    "exploring": (_exponent_check(V.score_rate_lower, None, V.THRESHOLDS.log_allowance,
-                                  V.THRESHOLDS.linear_exponent), "rate"),
+    "exploring": CheckType(V.score_rate_lower, None, V.THRESHOLDS.log_allowance, V.THRESHOLDS.linear_exponent),
 }
+# the line fields (each type reads at most one) and what every field a type requires means (a
+# refusal of a check without it says so)
+LINE_FIELDS = {"threshold": "the K-exponent the fitted exponent is compared with",
+               "claimed": "the paper's K-exponent, compared with the log allowance"}
+CHECK_FIELDS = {"type": "one of CHECK_TYPES", "env": "the env key of its cell", **LINE_FIELDS}
+# check type -> (scorer, kind of claim)
+CHECKS: dict[str, tuple[Callable[..., V.Score], str]] = {t: (c.score, c.kind) for t, c in CHECK_TYPES.items()}
 
 
 def score_claims(experiment: str, claims: list[Mapping[str, Any]], fits: pd.DataFrame, artifact: str,

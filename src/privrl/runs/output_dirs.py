@@ -11,6 +11,16 @@ files it made (io.remove_stale_temps). A directory filled by an earlier privrl v
 marker: ``touch <dir>/.privrl`` adopts it. A directory holding only privrl directories is privrl's
 (the default ``results/`` around ``results/smoke`` and ``results/store``). ``figures_dir`` is not marker-checked (the shipped
 ``paper_figures/`` is a committed folder).
+
+A directory key whose path is (or passes through) something other than a directory says what
+it is (``results_dir: 'notes.txt' is a regular file, not a directory``). ``store_dir`` must be
+neither ``results_dir`` nor above it: the store's rules (``<store>/<digest>.parquet``) would
+also match the results' files (Snakemake's AmbiguousRuleException). The store may sit inside
+``results_dir`` (the default ``results/store``), but then no experiment may be named after its
+folder there (``results/store`` and an experiment ``store``: the same clash).
+
+The paths are the config's after :func:`privrl.design.config_files.expand_path` (``~`` and
+environment variables), which the door (privrl.plan.validate) applies first.
 """
 from __future__ import annotations
 
@@ -64,6 +74,44 @@ def _unsafe(value: Any, cwd: Path) -> str | None:
     return None
 
 
+def _not_a_directory(value: str, cwd: Path) -> str | None:
+    """What the path ``value`` is, or passes through, if that is not a directory (None: a
+    directory, or missing below an existing directory: privrl creates it)."""
+    from privrl.design.config_files import DIRECTORY, MISSING, file_kind
+
+    p = cwd / value
+    for q in [p, *p.parents]:
+        kind = file_kind(q)
+        if kind == MISSING:
+            continue
+        if kind == DIRECTORY:
+            return None
+        if q == p:
+            return f"{value!r} is {kind}, not a directory"
+        return f"{value!r} passes through {str(q.relative_to(cwd) if q.is_relative_to(cwd) else q)!r}, which is {kind}"
+    return None
+
+
+def _overlap_errors(config: Mapping[str, Any], cwd: Path) -> list[str]:
+    """store_dir equal to results_dir or above it; an experiment named after the store's folder
+    inside results_dir (module docstring)."""
+    results = (cwd / config.get("results_dir", DIR_KEYS["results_dir"])).resolve()
+    store_value = config.get("store_dir", DIR_KEYS["store_dir"])
+    store = (cwd / store_value).resolve()
+    if store == results:
+        return [f"store_dir: {store_value!r} is results_dir itself; the run store needs its own directory "
+                f"(its <digest>.parquet files would clash with the results' files), e.g. {store_value.rstrip('/')}/store"]
+    if store in results.parents:
+        return [f"results_dir: {config.get('results_dir')!r} is inside store_dir {store_value!r}; the store's "
+                "<digest>.parquet files would clash with the results' files: put results_dir outside the store"]
+    if results in store.parents:
+        folder = store.relative_to(results).parts[0]
+        if folder in (config.get("experiments") or {}):
+            return [f"experiments.{folder}: named after store_dir's folder inside results_dir ({store_value!r}): "
+                    "its files would clash with the store's; rename the experiment or move the store"]
+    return []
+
+
 def output_dir_errors(config: Mapping[str, Any], cwd: str | Path | None = None) -> list[str]:
     """One line per unsafe or foreign output directory of ``config`` (paths relative to ``cwd``,
     default the working directory, where Snakemake resolves them)."""
@@ -72,11 +120,15 @@ def output_dir_errors(config: Mapping[str, Any], cwd: str | Path | None = None) 
     for key, default in DIR_KEYS.items():
         value = config.get(key, default)
         why = _unsafe(value, cwd)
+        if why is None and isinstance(value, str):
+            why = _not_a_directory(value, cwd)
         if why is not None:
             errs.append(f"{key}: {why}")
         elif key in MARKED_KEYS and isinstance(value, str) and not is_privrl_dir(cwd / value):
             errs.append(f"{key}: {value!r} is a non-empty directory privrl did not create (no {MARKER} marker); "
                         f"choose a new or empty directory, or adopt it with: touch {Path(value) / MARKER}")
+    if not errs and all(isinstance(config.get(k, DIR_KEYS[k]), str) for k in MARKED_KEYS):
+        errs = _overlap_errors(config, cwd)
     return errs
 
 
