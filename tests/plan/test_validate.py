@@ -157,7 +157,7 @@ def test_an_agent_declares_its_parameter_domains():
 def test_costly_design_refused_unless_accepted():
     cfg = copy.deepcopy(SMOKE)
     cfg["experiments"]["ucbvi_baseline"].update(episodes=10**10, seeds=1000)
-    assert "CPU-hours" in validate.cost_error(cfg) and "accept_cost=true" in validate.cost_error(cfg)
+    assert "CPU-hours" in validate.cost_error(cfg) and "accept_cost=True" in validate.cost_error(cfg)
     cfg["accept_cost"] = True
     assert validate.cost_error(cfg) is None
     assert validate.cost_error(SMOKE) is None

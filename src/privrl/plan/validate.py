@@ -388,7 +388,7 @@ def cost_error(config: Mapping[str, Any]) -> str | None:
     limit = float(config.get("cost_limit_cpu_hours", DEFAULT_COST_LIMIT_CPU_HOURS))
     if hours > limit and not config.get("accept_cost", False):
         return (f"cost: the design needs an estimated {hours:.3g} CPU-hours (> cost_limit_cpu_hours = {limit:g}; "
-                f"`privrl estimate` details it); rerun with --config accept_cost=true to accept")
+                f"`privrl estimate` details it); rerun with --config accept_cost=True to accept")
     return None
 
 
