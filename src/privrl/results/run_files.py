@@ -76,6 +76,8 @@ def lost_run_files(planned: Iterable[tuple[str, str, Sequence[str]]]) -> list[tu
 def _cells_in(consumer: Path) -> set[str]:
     """The cell ids a consumer file (an aggregate parquet, a fits CSV: a ``cell`` column) was made
     from; empty when it is missing or unreadable (then Snakemake's own logic applies)."""
+    if not consumer.exists():  # (a fresh design: no reader imported at start-up)
+        return set()
     try:
         if consumer.suffix == ".parquet":
             import pyarrow.parquet as pq
