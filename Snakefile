@@ -41,7 +41,6 @@ report: "workflow/report/workflow.rst"  # `snakemake --report report.html`: capt
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/integrity.smk"
 include: "workflow/rules/mdps.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/aggregate.smk"
@@ -50,6 +49,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/analyses.smk"
 include: "workflow/rules/theorem_checks.smk"
 include: "workflow/rules/tables.smk"
+include: "workflow/rules/integrity.smk"  # the start-up scan: after the rules, whose outputs it names
 
 
 rule all:

@@ -7,9 +7,15 @@ built by :meth:`privrl.plan.workflow.WorkflowPlan.run_record`). :func:`load_runs
 record (:func:`privrl.io.verify_run`) and returns the per-seed tables with the run metadata,
 whose ``label`` and ``tags`` are the config's current ones (they name a cell; they do not change
 its run, so a label edit reruns the downstream jobs and not the run).
+
+:func:`lost_run_files` finds, at start-up, the run files lost while what was made from them is
+still there (a ``run_cell`` job killed mid-write: Snakemake removes its outputs, and a missing
+intermediate file is not regenerated while its consumers are up to date).
 """
 from __future__ import annotations
 
+import csv
+import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -42,3 +48,42 @@ def load_runs(paths: Iterable[str], records: Sequence[Mapping[str, Any]]) -> lis
         info = {**info, "label": rec.get("label", info.get("label")), "tags": dict(rec.get("tags") or {})}
         out.append((df, info))
     return out
+
+
+def lost_run_files(planned: Iterable[tuple[str, str, Sequence[str]]]) -> list[tuple[str, str]]:
+    """(parquet path, problem naming the missing file) of every planned run file (``planned``:
+    (cell id, parquet path, its consumers' files: the aggregate and fit of its setting)) whose
+    parquet or JSON is missing while a consumer that exists was made from the cell (its ``cell``
+    column holds it; a cell new to the config is in none). Cheap at start-up: two stats per cell;
+    a consumer is read only for a missing run file."""
+    out, cells_in = [], {}
+    for cell, parquet, consumers in planned:
+        info = str(Path(parquet).with_suffix(".json"))
+        missing = [f for f in (str(parquet), info) if not os.path.exists(f)]
+        if not missing:
+            continue
+        for consumer in consumers:
+            if consumer not in cells_in:
+                cells_in[consumer] = _cells_in(Path(consumer))
+            if cell in cells_in[consumer]:
+                why = (f"{missing[0]}: missing, although {consumer} was made from cell {cell} "
+                       f"(a run_cell job killed mid-write?); regenerate it with: snakemake --forcerun {parquet}")
+                out.append((str(parquet), why))
+                break
+    return out
+
+
+def _cells_in(consumer: Path) -> set[str]:
+    """The cell ids a consumer file (an aggregate parquet, a fits CSV: a ``cell`` column) was made
+    from; empty when it is missing or unreadable (then Snakemake's own logic applies)."""
+    if not consumer.exists():  # (a fresh design: no reader imported at start-up)
+        return set()
+    try:
+        if consumer.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            return {str(c) for c in pq.read_table(consumer, columns=["cell"]).column("cell").to_pylist()}
+        with open(consumer, newline="") as fh:
+            return {row["cell"] for row in csv.DictReader(fh)}
+    except Exception:  # noqa: BLE001 (missing, unreadable, no cell column: nothing known to be made from it)
+        return set()

@@ -38,6 +38,7 @@ from privrl.agents import simulation as simulations
 from privrl.mechanisms.kinds import check_epsilon_range
 from privrl.rl.mdp import TabularMDP
 from privrl.runs.state import STATE_FORMAT, resume_state, save_state  # noqa: F401 (run.save_state: tests)
+from privrl.runs.store import key_digest  # the store's name of a run's seeds (its memos check with it)
 
 DEFAULT_ALPHAS = (0.01, 0.03, 0.1, 0.3, 1.0)
 KEY_FIELDS = ("agent", "params", "mdp", "episodes", "experiment", "setting", "n_checkpoints", "alphas", "code")
@@ -282,12 +283,6 @@ def run_key(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, episo
     return key
 
 
-def key_digest(key: Mapping[str, Any], seeds: Iterable[int]) -> str:
-    """sha256 (20 hex) of a run key and a seed list: the store name of those seeds' results."""
-    text = json.dumps({**key, "seeds": [int(s) for s in seeds]}, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-
 def seed_shards(seeds: Iterable[int], per_job: int) -> list[list[int]]:
     """Seeds split into jobs of ``per_job``, aligned on multiples of ``per_job`` (seed s is in shard
     s // per_job whatever the number of seeds, so adding seeds leaves the full shards unchanged)."""
@@ -360,10 +355,13 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
     from privrl.runs import store
     from privrl.rl import mdp as mdp_io
 
+    shard_paths = [str(p) for p in shard_paths]
     frames, infos = [], []
     for p in shard_paths:
         infos.append(store.verified_shard(p))  # its sha256 first: a changed shard is refused, named
         frames.append(pd.read_parquet(p))
+    if shard_paths:  # each shard as its cell's merge record holds it: one edited with its JSON is refused, named
+        store.vouch_for_shards(store.store_of(shard_paths), shard_paths, infos)
     if infos and mdp_digest(mdp_io.load(mdp_path)) != infos[0]["key"]["mdp"]:
         raise ValueError(f"{mdp_path}: MDP content differs from the one the shards ran on")
     info = {k: v for k, v in infos[0].items() if k not in ("reused_seeds", "resumed_from", "digest", "key")}
@@ -372,7 +370,8 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
     df = pd.concat(frames, ignore_index=True)
     written = io.write_run(out_results, out_info, df, info)  # the JSON records the parquet's sha256
     if shard_paths:
-        store.record_merge(store.store_of(list(shard_paths)), info["shards"], written[io.HASH_FIELD])
+        store.record_merge(store.store_of(shard_paths), info["shards"], written[io.HASH_FIELD],
+                           {i["digest"]: i[io.HASH_FIELD] for i in infos})
 
 
 def agent_digest(agent: str, simulation: str = simulations.EPISODE) -> str:

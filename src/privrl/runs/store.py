@@ -7,17 +7,24 @@ checked against a sha256 recorded when privrl wrote it:
   at start-up every shard the DAG plans is hashed (:func:`corrupt_shards`); a truncated or edited
   one is reported and rerun by the same invocation (like a corrupt run file of a results_dir),
   and the merge verifies each shard again before reading it (:func:`verified_shard`): a shard
-  changed after start-up is refused, naming the file.
+  changed after start-up is refused, naming the file. A shard rewritten together with its JSON
+  (so that its own hash matches) is caught against its cell's merge record (below), which holds
+  the sha256 of every shard a merge read: one whose hash the record does not hold, and whose rows
+  are not its seeds' memos (a rerun writing the same rows in other bytes), is reported at start-up
+  and rerun (:func:`unrecorded_shards`), and refused by a merge, naming the file
+  (:func:`vouch_for_shards`). A record of an earlier version holds no shard hashes: its shards are
+  compared with their memos by the merge only, and their hashes recorded.
 * a per-seed memo ``seeds/<digest>.parquet`` and its ``seeds/<digest>.sha256`` (written after
   the parquet, :func:`write_memo`): a memo whose content does not match, or that has no hash (a
   writer killed between the two files, a store of an earlier version), is not used: the seed is
   rerun (bit-identical) and the memo rewritten, with a warning naming the file in the job's log
   (:func:`read_memo`). Memos are a cache, so a rerun, not a refusal.
 * ``merged/<sha256 of the shard list>.json``: the sha256 of every cell file a merge wrote from
-  exactly those shards (:func:`record_merge`). A cell file of a results_dir whose parquet and
-  JSON were both rewritten (so that its own hash matches) is caught against it at start-up
-  (:func:`tampered_cells`): its hash is not one the store recorded for its shards, or the shards
-  its metadata or its merge record names are not the ones the config plans. It is reported and rerun.
+  exactly those shards, and of every shard it read (:func:`record_merge`). A cell file of a
+  results_dir whose parquet and JSON were both rewritten (so that its own hash matches) is caught
+  against it at start-up (:func:`tampered_cells`): its hash is not one the store recorded for its
+  shards, or the shards its metadata or its merge record names are not the ones the config plans.
+  It is reported and rerun.
 """
 from __future__ import annotations
 
@@ -33,6 +40,13 @@ from privrl import io
 log = logging.getLogger(__name__)
 MEMO_HASH_SUFFIX = ".sha256"
 MERGED_DIR = "merged"
+SEEDS_DIR = "seeds"  # the per-seed memos (rule run_shard's seed_store)
+
+
+def key_digest(key: Mapping[str, Any], seeds: Iterable[int]) -> str:
+    """sha256 (20 hex) of a run key and a seed list: the store name of those seeds' results."""
+    text = json.dumps({**key, "seeds": [int(s) for s in seeds]}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
 # --- shards --------------------------------------------------------------------------------
@@ -104,12 +118,118 @@ def _recorded(record: Path) -> list[str]:
         return []
 
 
-def record_merge(store: str | os.PathLike, shard_digests: list[str], results_sha256: str) -> None:
-    """Record in the store that a merge of exactly these shards wrote a cell file of this sha256."""
+def _held(record: Path) -> dict[str, list[str]] | None:
+    """shard digest -> the content sha256s a merge record holds for it (None: no record, or one of
+    an earlier version, which holds none)."""
+    try:
+        held = json.loads(record.read_text())["shard_sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(held, dict):
+        return None
+    return {str(d): [h for h in v if isinstance(h, str)] for d, v in held.items() if isinstance(v, list)}
+
+
+def record_merge(store: str | os.PathLike, shard_digests: list[str], results_sha256: str,
+                 shard_sha256: Mapping[str, str] | None = None) -> None:
+    """Record in the store that a merge of exactly these shards wrote a cell file of this sha256,
+    reading shards of these sha256s (digest -> sha256)."""
     record = _merged_record(store, shard_digests)
-    known = _recorded(record)
-    if results_sha256 not in known:
-        io.write_json(record, {"shards": list(shard_digests), "results_sha256": known + [results_sha256]})
+    known, held = _recorded(record), _held(record) or {}
+    grown = {d: list(v) for d, v in held.items()}
+    for d, h in (shard_sha256 or {}).items():
+        if h not in grown.setdefault(d, []):
+            grown[d].append(h)
+    if results_sha256 not in known or grown != held:
+        io.write_json(record, {"shards": list(shard_digests), "shard_sha256": grown,
+                               "results_sha256": known + ([] if results_sha256 in known else [results_sha256])})
+
+
+def vouch_for_shards(store: str | os.PathLike, shard_paths: list[str], infos: list[Mapping[str, Any]]) -> None:
+    """Raise io.RunIntegrityError naming the first shard (each already checked against its own hash,
+    ``infos`` its run info) that the store's merge record for these shards does not vouch for
+    (:func:`_shard_disagrees`); a shard list never merged has nothing to compare against."""
+    digests = [str(i.get("digest")) for i in infos]
+    record = _merged_record(store, digests)
+    if not record.exists():
+        return
+    held = _held(record)
+    for parquet, info in zip(shard_paths, infos):
+        why = _shard_disagrees(Path(parquet), info, store, record,
+                               None if held is None else held.get(str(info.get("digest")), []))
+        if why is not None:
+            raise io.RunIntegrityError(f"{parquet}: {why}; regenerate it with: snakemake --forcerun {parquet}")
+
+
+def unrecorded_shards(store: str | os.PathLike,
+                      cell_shards: Mapping[tuple[str, str, str], list[str]]) -> list[tuple[str, str]]:
+    """(parquet path, problem) of every planned shard whose content is not what the merge record of
+    its cell's shard list holds for it, nor its seeds' memos in other bytes: a shard rewritten with
+    its JSON after a merge read it. At start-up, so cheap: one small JSON per merged cell and per
+    shard, the shard's own hash as its JSON records it (a shard that does not match its JSON is
+    :func:`corrupt_shards`'), its memos read only when that hash is not the record's. Cells never
+    merged, or whose record holds no shard hashes (an earlier version), are the merge's to check."""
+    out = []
+    for digests in cell_shards.values():
+        record = _merged_record(store, list(digests))
+        held = _held(record)
+        if not held:
+            continue
+        for d in digests:
+            parquet = Path(store, f"{d}.parquet")
+            try:
+                info = json.loads(parquet.with_suffix(".json").read_text())
+            except (OSError, ValueError):
+                continue  # not there (Snakemake's to run) or unreadable (corrupt_shards')
+            if not isinstance(info, dict) or not parquet.exists():
+                continue
+            why = _shard_disagrees(parquet, info, store, record, held.get(d, []))
+            if why is not None:
+                out.append((str(parquet), f"{parquet}: {why}; regenerate it with: snakemake --forcerun {parquet}"))
+    return out
+
+
+def _shard_disagrees(parquet: Path, info: Mapping[str, Any], store, record: Path,
+                     held: list[str] | None) -> str | None:
+    """Why a merge record does not vouch for a shard whose own hash matches (``held``: the
+    sha256s the record holds for it, None for a record of an earlier version), or None. A hash
+    the record holds vouches for it; so do rows equal to its seeds' memos (each checked against
+    its own sha256): a rerun that wrote the same rows in other bytes."""
+    have = info.get(io.HASH_FIELD)
+    if held and have in held:
+        return None
+    rows, compared = _rows_unlike_memos(parquet, info, store)
+    if rows is None or not (held or compared):  # same rows; or an earlier record and nothing to compare with
+        return None
+    if held:
+        return (f"content sha256 {str(have)[:12]} is not the {', '.join(h[:12] for h in held)} the store's merge "
+                f"record {record} holds for it, and {rows} (shard and metadata both edited?)")
+    return f"{rows} (shard and metadata both edited?)"
+
+
+def _rows_unlike_memos(parquet: Path, info: Mapping[str, Any], store) -> tuple[str | None, bool]:
+    """(why a shard's rows are not its seeds' memos in ``store/seeds``, or None if they are;
+    whether memos were there to compare with)."""
+    import pandas as pd
+
+    key, seeds = info.get("key"), info.get("seeds")
+    if not isinstance(key, dict) or not isinstance(seeds, list) or not seeds:
+        return "no memo to compare it with (its metadata names no run key and seeds)", False
+    try:
+        df = pd.read_parquet(parquet)
+    except Exception as e:  # noqa: BLE001 (any reader error: not vouched for)
+        return f"it is unreadable ({type(e).__name__})", True
+    if "seed" not in df or sorted(int(x) for x in df["seed"].unique()) != sorted(int(x) for x in seeds):
+        return f"its rows are not of the seeds {seeds} its metadata names", True
+    for s in seeds:
+        memo = Path(store, SEEDS_DIR, f"{key_digest(key, [s])}.parquet")
+        want = read_memo(memo)  # None: absent, or not its recorded sha256 (logged)
+        if want is None:
+            return f"no memo to compare it with (seed {s}: {memo} missing or not its recorded sha256)", False
+        have = df[df["seed"] == s].reset_index(drop=True)
+        if have.shape != want.shape or list(have.columns) != list(want.columns) or not have.equals(want):
+            return f"its seed {s} rows differ from that seed's memo {memo}", True
+    return None, True
 
 
 def store_of(shard_paths: list[str]) -> Path | None:

@@ -1,0 +1,252 @@
+"""Two ways a result was lost or replaced without a word (the issue "A researcher's own experiment
+... nothing lost"), each reproduced and caught:
+
+1. a ``run_cell`` job killed mid-write in a partial rerun: Snakemake removes the failed job's run
+   files, and the next ``snakemake`` found nothing to do (the aggregate and the fit made from the
+   cell are up to date; a missing intermediate file is not regenerated for them). The start-up scan
+   now reports a planned run file that is missing while a consumer made from it exists, and reruns
+   it (and, by Snakemake's own logic, what reads it).
+2. a store shard rewritten together with its recorded hash (parquet and JSON consistent) was merged
+   into a new results_dir, although the store's merge record for that shard list holds another
+   content hash for it. The merge now refuses it, naming the file; the start-up scan reports it and
+   reruns it, like a shard that does not match its own hash.
+
+The workflow tests run a tiny design (one env, two cells, no mechanism targets) in a copy of the
+workflow, as tests/test_workflow_reruns.py does (its helpers are not imported: the test files are
+being moved into folders)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from privrl import io
+from privrl.design.experiments import Cell
+from privrl.results import run_files
+from privrl.rl import envs
+from privrl.rl import mdp as mdp_io
+from privrl.runs import run, store
+
+ROOT = Path(__file__).resolve().parents[2]
+SETTING = "riverswim/ucbvi__bonus_scale=0.1"
+
+
+# --- the store: a shard edited together with its hash ------------------------------------------
+
+@pytest.fixture
+def cell(tmp_path):
+    """A store of two one-seed shards of one cell, merged into a results_dir as rule run_cell does."""
+    m = envs.make("riverswim", S=3, H=4)
+    key = run.run_key("ucbvi", {"bonus_scale": 0.1}, m, 80, "store_test", SETTING, 100, "code0")
+    st = tmp_path / "store"
+    shards, digests = [], []
+    for seeds in ([0], [1]):
+        df, info = run.run_shard(key, m, seeds, str(st / "seeds"))
+        d = run.key_digest(key, seeds)
+        io.write_run(st / f"{d}.parquet", st / f"{d}.json", df, info)
+        shards.append(str(st / f"{d}.parquet"))
+        digests.append(d)
+    mdp_io.save(m, tmp_path / "mdp.npz")
+    out = tmp_path / "res/store_test/runs/riverswim/ucbvi__bonus_scale=0.1.parquet"
+    c = Cell("store_test", "riverswim", "ucbvi__bonus_scale=0.1", "ucbvi", {"bonus_scale": 0.1}, "x", {})
+    run.merge_shards(shards, str(tmp_path / "mdp.npz"), c, out, out.with_suffix(".json"))
+    plan = {("store_test", "riverswim", "ucbvi__bonus_scale=0.1"): digests}
+    return {"m": m, "key": key, "store": st, "shards": shards, "digests": digests, "out": out, "plan": plan,
+            "cell": c, "mdp": str(tmp_path / "mdp.npz"), "tmp": tmp_path}
+
+
+def _rewrite_with_its_hash(parquet: Path, edit=None, **to_parquet) -> None:
+    """The parquet rewritten (rows edited by ``edit``) and its JSON's sha256 updated to match."""
+    info = json.loads(parquet.with_suffix(".json").read_text())
+    df = pd.read_parquet(parquet)
+    if edit is not None:
+        df = edit(df)
+    df.to_parquet(parquet, index=False, **to_parquet)
+    info[io.HASH_FIELD] = io.sha256_file(parquet)
+    parquet.with_suffix(".json").write_text(json.dumps(info))
+
+
+def _halve_regret(df: pd.DataFrame) -> pd.DataFrame:
+    return df.assign(cum_regret=df["cum_regret"] / 2)
+
+
+def _merge_into_new_results_dir(cell) -> Path:
+    out = cell["tmp"] / "new_results/store_test/runs/riverswim/ucbvi__bonus_scale=0.1.parquet"
+    run.merge_shards(cell["shards"], cell["mdp"], cell["cell"], out, out.with_suffix(".json"))
+    return out
+
+
+def test_shard_edited_with_its_hash_is_refused_by_a_merge_into_a_new_results_dir(cell):
+    shard = Path(cell["shards"][1])
+    _rewrite_with_its_hash(shard, _halve_regret)
+    assert store.corrupt_shards(cell["store"], cell["digests"]) == []  # its own hash matches
+    with pytest.raises(io.RunIntegrityError) as e:
+        _merge_into_new_results_dir(cell)
+    msg = str(e.value)
+    assert msg.startswith(f"{shard}: ") and "\n" not in msg and "merge record" in msg and "--forcerun" in msg
+    assert not (cell["tmp"] / "new_results").exists()
+    # the start-up scan reports it (and the workflow reruns it: test_..._rerun_at_startup below)
+    [(path, why)] = store.unrecorded_shards(cell["store"], cell["plan"])
+    assert path == str(shard) and why.startswith(f"{shard}: ") and "\n" not in why
+
+
+def test_shard_of_a_store_written_before_merge_records_held_shard_hashes_is_checked_against_its_memos(cell):
+    """A merge record without shard hashes (written by an earlier privrl): the shards are compared
+    row for row with their seeds' memos (each checked against its own sha256)."""
+    record = store._merged_record(cell["store"], cell["digests"])
+    data = json.loads(record.read_text())
+    record.write_text(json.dumps({k: v for k, v in data.items() if k != "shard_sha256"}))
+    shard = Path(cell["shards"][0])
+    _rewrite_with_its_hash(shard, _halve_regret)
+    with pytest.raises(io.RunIntegrityError) as e:
+        _merge_into_new_results_dir(cell)
+    assert str(e.value).startswith(f"{shard}: ") and "memo" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_shard_rewritten_with_the_same_rows_is_not_refused(cell):
+    """A shard rerun whose bytes differ (another parquet writer, say) but whose rows are its seeds'
+    memos is the same result: merged, and its new hash recorded."""
+    shard = Path(cell["shards"][1])
+    _rewrite_with_its_hash(shard, compression="gzip")
+    assert store.unrecorded_shards(cell["store"], cell["plan"]) == []
+    out = _merge_into_new_results_dir(cell)
+    pd.testing.assert_frame_equal(pd.read_parquet(out), pd.read_parquet(cell["out"]), check_exact=True)
+    record = json.loads(store._merged_record(cell["store"], cell["digests"]).read_text())
+    assert io.sha256_file(shard) in record["shard_sha256"][cell["digests"][1]]
+
+
+# --- a run file lost while its consumers exist ---------------------------------------------------
+
+def test_run_file_missing_while_its_aggregate_holds_it_is_found(cell, tmp_path):
+    parquet = cell["out"]
+    agg = tmp_path / "res/store_test/aggregate/riverswim.parquet"
+    agg.parent.mkdir(parents=True)
+    pd.DataFrame({"episode": [1, 80], "mean": [0.0, 1.0], "cell": [cell["cell"].cell] * 2}).to_parquet(agg)
+    new = tmp_path / "res/store_test/runs/riverswim/ucbvi__bonus_scale=0.2.parquet"  # a cell added to the config
+    planned = [(cell["cell"].cell, str(parquet), [str(agg)]), ("ucbvi__bonus_scale=0.2", str(new), [str(agg)])]
+    assert run_files.lost_run_files(planned) == []
+    for lost in (parquet.with_suffix(".json"), parquet):
+        lost.unlink()
+        [(path, why)] = run_files.lost_run_files(planned)
+        assert path == str(parquet) and why.startswith(f"{lost}: missing") and str(agg) in why and "\n" not in why
+    agg.unlink()  # no consumer made from it: Snakemake plans it as any missing file
+    assert run_files.lost_run_files(planned) == []
+
+
+# --- the workflow ------------------------------------------------------------------------------
+
+SMOKE = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+TINY = {
+    "results_dir": "results", "figures_dir": "figures", "n_checkpoints": 100, "bootstrap": {"n": 20},
+    "mechanisms": SMOKE["mechanisms"],
+    "experiments": {"tiny": {
+        "envs": {"chain": {"name": "riverswim", "params": {"S": 4, "H": 5}}},
+        "cells": [{"agent": "ucbvi", "label": "UCBVI x{bonus_scale:g}"}],
+        "sweep": {"bonus_scale": [1.0, 0.01]},
+        "episodes": 300, "seeds": 2,
+    }},
+}
+CELL = "tiny/runs/chain/ucbvi__bonus_scale=1"
+
+
+def _targets(results_dir: str = "results") -> list[str]:
+    """What reads the run files (no mechanism checks or audits: minutes of compiling)."""
+    return [f"{results_dir}/tiny/aggregate/chain.parquet", f"{results_dir}/tiny/fits/chain.csv",
+            f"{results_dir}/privacy_manifest.csv"]
+
+
+def _snakemake(wd: Path, *args: str, configfile: str = "design.yaml", env: dict | None = None, targets=None):
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(wd / "Snakefile"), "--directory", str(wd),
+           *(targets if targets is not None else _targets()), "--configfile", str(wd / configfile), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+
+
+def _planned(wd: Path, **kw) -> dict:
+    """rule -> job count of a dry run (empty when nothing is to be done)."""
+    out = _snakemake(wd, "-n", **kw)
+    assert out.returncode == 0, out.stderr[-3000:]
+    m = re.search(r"^job\s+count\s*$(.*?)^total\s", out.stdout + out.stderr, re.MULTILINE | re.DOTALL)
+    table = m.group(1) if m else ""
+    return {g.group(1): int(g.group(2)) for g in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.MULTILINE)}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The tiny design's runs, aggregates, fits and privacy manifest, made once."""
+    wd = tmp_path_factory.mktemp("silent_reference")
+    for name in ("workflow", "profiles", "config", "envs"):
+        shutil.copytree(ROOT / name, wd / name)
+    shutil.copy(ROOT / "Snakefile", wd / "Snakefile")
+    (wd / "design.yaml").write_text(yaml.safe_dump(TINY, sort_keys=False))
+    out = _snakemake(wd, "--cores", "2")
+    assert out.returncode == 0, out.stderr[-4000:]
+    return wd
+
+
+@pytest.fixture
+def done(reference, tmp_path):
+    wd = tmp_path / "wd"
+    shutil.copytree(reference, wd, symlinks=True)
+    assert _planned(wd) == {}
+    return wd
+
+
+KILL_HOOK = '''import os
+if os.environ.get("PRIVRL_TEST_KILL_AT"):  # SIGKILL a job as it writes the named file
+    import signal
+    from privrl import io
+    _write_json = io.write_json
+    def write_json(path, obj):
+        if str(path).endswith(os.environ["PRIVRL_TEST_KILL_AT"]):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return _write_json(path, obj)
+    io.write_json = write_json
+'''
+
+
+@pytest.mark.slow  # a tiny design run (~30 s) and five dry or partial runs
+def test_run_cell_killed_mid_write_in_a_partial_rerun_is_rerun(done, tmp_path):
+    parquet = done / "results" / f"{CELL}.parquet"
+    original = parquet.read_bytes()
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(KILL_HOOK)
+    env = {**os.environ, "PRIVRL_TEST_KILL_AT": f"{CELL}.json"}
+    env["PYTHONPATH"] = ":".join(p for p in (str(hook), env.get("PYTHONPATH", "")) if p)
+    # a partial rerun of one cell, whose job is killed between its parquet and its JSON
+    killed = _snakemake(done, "--cores", "1", "--forcerun", str(parquet.relative_to(done)), env=env)
+    assert killed.returncode != 0 and "SIGKILL" in killed.stderr, killed.stderr[-3000:]
+    assert not parquet.exists() and not parquet.with_suffix(".json").exists()  # removed by Snakemake
+    # the loss: before the fix, "Nothing to be done"; now the cell and what reads it are planned
+    assert _planned(done) == {"run_cell": 1, "aggregate": 1, "fit": 1, "privacy_manifest": 1}
+    out = _snakemake(done, "--cores", "1")
+    assert out.returncode == 0, out.stderr[-3000:]
+    warned = [line for line in out.stderr.splitlines() if line.startswith("privrl: ") and "rerun" in line]
+    assert len(warned) == 1 and f"results/{CELL}" in warned[0] and "missing" in warned[0], out.stderr[-3000:]
+    assert parquet.read_bytes() == original  # the runs are deterministic
+    assert _planned(done) == {}
+
+
+@pytest.mark.slow  # a tiny design run (~30 s), then a second results_dir
+def test_shard_edited_with_its_hash_is_rerun_at_startup_for_a_new_results_dir(done):
+    cell_file = done / "results" / f"{CELL}.parquet"
+    [digest] = json.loads(cell_file.with_suffix(".json").read_text())["shards"]
+    shard = done / "results/store" / f"{digest}.parquet"
+    original = shard.read_bytes()
+    _rewrite_with_its_hash(shard, _halve_regret)
+    (done / "second.yaml").write_text(yaml.safe_dump({"overlay_of": "design.yaml", "results_dir": "results2"}))
+    out = _snakemake(done, "--cores", "1", configfile="second.yaml", targets=_targets("results2"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    warned = [line for line in out.stderr.splitlines() if line.startswith(f"privrl: results/store/{digest}.parquet")]
+    assert len(warned) == 1 and "merge record" in warned[0] and warned[0].endswith("it will be rerun"), \
+        out.stderr[-3000:]
+    assert shard.read_bytes() == original  # rerun: the store's own result again
+    assert (done / "results2" / f"{CELL}.parquet").read_bytes() == cell_file.read_bytes()
