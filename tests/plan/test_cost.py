@@ -16,7 +16,6 @@ import yaml
 from privrl.plan import cost
 from privrl.runs import throughput
 from privrl.design import experiments
-from privrl.agents import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
 

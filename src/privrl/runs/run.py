@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
 import os
 import time
 from pathlib import Path
