@@ -73,5 +73,4 @@ localrules:
     regret_figure,
     fit_table,
     analysis,
-    theorem_claims,
     claims,

@@ -14,6 +14,18 @@ from privrl.agents.registry import REGISTRY
 from privrl.audit import digests
 
 AGENTS = sorted(REGISTRY)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_agent_of_the_shipped_designs_has_recorded_digests():
+    """The published agents' numbers are pinned; only a new agent may run unrecorded."""
+    import yaml
+
+    from privrl.design import experiments
+
+    shipped = {c.agent for d in ("config/config.yaml", "config/paper.yaml")
+               for c in experiments.all_cells(experiments.resolve_overlay(yaml.safe_load((ROOT / d).read_text()), ROOT))}
+    assert shipped <= set(digests.recorded()), sorted(shipped - set(digests.recorded()))
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -8,6 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from privrl.mechanisms import accounting as acc
+
+from privrl.mechanisms import exact_epsilon as exact_eps
 from privrl.mechanisms import release_guarantees as rg
 from privrl.mechanisms.bitsum import bitsum_tau
 
@@ -123,19 +125,19 @@ def test_epsilon_for_delta_against_bisection_on_hockey_stick():
         P, Q = rng.dirichlet(np.ones(12)), rng.dirichlet(np.ones(12))
         lp, lq = np.log(P), np.log(Q)
         for d in (1e-3, 0.05, 0.2):
-            e = acc.epsilon_for_delta(lp, lq, d)
+            e = exact_eps.epsilon_for_delta(lp, lq, d)
             if e > 0:
-                assert max(acc.hockey_stick(lp, lq, e), acc.hockey_stick(lq, lp, e)) == pytest.approx(d, abs=1e-9) or \
-                    max(acc.hockey_stick(lp, lq, e), acc.hockey_stick(lq, lp, e)) <= d
-                assert max(acc.hockey_stick(lp, lq, e - 1e-6), acc.hockey_stick(lq, lp, e - 1e-6)) > d
+                assert max(exact_eps.hockey_stick(lp, lq, e), exact_eps.hockey_stick(lq, lp, e)) == pytest.approx(d, abs=1e-9) or \
+                    max(exact_eps.hockey_stick(lp, lq, e), exact_eps.hockey_stick(lq, lp, e)) <= d
+                assert max(exact_eps.hockey_stick(lp, lq, e - 1e-6), exact_eps.hockey_stick(lq, lp, e - 1e-6)) > d
     # disjoint supports: infinite
-    assert acc.epsilon_for_delta(np.array([0.0, -np.inf]), np.array([-np.inf, 0.0]), 0.5) == math.inf
+    assert exact_eps.epsilon_for_delta(np.array([0.0, -np.inf]), np.array([-np.inf, 0.0]), 0.5) == math.inf
 
 
 def test_randomized_response_exact_epsilon_is_closed_form():
     p = 0.3
     lp, lq = np.log([1 - p / 2, p / 2]), np.log([p / 2, 1 - p / 2])
-    assert acc.epsilon_for_delta(lp, lq, 0.0) == pytest.approx(acc.rr_epsilon(p))
+    assert exact_eps.epsilon_for_delta(lp, lq, 0.0) == pytest.approx(acc.rr_epsilon(p))
 
 
 def test_bitsum_exact_epsilon_vs_claim_and_dp_accounting():
@@ -144,9 +146,9 @@ def test_bitsum_exact_epsilon_vs_claim_and_dp_accounting():
     for eps, beta, ratio in ((0.5, 0.01, 0.25), (0.5, 0.01, 4.0), (0.9, 1e-3, 0.5)):
         tau = bitsum_tau(eps, beta)
         n = int(ratio * tau)
-        ex = acc.bitsum_exact_epsilon(n, tau, beta)
+        ex = exact_eps.bitsum_exact_epsilon(n, tau, beta)
         assert ex <= eps  # Lemma 42's claim is valid (and loose)
-        lq, lp = acc.bitsum_logpmfs(n, tau)
+        lq, lp = exact_eps.bitsum_logpmfs(n, tau)
         d = pld.from_two_probability_mass_functions(
             {i: v for i, v in enumerate(lq) if np.isfinite(v)}, {i: v for i, v in enumerate(lp) if np.isfinite(v)},
             symmetric=False)
@@ -155,15 +157,15 @@ def test_bitsum_exact_epsilon_vs_claim_and_dp_accounting():
 
 def test_shuffled_rr_amplifies_and_prop5_is_never_tighter():
     p = 2 / (math.exp(0.5) + 1)
-    single = acc.shuffled_rr_exact_epsilon(500, p, 1e-6)
+    single = exact_eps.shuffled_rr_exact_epsilon(500, p, 1e-6)
     assert 0 < single < acc.rr_epsilon(p)
     # other users' ones only lower the eps (extremes 0 / all-ones are the worst case; decisions D8)
-    by_ones = [acc.shuffled_rr_exact_epsilon(500, p, 1e-6, ones=o) for o in (0, 50, 200, 499)]
+    by_ones = [exact_eps.shuffled_rr_exact_epsilon(500, p, 1e-6, ones=o) for o in (0, 50, 200, 499)]
     assert max(by_ones) == pytest.approx(by_ones[0], rel=1e-9) and by_ones[2] < by_ones[0]
     for k in (1000, 10_000):
         eps = acc.garcelon_lemma4_epsilon(1.0, 1, 5)
         pk = 2 / (math.exp(eps) + 1)
-        assert acc.shuffled_rr_composed_epsilon(k, 5, 1, pk, 1e-6) <= acc.garcelon_prop5_epsilon(k, 5, 1, pk, 1e-6)
+        assert exact_eps.shuffled_rr_composed_epsilon(k, 5, 1, pk, 1e-6) <= acc.garcelon_prop5_epsilon(k, 5, 1, pk, 1e-6)
 
 
 def test_gaussian_exact_epsilon():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from privrl.mechanisms.accounting import rr_sum_logpmf
+from privrl.mechanisms.exact_epsilon import rr_sum_logpmf
 from privrl.mechanisms.audit import distribution_test
 from privrl.mechanisms.bounds import garcelon_eq7_bound, garcelon_eq8_bound
 from privrl.mechanisms.rr import (

@@ -1,5 +1,6 @@
 """A fifth paper is one folder, one registry line and config: on a copy of the repository, a new
-package ``papers/paper5`` with one analysis, its claim-plan rule and its claim -- and nothing else
+package ``papers/paper5`` with one analysis and its claim (``__init__``) and its claim-plan
+rule (``plan``) -- and nothing else
 edited but the line naming it in ``PAPER_MODULES`` -- is planned by the claim plan and scored into
 CLAIMS.md by the workflow."""
 import os
@@ -16,7 +17,6 @@ PAPER5 = '''"""A fifth paper (a test's): one analysis, its claim and its claim-p
 import pandas as pd
 
 from privrl.papers.analysis import AnalysisResult
-from privrl.papers.planned import NO_K, ExperimentCells, PlannedClaim
 from privrl.papers.registry import Paper
 from privrl.results import verdicts as V
 from privrl.results.claims import claims_frame
@@ -34,13 +34,18 @@ def paper5_below_trivial(ctx):
     return AnalysisResult(table, "# Paper 5\\n\\n" + table.to_markdown(index=False), None, claims_frame([claim]))
 
 
-def plan_below_trivial(x: ExperimentCells) -> list[PlannedClaim]:
+PAPER = Paper(key="paper5", title="A fifth paper", authors=("Fifth",), year=2026, venue="test", link="",
+              file="", analyses={"paper5_below_trivial": paper5_below_trivial})
+'''
+PLAN5 = '''"""The fifth paper's claim-plan rule."""
+from privrl.papers.planned import NO_K, ExperimentCells, PlannedClaim
+
+
+def below_trivial(x: ExperimentCells) -> list[PlannedClaim]:
     return [x.claim("below_trivial", "check", [], NO_K)]
 
 
-PAPER = Paper(key="paper5", title="A fifth paper", authors=("Fifth",), year=2026, venue="test", link="",
-              file="", analyses={"paper5_below_trivial": paper5_below_trivial},
-              claim_rules={"paper5_below_trivial": plan_below_trivial})
+RULES = {"paper5_below_trivial": below_trivial}
 '''
 DESIGN = """\
 results_dir: results/five
@@ -68,6 +73,7 @@ def repo_with_a_fifth_paper(tmp_path_factory):
     pkg = copy / "src/privrl/papers/paper5"
     pkg.mkdir()
     (pkg / "__init__.py").write_text(PAPER5)
+    (pkg / "plan.py").write_text(PLAN5)
     registry = copy / "src/privrl/papers/registry.py"
     text = registry.read_text()
     line = '    "privrl.papers.cross_paper",\n'

@@ -40,3 +40,14 @@ def test_every_config_check_type_has_a_regime_rule():
     from privrl.results.claims import CHECKS
 
     assert set(claim_plan.CONFIG_CHECK_REGIME) == set(CHECKS)
+
+
+def test_the_verdict_scores_exploring_in_the_same_phase_the_plan_plans():
+    from privrl.results import verdicts as V
+
+    fit = V.RateFit(1.0, 0.98, 1.02, 1e3, 1e5)
+    assert V.score_exploring(fit, V.Regime(1e6, 1e3, 1e5)).verdict == V.REPRODUCED  # window before the crossover
+    past = V.score_exploring(fit, V.Regime(1e4, 1e3, 1e5))
+    assert past.verdict == V.INCONCLUSIVE and "past the linear phase" in past.regime
+    flat = V.RateFit(0.5, 0.45, 0.55, 1e3, 1e5)
+    assert V.score_exploring(flat, V.Regime(1e6, 1e3, 1e5)).verdict == V.CONTRADICTED

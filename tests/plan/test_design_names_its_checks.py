@@ -64,3 +64,12 @@ def test_snakemake_plans_no_mechanism_job_for_a_two_cell_config(tmp_path):
     stats = out.stdout.split("Job stats:")[1]
     assert "run_shard" in stats and "claims" in stats
     assert not [r for r in MECHANISM_RULES if f"\n{r} " in stats], stats
+
+
+def test_an_audited_agent_must_be_a_registered_private_agent(tmp_path):
+    from privrl.plan.validate import config_errors
+
+    errs = config_errors(_two_cells(tmp_path, {"agent_audit": {"agents": ["pucbb", "ucbvi", "pucb"]}}))
+    assert errs[0].startswith("mechanisms.agent_audit.agents: unknown agent 'pucbb'; did you mean 'pucb'?")
+    assert errs[1] == "mechanisms.agent_audit.agents: 'ucbvi' is not private (privacy model 'none'): nothing to audit"
+    assert len(errs) == 2

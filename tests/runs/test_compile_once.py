@@ -36,7 +36,27 @@ def test_the_warm_up_changes_no_result(tmp_path, monkeypatch):
     mdp = envs.riverswim(S=2, H=3)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     warm, _ = run.run("pucb", {"epsilon": 1.0}, mdp, 300, [0, 1])
-    assert (tmp_path / ".compiled-pucb-episode").exists()
+    assert list(tmp_path.glob(".compiled-pucb-episode-*"))
     monkeypatch.delenv("NUMBA_CACHE_DIR")  # no cache directory: no warm-up
     plain, _ = run.run("pucb", {"epsilon": 1.0}, mdp, 300, [0, 1])
     assert warm.equals(plain)
+
+
+def test_a_read_only_cache_skips_the_lock_and_runs(tmp_path, monkeypatch):
+    """A shared, pre-filled cache the job cannot write (or lock): no warm-up, the run goes on."""
+    mdp = envs.riverswim(S=2, H=3)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(run.os, "access", lambda path, mode: False)
+    df, _ = run.run("ucbvi", {}, mdp, 50, [0])
+    assert len(df) and not list(tmp_path.glob(".compile*"))
+
+
+def test_a_cache_without_flock_skips_the_lock_and_runs(tmp_path, monkeypatch):
+    def no_flock(*_):
+        raise OSError(38, "Function not implemented")
+
+    mdp = envs.riverswim(S=2, H=3)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(run.fcntl, "flock", no_flock)
+    df, _ = run.run("ucbvi", {}, mdp, 50, [0])
+    assert len(df) and not list(tmp_path.glob(".compiled-*"))

@@ -12,8 +12,7 @@
    reruns it, like a shard that does not match its own hash.
 
 The workflow tests run a tiny design (one env, two cells, no mechanism targets) in a copy of the
-workflow, as tests/test_workflow_reruns.py does (its helpers are not imported: the test files are
-being moved into folders)."""
+workflow, as tests/workflow/test_reruns.py does (with helpers of its own)."""
 from __future__ import annotations
 
 import json

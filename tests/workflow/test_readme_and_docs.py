@@ -2,7 +2,7 @@
 paper_figures/claims.csv and its figure exists; it states three timings and is short;
 config/README.md lists every experiment of the shipped designs; docs/decisions/README.md lists
 every decisions file; one default workflow profile, where Snakemake applies it; the recovery
-commands are where tests/test_recovery_readme.py reads them."""
+commands are where tests/workflow/test_recovery_readme.py reads them."""
 from __future__ import annotations
 
 import re

@@ -112,6 +112,7 @@ if PLAN.mechanism_claims:
             artifacts={**{c: check_path(c, "png") for c in THEOREM_CHECKS},  # what each claim row cites
                        **({"privacy_audit": f"{F}/{CROSS}/mechanisms/privacy_audit.md"} if PLAN.mechanism_audit else {}),
                        **({"agent_audit": f"{F}/{CROSS}/mechanisms/agent_audit.md"} if PLAN.audited_agents else {})},
+        localrule: True
         conda:
             CONDA_ENV
         script:

@@ -1,4 +1,4 @@
-"""Thin glue: run every registered theorem check (privrl.papers.registry), write each CSV and figure atomically."""
+"""Thin glue: run the theorem checks the design names (privrl.papers.registry), write each CSV and figure atomically."""
 from privrl import io
 from privrl.rl import seeding
 from privrl.papers import registry

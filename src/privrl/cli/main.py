@@ -241,10 +241,17 @@ def _cmd_agents(_: argparse.Namespace) -> int:
 def _cmd_check_agent(args: argparse.Namespace) -> int:
     from privrl.audit import agent_check, digests
 
+    # recording: the digests of an agent that keeps the rest of the contract (then they are its record)
+    props = agent_check.check_agent(args.name, args.episodes, args.audit_n, not args.no_audit,
+                                    digests=not args.record_digests)
     if args.record_digests:
-        new = digests.record([args.name])[args.name]
-        print(f"{args.name}: {len(new)} digests recorded in {digests.RECORD}")
-    props = agent_check.check_agent(args.name, args.episodes, args.audit_n, not args.no_audit, digests=True)
+        if agent_check.passed(props):
+            new = digests.record([args.name])[args.name]
+            props.insert(-1, agent_check.Property("digests", agent_check.OK,
+                                                  f"{len(new)} digests recorded in {digests.RECORD}"))
+        else:
+            props.insert(-1, agent_check.Property("digests", agent_check.FAIL,
+                                                  "not recorded: the agent breaks the contract above"))
     for prop in props:
         print(prop.line())
     ok = agent_check.passed(props)

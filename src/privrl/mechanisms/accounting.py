@@ -333,18 +333,6 @@ def library_pure_epsilon(kind: str, param: float, sensitivity: float = 1.0, delt
     return float(dist.get_epsilon_for_delta(delta))
 
 
-# exact epsilons of count distributions (re-exported)
-from privrl.mechanisms.exact_epsilon import (  # noqa: E402,F401
-    hockey_stick,
-    epsilon_for_delta,
-    bitsum_logpmfs,
-    bitsum_exact_epsilon,
-    rr_sum_logpmf,
-    shuffled_rr_exact_epsilon,
-    shuffled_rr_composed_epsilon,
-)
-
-
 # ----------------------------------------------------------------------------- paper guarantees
 def central_counters_jdp(epsilon: float, H: int, counter_event, source: str, note: str = "") -> Guarantee:
     """JDP of three families of central counters (rewards, visits, transitions) each

@@ -30,6 +30,8 @@ import pandas as pd
 from scipy import stats
 
 from privrl.mechanisms import accounting as acc
+
+from privrl.mechanisms import exact_epsilon as exact_eps
 from privrl.mechanisms import privatizer as door
 from privrl.mechanisms.bitsum import bitsum_noise_law
 
@@ -284,7 +286,7 @@ def audit_bitsum(rng, n_samples: int, epsilon: float, beta: float, n_users: int,
     samples = np.rint(last - ysum + n_bits * q).astype(np.int64)
     logpmf = stats.binom.logpmf(np.arange(int(n_bits) + 1), int(n_bits), q)
     t = distribution_test(samples, 0, logpmf, alpha)
-    exact = acc.bitsum_exact_epsilon(n_users, tau, beta)
+    exact = exact_eps.bitsum_exact_epsilon(n_users, tau, beta)
     row = _row(f"shuffle bit-sum ({'small' if regime == 0 else 'large'} regime, n={n_users})", epsilon, beta,
                None, exact, n_samples, "Bai et al. App. Alg. 4, Lemma 42", t["p_min"])
     row["verdict"] = "pass" if (t["passed"] and exact <= epsilon) else "FAIL"
@@ -302,10 +304,10 @@ def audit_shuffled_rr(rng, n_samples: int, eps0: float, k: int, H: int, m: int, 
     # one shuffle-rr release of n_samples counters of n_bits bits each, ``ones`` of them ones
     est = _release("shuffle-rr", np.full(n_samples, float(ones)), rng, acc.rr_epsilon(p_used), bits_per_entry=n_bits)
     samples = np.rint(est * (1.0 - p_used) + 0.5 * p_used * n_bits).astype(np.int64)
-    off, logpmf = acc.rr_sum_logpmf(n_bits, ones, p_claim)
+    off, logpmf = exact_eps.rr_sum_logpmf(n_bits, ones, p_claim)
     t = distribution_test(samples, off, logpmf, alpha)
     claimed = acc.garcelon_prop5_epsilon(k, H, m, p_claim, delta0)
-    exact = acc.shuffled_rr_composed_epsilon(k, H, m, p_claim, delta0)
+    exact = exact_eps.shuffled_rr_composed_epsilon(k, H, m, p_claim, delta0)
     row = _row(f"shuffled RR (k={k}, H={H}, m={m})", claimed, delta0, None, exact, n_samples,
                "Garcelon et al. Alg. 2-3, Prop. 5", t["p_min"])
     row["verdict"] = "pass" if (t["passed"] and exact <= claimed) else "FAIL"

@@ -1,7 +1,7 @@
 """What a claim-plan rule reads and returns (:mod:`privrl.plan.claims`).
 
-Each paper's folder holds the rules of its analyses (each paper's ``plan`` module, registered on its
-:class:`~privrl.papers.registry.Paper` as ``claim_rules``): a rule mirrors what its analysis registers
+Each paper's folder holds the rules of its analyses (its ``plan`` module's ``RULES``, found by
+:func:`privrl.papers.registry.claim_rules`): a rule mirrors what its analysis registers
 and the regime its verdict reads (docs/decisions/claims.md, "Paper scale (config/paper.yaml) and the
 claim plan") and returns one :class:`PlannedClaim` per paper claim (context rows left out). This
 module holds their shared shapes: the planned claim, an experiment's cells with their crossovers,

@@ -9,6 +9,7 @@ paper adds its module and one line here (or :func:`register` for a module outsid
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -74,12 +75,10 @@ class Paper:
     note: str = ""
     analyses: Mapping[str, Analysis] = field(default_factory=dict)
     theorem_checks: tuple[TheoremCheck, ...] = ()
-    #: analysis -> its claim-plan rule (the paper's ``plan`` module): the K each claim it registers
-    #: needs; an analysis without one has its claims reported "not counted" by the plan
-    claim_rules: Mapping[str, Callable] = field(default_factory=dict)
 
 
 _loaded: dict[str, Paper] = {}
+_module_of: dict[str, str] = {}  # paper key -> the module that defines it
 
 
 def register(module: str) -> None:
@@ -101,9 +100,8 @@ def papers() -> dict[str, Paper]:
                 if name in seen or p.key in out:
                     raise ValueError(f"{mod}: {p.key}/{name} registered twice (also in {seen.get(name, p.key)})")
                 seen[name] = p.key
-            if stray := sorted(set(p.claim_rules) - set(p.analyses)):
-                raise ValueError(f"{mod}: claim_rules of {stray}, which are not analyses of {p.key}")
             out[p.key] = p
+            _module_of[p.key] = mod
         _loaded.update(out)
     return dict(_loaded)
 
@@ -114,8 +112,21 @@ def analyses() -> dict[str, Analysis]:
 
 
 def claim_rules() -> dict[str, Callable]:
-    """analysis name -> its claim-plan rule (:mod:`privrl.papers.planned`), over every paper."""
-    return {name: rule for p in papers().values() for name, rule in p.claim_rules.items()}
+    """analysis name -> its claim-plan rule, over every paper: each paper package's ``plan``
+    module (its ``RULES``: analysis -> rule, :mod:`privrl.papers.planned`), found by convention
+    and imported only here, so that no job's code digest holds it (an edit of a rule reruns
+    nothing; the claim plan reads it before any run). A rule for an analysis its paper does not
+    register is an error."""
+    out: dict[str, Callable] = {}
+    for key, p in papers().items():
+        mod = _module_of[key] + ".plan"
+        if importlib.util.find_spec(mod) is None:
+            continue
+        rules = importlib.import_module(mod).RULES
+        if stray := sorted(set(rules) - set(p.analyses)):
+            raise ValueError(f"{mod}: rules for {stray}, which are not analyses of {key}")
+        out.update(rules)
+    return out
 
 
 def theorem_checks() -> dict[str, TheoremCheck]:

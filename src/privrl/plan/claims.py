@@ -34,8 +34,8 @@ the cross-model JDP-vs-LDP orders), Eq. (29) (:func:`privrl.papers.bai_sdp_pe.eq
 Table I's shuffle << local where the local sum is >= MARGIN x the shuffle one; Thm 6's
 below-Eq. (29) rows, K needed where the bound stops being vacuous), Prop. 5's hypothesis
 (:func:`privrl.mechanisms.accounting.garcelon_prop5_condition`) and
-:func:`privrl.papers.designs.window_k`. Every registered theorem check (``mechanisms.checks``, run
-in every design) and each of the two privacy audits is one row that needs no K.
+:func:`privrl.papers.designs.window_k`. Every theorem check the design names (``mechanisms.checks``) and each
+privacy audit it names is one row that needs no K.
 
 Context rows (``scope: context``) are not planned: they are not the papers' claims. Shapes: one
 :class:`PlannedClaim` per registered claim; :func:`plan` returns a list, :func:`summary` the counts.

@@ -47,8 +47,9 @@ its kernels (``COMPILE_CPU_S``: cold, and the load from a filled cache, which ``
 already holds), and the agent audit compiles its uncached kernel copies on every run.
 
 Pure: a function of the config and the tables only (no timing, no files written). Not
-modelled: the theorem checks' and audits' work beyond smoke sizes, and several jobs of one
-agent compiling the same kernels at once on a cold cache (more cores, more such jobs).
+modelled: the theorem checks' and audits' work beyond smoke sizes. The jobs of one agent do not
+compile its kernels side by side on a cold cache: the first compiles, the others wait and load
+(:func:`privrl.runs.run.compile_once`), as the model prices it.
 """
 from __future__ import annotations
 

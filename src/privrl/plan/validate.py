@@ -346,13 +346,26 @@ def vacuous_guarantee_errors(config: Mapping[str, Any], name: str) -> list[str]:
     return errs
 
 
+def audited_agent_errors(config: Mapping[str, Any]) -> list[str]:
+    """``mechanisms.agent_audit.agents``: each a registered private agent (the audit probes only
+    those), one line per name otherwise."""
+    from privrl.agents import REGISTRY
+
+    given = ((config.get("mechanisms") or {}).get("agent_audit") or {}).get("agents") or []
+    private = sorted(n for n, s in REGISTRY.items() if s.privacy_model != "none")
+    where = "mechanisms.agent_audit.agents"
+    return [f"{where}: unknown agent {a!r}{did_you_mean(a, REGISTRY)} (the private agents: {private})"
+            if a not in REGISTRY else f"{where}: {a!r} is not private (privacy model 'none'): nothing to audit"
+            for a in given if a not in private]
+
+
 def config_errors(config: Mapping[str, Any]) -> list[str]:
     """Every semantic problem of a (schema-valid) config, one line each; [] when it is sound."""
     from privrl.design import experiments
     from privrl.plan.memory_bounds import bootstrap_memory_errors
     from privrl.papers import registry
 
-    errs = run_option_errors(config) + bootstrap_memory_errors(config)
+    errs = run_option_errors(config) + bootstrap_memory_errors(config) + audited_agent_errors(config)
     try:
         registry.check_sizes(config)
     except ValueError as e:

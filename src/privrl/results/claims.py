@@ -280,8 +280,10 @@ CHECK_TYPES: dict[str, CheckType] = {
     "exponent_above": CheckType(V.score_rate_lower, "threshold"),
     # an O~(K^claimed) upper bound: one-sided, with the hidden-log allowance
     "rate_upper": CheckType(V.score_rate_upper, "claimed", V.THRESHOLDS.log_allowance),
-    # still exploring: regret linear in K (exponent >= linear_exponent - log_allowance)
-    "exploring": CheckType(V.score_rate_lower, None, V.THRESHOLDS.log_allowance, V.THRESHOLDS.linear_exponent),
+    # still exploring: regret linear in K (exponent >= linear_exponent - log_allowance), on a window
+    # inside the linear phase (before the crossover; the claim plan's regime of the same type)
+    "exploring": CheckType(lambda fit, line, allowance, regime: V.score_exploring(fit, regime), None,
+                           V.THRESHOLDS.log_allowance, V.THRESHOLDS.linear_exponent),
 }
 # the line fields (each type reads at most one) and what every field a type requires means (a
 # refusal of a check without it says so)

@@ -214,6 +214,30 @@ def score_rate_lower(fit: RateFit, claimed_exponent: float, allowance: float, re
     return Score(INCONCLUSIVE, measured, regime.note(th))
 
 
+def score_exploring(fit: RateFit, regime: Regime, th: Thresholds = THRESHOLDS) -> Score:
+    """"Still exploring": regret linear in K (exponent >= linear_exponent - log_allowance) -- a
+    claim about the linear phase, so scored on a window that ends at or before the crossover K:
+    CI lower end above the line => reproduced, CI upper end below it => contradicted, else
+    inconclusive. A window past the crossover is past the claim's phase (inconclusive, never
+    "not reached": a larger K cannot reach it; the claim plan says "past phase")."""
+    line = th.linear_exponent - th.log_allowance
+    measured = f"{fit.text()} vs >= {line:.3g}"
+    cross = regime.crossover_K
+    if not (np.isfinite(fit.lo) and np.isfinite(fit.hi)):
+        return Score(INCONCLUSIVE, measured + " (undefined CI)", regime.note(th))
+    if np.isnan(cross):
+        return Score(INCONCLUSIVE, measured, "no crossover: the linear phase's end is unknown")
+    where = (f"crossover K = {cross:.3g}, window [{regime.window_lo:.3g}, {regime.window_hi:.3g}]: "
+             + ("in the linear phase" if regime.window_hi <= cross else "past the linear phase"))
+    if regime.window_hi > cross:
+        return Score(INCONCLUSIVE, measured, where + " (the claim holds only before the crossover)")
+    if fit.lo > line:
+        return Score(REPRODUCED, measured, where)
+    if fit.hi < line:
+        return Score(CONTRADICTED, measured, where)
+    return Score(INCONCLUSIVE, measured, where)
+
+
 # ---------------------------------------------------------------- ratios, orders, bounds, checks
 def score_ratio_bounded(slope: RateFit, regime: Regime, th: Thresholds = THRESHOLDS) -> Score:
     """A ratio that must stay bounded as K grows (e.g. shuffle / central "up to constants"):

@@ -76,18 +76,31 @@ def compile_once(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, 
     On a cold cache, every job of an agent would compile the same kernels side by side. The first
     job to take the lock ``<NUMBA_CACHE_DIR>/.compile-<agent>-<simulation>.lock`` compiles them by
     a warm-up run of :data:`COMPILE_EPISODES` episodes on its own stream (nothing of it is kept;
-    numba saves the kernels to the cache) and leaves a marker; the others wait, then load the
-    kernels from the cache. The cache directory is keyed by the numba sources
-    (:data:`privrl.NUMBA_SOURCES`), so the marker never outlives the code it describes. A warm-up
-    that fails (an instance the agent refuses) is left to the real run to report."""
+    numba saves the kernels to the cache) and leaves a marker named by the host CPU; the others
+    wait, then load the kernels from the cache. privrl keys the cache directory by the numba
+    sources (:data:`privrl.NUMBA_SOURCES`), so a marker describes the code beside it (unless
+    ``PRIVRL_KEEP_NUMBA_CACHE_DIR`` keeps a cache of the user's: then a stale marker only skips
+    the lock, and numba recompiles what changed as usual). A cache that cannot be written or
+    locked (read-only, a file system without flock) skips the lock: the run goes on as before,
+    each job compiling for itself. A warm-up that fails (an instance the agent refuses) is left to
+    the real run to report. The run info's ``seconds`` include the wait and the warm-up."""
     cache = os.environ.get("NUMBA_CACHE_DIR")
-    if not cache or not Path(cache).is_dir():
+    if not cache or not os.path.isdir(cache) or not os.access(cache, os.W_OK):
         return
-    marker = Path(cache, f".compiled-{agent}-{simulation}")
+    from llvmlite import binding
+
+    marker = Path(cache, f".compiled-{agent}-{simulation}-{binding.get_host_cpu_name()}")
     if marker.exists():
         return
-    with open(Path(cache, f".compile-{agent}-{simulation}.lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+    try:
+        lock = open(Path(cache, f".compile-{agent}-{simulation}.lock"), "a")
+    except OSError:
+        return
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        except OSError:  # no flock on this file system
+            return
         if marker.exists():
             return
         try:
@@ -95,7 +108,10 @@ def compile_once(agent: str, params: Mapping[str, Any] | None, mdp: TabularMDP, 
                      n_checkpoints=n_checkpoints, simulation=simulation)
         except Exception:  # noqa: BLE001 (the real run raises it with its own context)
             return
-        marker.touch()
+        try:
+            marker.touch()
+        except OSError:
+            pass
 
 
 def check_privacy_parameters(agent: str, params: Mapping[str, Any] | None) -> None:

@@ -64,7 +64,6 @@ from privrl.papers.bai_sdp_pe.lemma42 import BITSUM
 from privrl.papers.bai_sdp_pe.lemmas import ASSUMPTION4, ELIMINATION
 from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
 from privrl.papers.registry import Paper
-from privrl.papers.bai_sdp_pe import plan
 
 PAPER_ID = "bai_sdp_pe"
 SOURCE = "Bai, Talebi, Zhao, Cheng & Chen, Table I"
@@ -330,6 +329,5 @@ PAPER = Paper(
           "the text; Lu et al. (2026) cite the published version as 'Near-Optimal Reinforcement Learning With "
           "Shuffle Differential Privacy', IEEE Transactions on Network Science and Engineering, 2026"),
     analyses={"bai_table1": bai_table1, **THEOREM_ANALYSES},
-    claim_rules=plan.RULES,
     theorem_checks=(BITSUM, ASSUMPTION4, ELIMINATION),
 )

@@ -25,7 +25,7 @@ def check_bitsum_lemma42(rng, eps_grid: Iterable[float] = (0.1, 0.2, 0.3, 0.5, 0
     bias z-score, empirical and exact variance, the per-regime fitted exponent of
     ``var ~ eps^b`` and the exact eps at ``delta = beta``.
     """
-    from privrl.mechanisms import accounting as acc
+    from privrl.mechanisms import exact_epsilon as exact_eps
 
     rng = as_generator(rng)
     ratios = dict(ratios or {"small": 0.25, "large": 4.0})
@@ -43,7 +43,7 @@ def check_bitsum_lemma42(rng, eps_grid: Iterable[float] = (0.1, 0.2, 0.3, 0.5, 0
                          "n_trials": int(n_trials), "bias": float(err.mean()),
                          "bias_z": float(err.mean() / math.sqrt(var_exact / n_trials)),
                          "var_empirical": float(err.var(ddof=1)), "var_exact": var_exact,
-                         "exact_epsilon": acc.bitsum_exact_epsilon(n, tau, beta), "claimed_epsilon": eps})
+                         "exact_epsilon": exact_eps.bitsum_exact_epsilon(n, tau, beta), "claimed_epsilon": eps})
     df = pd.DataFrame(rows)
     df["fitted_exponent"] = np.nan
     for regime, g in df.groupby("regime"):

@@ -96,6 +96,6 @@ def bai_table1(x: ExperimentCells) -> list[PlannedClaim]:
     return out
 
 
-#: analysis -> its rule (registered on the paper's record as ``claim_rules``)
+#: analysis -> its rule (found by privrl.papers.registry.claim_rules)
 RULES = {"bai_sdp_pe_error_level": error_level, "bai_sdp_pe_thm11": thm11, "bai_sdp_pe_scaling": scaling,
                "bai_table1": bai_table1}

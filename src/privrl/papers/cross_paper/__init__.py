@@ -42,7 +42,6 @@ from privrl.papers.cross_paper import cross_model
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import env_mdp
 from privrl.papers.registry import Paper
-from privrl.papers.cross_paper import plan
 
 ADDITIVE = (0.0, "power", (1.0, 1.0))
 MULTIPLICATIVE = (0.5, "power", (1.0, 2.0))
@@ -258,5 +257,4 @@ PAPER = Paper(
     authors=(), year=None, venue="", link="", file="",
     note="no single paper: scores each private agent's privacy cost against the paper that predicts it",
     analyses={"privacy_cost": privacy_cost, "cross_model_coverage": cross_model.cross_model_coverage},
-    claim_rules=plan.RULES,
 )

@@ -47,5 +47,5 @@ def cross_model(x: ExperimentCells) -> list[PlannedClaim]:
     return out
 
 
-#: analysis -> its rule (registered on the paper's record as ``claim_rules``)
+#: analysis -> its rule (found by privrl.papers.registry.claim_rules)
 RULES = {"privacy_cost": privacy_cost, "cross_model_coverage": cross_model}

@@ -45,5 +45,5 @@ def garcelon2021_thm6(x: ExperimentCells) -> list[PlannedClaim]:
     return out
 
 
-#: analysis -> its rule (registered on the paper's record as ``claim_rules``)
+#: analysis -> its rule (found by privrl.papers.registry.claim_rules)
 RULES = {"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6}

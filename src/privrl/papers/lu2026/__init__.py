@@ -59,7 +59,6 @@ from privrl.papers.common import (
 )
 from privrl.papers.registry import Paper
 from privrl.results.labels import env_title
-from privrl.papers.lu2026 import plan
 
 PAPER_ID = "lu2026"
 SOURCE = "Lu, Gajane, Bai & Talebi (2026)"
@@ -316,6 +315,5 @@ PAPER = Paper(
     year=2026, venue="arXiv preprint (cs.LG)", link="https://arxiv.org/abs/2606.01952",
     file="003_dc371eb3b7a8685a.txt",
     analyses={"rlsvi_privacy": rlsvi_privacy, **COMPARISONS},
-    claim_rules=plan.RULES,
     theorem_checks=(COR14, RLSVI_AUDIT, LEMMA11),
 )
