@@ -51,3 +51,10 @@ def test_the_verdict_scores_exploring_in_the_same_phase_the_plan_plans():
     assert past.verdict == V.INCONCLUSIVE and "past the linear phase" in past.regime
     flat = V.RateFit(0.5, 0.45, 0.55, 1e3, 1e5)
     assert V.score_exploring(flat, V.Regime(1e6, 1e3, 1e5)).verdict == V.CONTRADICTED
+
+
+def test_the_claim_plan_reads_a_design_through_the_door(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("experiments:\n  x: {episodes: -3}\n")
+    assert claim_plan.main(["--configfile", str(bad)]) == 2
+    assert "experiments.x.episodes: -3 is less than the minimum of 10" in capsys.readouterr().err

@@ -158,31 +158,12 @@ def _pipeline_cell(args: argparse.Namespace) -> None:
 
 
 def _read_design(configfile: Path) -> dict:
-    """The design ``configfile`` through the door the Snakefile uses (privrl.plan.validate.checked_design:
-    the same checks, the same overlay resolution and path expansion); a refused design raises its
-    InvalidDesign (a ValueError: one line per problem, exit status 2). An overlay's base is relative
-    to the repository root: the working directory, else the config's parent's parent; output
-    directories are resolved from that root."""
-    from privrl.design import config_files
+    """The design ``configfile`` through the door the Snakefile uses (:func:`privrl.plan.validate.read_design`);
+    a file that is no design raises a UsageError, a refused design its InvalidDesign (one line per
+    problem, exit status 2)."""
     from privrl.plan import validate
 
-    if (why := config_files.not_a_config_file(configfile)) is not None:
-        raise UsageError(f"--configfile: cannot read {str(configfile)!r} ({why})")
-    try:
-        config = config_files.load_yaml(configfile)  # size, aliases, duplicates, syntax: file:line
-    except config_files.ConfigFileError as exc:
-        raise UsageError(f"--configfile: {exc}") from None
-    if isinstance(config, dict) and "experiments" not in config and "overlay_of" not in config:
-        raise UsageError(f"--configfile: {str(configfile)!r} has no 'experiments' and no 'overlay_of'")
-    root = Path.cwd()
-    if isinstance(config, dict) and isinstance(config.get("overlay_of"), str):
-        roots = [Path.cwd(), configfile.resolve().parent.parent]
-        there = [r for r in roots if config_files.file_kind(config_files.base_path_of(config["overlay_of"], r)[0])
-                 != config_files.MISSING]
-        if not there:
-            raise UsageError(f"--configfile: its base {config['overlay_of']!r} is not found from {roots[0]} or {roots[1]}")
-        root = there[0]
-    return validate.checked_design(config, root, [configfile], cwd=root)  # InvalidDesign: a ValueError, one line each
+    return validate.read_design(configfile, UsageError)
 
 
 def _duration(s: float) -> str:

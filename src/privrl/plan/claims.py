@@ -43,10 +43,10 @@ Context rows (``scope: context``) are not planned: they are not the papers' clai
 from __future__ import annotations
 
 import argparse
+import sys
 import math
 from typing import Mapping
 
-import yaml
 
 from privrl.design import experiments
 from privrl.agents.registry import agent_crossover
@@ -154,8 +154,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--configfile", default="config/config.yaml")
     ap.add_argument("--all", action="store_true", help="print every claim (default: those not in regime)")
     a = ap.parse_args(argv)
-    with open(a.configfile) as f:
-        config = experiments.resolve_overlay(yaml.safe_load(f), ".", a.configfile)
+    from privrl.plan import validate
+
+    try:  # the door the Snakefile and privrl estimate use
+        config = validate.read_design(a.configfile)
+    except ValueError as e:
+        print(e.report() if isinstance(e, validate.InvalidDesign) else str(e), file=sys.stderr)
+        return 2
     print("\n".join(report(config, a.configfile, a.all)))
     return 0
 

@@ -488,3 +488,33 @@ def cost_or_exit(config: Mapping[str, Any]) -> None:
     """The run's cost gate (:func:`cost_error`), after the door: SystemExit with its one line."""
     if (why := cost_error(config)) is not None:
         raise SystemExit(f"{BANNER}\n  {why}")
+
+
+def read_design(configfile: str | Path, usage_error: type[Exception] = ValueError) -> dict:
+    """The design ``configfile`` read as the command line reads it, through the door the Snakefile
+    uses (:func:`checked_design`: the same checks, the same overlay resolution and path expansion):
+    ``usage_error`` (one line) for a file that is no design, :class:`InvalidDesign` (one line per
+    problem) for a refused one. An overlay's base is relative to the repository root: the working
+    directory, else the config's parent's parent; output directories are resolved from that root.
+    ``privrl estimate``, ``privrl run --experiment`` and ``python -m privrl.plan.claims`` call it."""
+    from privrl.design import config_files
+
+    configfile = Path(configfile)
+
+    if (why := config_files.not_a_config_file(configfile)) is not None:
+        raise usage_error(f"--configfile: cannot read {str(configfile)!r} ({why})")
+    try:
+        config = config_files.load_yaml(configfile)  # size, aliases, duplicates, syntax: file:line
+    except config_files.ConfigFileError as exc:
+        raise usage_error(f"--configfile: {exc}") from None
+    if isinstance(config, dict) and "experiments" not in config and "overlay_of" not in config:
+        raise usage_error(f"--configfile: {str(configfile)!r} has no 'experiments' and no 'overlay_of'")
+    root = Path.cwd()
+    if isinstance(config, dict) and isinstance(config.get("overlay_of"), str):
+        roots = [Path.cwd(), configfile.resolve().parent.parent]
+        there = [r for r in roots if config_files.file_kind(config_files.base_path_of(config["overlay_of"], r)[0])
+                 != config_files.MISSING]
+        if not there:
+            raise usage_error(f"--configfile: its base {config['overlay_of']!r} is not found from {roots[0]} or {roots[1]}")
+        root = there[0]
+    return checked_design(config, root, [configfile], cwd=root)  # InvalidDesign: a ValueError, one line each
