@@ -96,6 +96,6 @@ def test_a_fifth_paper_is_planned_and_scored(repo_with_a_fifth_paper):
                          cwd=copy, env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-3000:]
     claims = pd.read_csv(copy / "results/five/figures/claims.csv")
-    row = claims[claims.id == "five_below_trivial"]
+    row = claims[claims.claim_id == "five_below_trivial"]
     assert len(row) == 1 and row.iloc[0].paper == "paper5" and row.iloc[0].verdict == "checked"
     assert "paper5" in (copy / "results/five/figures/CLAIMS.md").read_text()
