@@ -87,7 +87,7 @@ def test_cli_prints_one_line_per_property_and_its_verdict():
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert [ln.split(":")[0] for ln in lines[:-1]] == ["PASS  determinism", "PASS  chunked = unchunked",
-                                                       "PASS  door-only mechanisms", "PASS  throughput"]
+                                                       "PASS  door-only mechanisms", "PASS  digests", "PASS  throughput"]
     assert lines[-1] == "ucbvi: the agent contract holds"
     bad = subprocess.run([sys.executable, "-m", "privrl.cli.main", "check-agent", "ucbvii"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "unknown agent 'ucbvii'" in bad.stderr
