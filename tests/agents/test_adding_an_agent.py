@@ -4,12 +4,13 @@ the repository with a copy of UCBVI registered as ``ucbvi-copy``, the registry-w
 check-agent passes, and a design naming it plans."""
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.repo_copy import copy_tracked
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 # the registry-wide tests that are not parametrized by agent (each iterates the whole registry)
@@ -33,20 +34,9 @@ experiments:
 """
 
 
-def _tracked_files(root: Path) -> list[str]:
-    out = subprocess.run(["git", "ls-files"], cwd=root, capture_output=True, text=True)
-    if out.returncode == 0 and out.stdout:
-        return out.stdout.split()
-    return [str(p.relative_to(root)) for p in root.rglob("*")
-            if p.is_file() and not {".git", ".venv", "results", ".snakemake"} & set(p.relative_to(root).parts)]
-
-
 @pytest.fixture(scope="module")
 def repo_with_a_new_agent(tmp_path_factory):
-    copy = tmp_path_factory.mktemp("repo")
-    for rel in _tracked_files(ROOT):
-        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / rel, copy / rel)
+    copy = copy_tracked(tmp_path_factory.mktemp("repo"))
     module = (ROOT / "src/privrl/agents/ucbvi.py").read_text()
     assert module.count('name="ucbvi"') == 1
     (copy / "src/privrl/agents/ucbvi_copy.py").write_text(module.replace('name="ucbvi"', 'name="ucbvi-copy"'))

@@ -4,13 +4,14 @@ rule (``plan``) -- and nothing else
 edited but the line naming it in ``PAPER_MODULES`` -- is planned by the claim plan and scored into
 CLAIMS.md by the workflow."""
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from tests.repo_copy import copy_tracked
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").exists())
 PAPER5 = '''"""A fifth paper (a test's): one analysis, its claim and its claim-plan rule."""
@@ -65,11 +66,7 @@ experiments:
 
 @pytest.fixture(scope="module")
 def repo_with_a_fifth_paper(tmp_path_factory):
-    copy = tmp_path_factory.mktemp("repo")
-    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
-    for rel in files:
-        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / rel, copy / rel)
+    copy = copy_tracked(tmp_path_factory.mktemp("repo"))
     pkg = copy / "src/privrl/papers/paper5"
     pkg.mkdir()
     (pkg / "__init__.py").write_text(PAPER5)
