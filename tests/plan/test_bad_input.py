@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.workflow_copy import workflow_copy
+
 from privrl.cli.main import main as privrl_cli
 from privrl.design import config_files
 from privrl.plan import validate
@@ -69,11 +71,7 @@ def _only(problems: list[str]) -> str:
 
 @pytest.fixture(scope="module")
 def wd(tmp_path_factory):
-    dest = tmp_path_factory.mktemp("bad_input")
-    for name in ("workflow", "profiles", "config", "envs"):
-        shutil.copytree(ROOT / name, dest / name)
-    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    return dest
+    return workflow_copy(tmp_path_factory.mktemp("bad_input"))
 
 
 def _tree(wd: Path) -> list[Path]:

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.workflow_copy import workflow_copy as _workflow_copy
+
 from privrl.design import config_files
 from privrl.design import experiments
 from privrl.plan import memory_bounds
@@ -230,13 +232,6 @@ def test_failed_job_prints_its_one_line_reason_on_the_console(tmp_path):
 
 
 # --- end to end: snakemake -n refuses before any job ---------------------------------------------
-
-def _workflow_copy(dest: Path) -> Path:
-    for name in ("workflow", "profiles", "config", "envs"):
-        shutil.copytree(ROOT / name, dest / name)
-    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    return dest
-
 
 @pytest.fixture(scope="module")
 def wd(tmp_path_factory):

@@ -1,5 +1,4 @@
-"""Two ways a result was lost or replaced without a word (the issue "A researcher's own experiment
-... nothing lost"), each reproduced and caught:
+"""Two ways a result was lost or replaced without a word, each reproduced and caught:
 
 1. a ``run_cell`` job killed mid-write in a partial rerun: Snakemake removes the failed job's run
    files, and the next ``snakemake`` found nothing to do (the aggregate and the fit made from the
@@ -12,12 +11,11 @@
    reruns it, like a shard that does not match its own hash.
 
 The workflow tests run a tiny design (one env, two cells, no mechanism targets) in a copy of the
-workflow, as tests/workflow/test_reruns.py does (with helpers of its own)."""
+workflow (tests/workflow_copy.py), as tests/workflow/test_reruns.py does."""
 from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +24,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+
+from tests.workflow_copy import job_counts, workflow_copy
 
 from privrl import io
 from privrl.results import run_files
@@ -149,18 +149,13 @@ def _planned(wd: Path, **kw) -> dict:
     """rule -> job count of a dry run (empty when nothing is to be done)."""
     out = _snakemake(wd, "-n", **kw)
     assert out.returncode == 0, out.stderr[-3000:]
-    m = re.search(r"^job\s+count\s*$(.*?)^total\s", out.stdout + out.stderr, re.MULTILINE | re.DOTALL)
-    table = m.group(1) if m else ""
-    return {g.group(1): int(g.group(2)) for g in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.MULTILINE)}
+    return job_counts(out.stdout + out.stderr)
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
     """The tiny design's runs, aggregates, fits and privacy manifest, made once."""
-    wd = tmp_path_factory.mktemp("silent_reference")
-    for name in ("workflow", "profiles", "config", "envs"):
-        shutil.copytree(ROOT / name, wd / name)
-    shutil.copy(ROOT / "Snakefile", wd / "Snakefile")
+    wd = workflow_copy(tmp_path_factory.mktemp("silent_reference"))
     (wd / "design.yaml").write_text(yaml.safe_dump(TINY, sort_keys=False))
     out = _snakemake(wd, "--cores", "2")
     assert out.returncode == 0, out.stderr[-4000:]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -15,6 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from tests.workflow_copy import workflow_copy as _copy_workflow
 
 from privrl.cli import main as cli
 
@@ -35,13 +36,6 @@ def _snakemake(wd: Path, command: str, *extra: str, **kw) -> subprocess.Complete
     assert args[0] == "snakemake"
     return subprocess.run([sys.executable, "-m", "snakemake", *args[1:], *extra], cwd=wd, capture_output=True,
                           text=True, **kw)
-
-
-def _copy_workflow(dest: Path) -> Path:
-    for name in ("workflow", "profiles", "config", "envs"):
-        shutil.copytree(ROOT / name, dest / name)
-    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    return dest
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ cell's label) and not on a script's mtime; a corrupt run file is regenerated, an
 file whose hash was rewritten with it (caught against the store); after SIGKILL of snakemake, the
 recovery commands (docs/recovery.md) give byte-identical outputs; a design without claims and mechanisms runs."""
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -15,6 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
+
+from tests.workflow_copy import job_counts, workflow_copy as _workflow_copy
 
 from privrl import io
 
@@ -36,14 +37,6 @@ TINY = {
 }
 
 
-def _workflow_copy(dest: Path) -> Path:
-    """The Snakefile with its rules, scripts, schemas, profiles and base config, in ``dest``."""
-    for name in ("workflow", "profiles", "config", "envs"):
-        shutil.copytree(ROOT / name, dest / name)
-    shutil.copy(ROOT / "Snakefile", dest / "Snakefile")
-    return dest
-
-
 def _config(dest: Path, cfg: dict) -> Path:
     p = dest / "design.yaml"
     p.write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -60,10 +53,7 @@ def _planned(wd: Path, env=None, configfile="design.yaml") -> dict:
     """rule -> job count of a dry run (empty when nothing is to be done)."""
     out = _snakemake(wd, "-n", env=env, configfile=configfile)
     assert out.returncode == 0, out.stderr[-3000:]
-    text = out.stdout + out.stderr
-    m = re.search(r"^job\s+count\s*$(.*?)^total\s", text, re.M | re.S)
-    table = m.group(1) if m else ""
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
+    return job_counts(out.stdout + out.stderr)
 
 
 def _outputs(wd: Path) -> dict:
