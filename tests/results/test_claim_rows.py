@@ -109,4 +109,4 @@ def test_only_undecided_rows_move_out_of_reach():
             for v in V.VERDICTS]
     moved = {r.verdict: r.scope for r in C.with_scope_of_reach(rows)}
     assert moved == {V.NOT_REACHED: "out_of_reach", V.INCONCLUSIVE: "out_of_reach", V.REPRODUCED: "paper_claim",
-                     V.CONTRADICTED: "paper_claim", V.CHECKED: "paper_claim"}
+                     V.CONSISTENT: "paper_claim", V.CONTRADICTED: "paper_claim", V.CHECKED: "paper_claim"}

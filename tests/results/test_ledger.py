@@ -70,13 +70,14 @@ def test_scoreboard_counts_only_the_papers_claims_with_per_paper_totals():
 def test_markdown_has_no_ids_a_why_column_and_the_scoped_sections():
     md = L.render_markdown(CLAIMS)
     assert not any(c.claim_id in md.replace(f"statement {c.claim_id}", "") for c in CLAIMS)  # ids in claims.csv only
-    assert "| item | kind | claim | instance, K run | verdict | why | K needed | reached by |" in md
+    assert "| item | kind | claim | instance, K run | verdict | why | controls | K needed | reached by |" in md
     assert "| crossover K = 1e8, window [1, 2]: pre-regime |" in md  # why: the regime's first clause
     assert "| statement v1 |  | **reproduced** |" in md  # no instance, no K run: an empty cell
+    assert "**Power.** Of 2 paper rows the data agree with, 1 are reproduced" in md  # the power count
     head, tail = md.split("## Context and diagnostics")
     assert "statement ctx" not in head and "statement ctx" in tail.split("## Out of reach")[0]
     assert "statement far" in tail.split("## Out of reach")[1] and "K needed 3e+14" in md
-    assert "| **all** |  | **1** |  | **1** | **1** | **1** | **4** |" in md
+    assert "| **all** |  | **1** |  |  | **1** | **1** | **1** | **4** |" in md
 
 
 def test_why_is_one_short_line():

@@ -21,9 +21,13 @@ with logged(snakemake) as log:  # noqa: F821
         t = pd.read_csv(p)
         if not t.empty:  # a design may declare no claims and no analyses
             rows += claims.claims_from_frame(t)
+    crossovers = claims.cell_crossovers(sm.params.cells)
+    # the agent rows read for what they can show: eps > 10 is context, a fixed-gap rate row a
+    # convergence check, a row without its wrong twins run "consistent" (mechanism rows come after)
+    rows = claims.with_power(rows, crossovers)
     for path in sm.input.mechanism_claims:  # the theorem checks and audits the design names (if any)
         rows += claims.claims_from_frame(pd.read_csv(path))
     # every row names its instance, its agents' crossovers and the K it ran
-    rows = claims.with_instance(rows, sm.params.instances, sm.params.episodes, claims.cell_crossovers(sm.params.cells))
+    rows = claims.with_instance(rows, sm.params.instances, sm.params.episodes, crossovers)
     claims.write_claims(claims.with_scope_of_reach(claims.with_reach(rows, sm.params.designs, sm.params.episodes)),
                         sm.output.csv, sm.output.md, sm.output.rst)

@@ -21,9 +21,9 @@ from privrl.results import ledger
 from privrl.results import verdicts as V
 
 CSV_COLUMNS = ["paper", "item", "claim_id", "statement", "kind", "verdict", "measured", "regime", "k_needed",
-               "reached_by", "artifact", "experiment", "source", "scope", "instance", "crossovers", "k_run"]
+               "reached_by", "artifact", "experiment", "source", "scope", "instance", "crossovers", "k_run", "controls"]
 # columns a table written before they existed may lack: their defaults
-OPTIONAL = {"scope": "paper_claim", "instance": "", "crossovers": "", "k_run": None}
+OPTIONAL = {"scope": "paper_claim", "instance": "", "crossovers": "", "k_run": None, "controls": ""}
 NUMERIC = ("k_needed",)  # float columns (nan stays nan)
 SCOPES = V.SCOPES
 
@@ -91,14 +91,13 @@ def _mentions(text: str, agent: str) -> bool:
     return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) for n in names)
 
 
-_EPS = re.compile(r"\beps0?\s*=\s*([0-9.]+(?:e[+-]?\d+)?)")
+_EPS = re.compile(r"\beps(?:ilon)?0?\s*=?\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)")
 
 
-def row_crossovers(c: V.Claim, cells: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    """The crossovers of the cells a row is about, among ``cells`` (one env's: ``{agent, params,
-    crossover}``, noise-off twins left out): the agents its statement or id names (every cell
-    when it names none), narrowed to its eps when it names one ("eps=100", "eps0 = 10") and a
-    cell has it. An agent with several distinct crossovers is listed per eps."""
+def row_cells(c: V.Claim, cells: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The cells a row is about, among ``cells`` (one env's: ``{agent, params, ...}``, noise-off twins
+    left out): the agents its statement or id names (every cell when it names none), narrowed to its
+    eps when it names one ("eps=100", "eps0 = 10", "epsilon=10", "eps100") and a cell has it."""
     live = [x for x in cells if float((x.get("params") or {}).get("noise", 1.0)) >= 0.5]
     text = f"{c.statement} {c.claim_id}".lower()
     named = [x for x in live if _mentions(text, x["agent"])] or live
@@ -106,8 +105,14 @@ def row_crossovers(c: V.Claim, cells: Sequence[Mapping[str, Any]]) -> dict[str, 
     if m:
         at = [x for x in named if np.isclose(float((x.get("params") or {}).get("epsilon", np.nan)), float(m.group(1)))]
         named = at or named
+    return named
+
+
+def row_crossovers(c: V.Claim, cells: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The crossovers of the cells a row is about (:func:`row_cells`; ``cells``: ``{agent, params,
+    crossover}``). An agent with several distinct crossovers is listed per eps."""
     by: dict[str, dict[float, float]] = {}
-    for x in named:
+    for x in row_cells(c, cells):
         eps = float((x.get("params") or {}).get("epsilon", np.nan))
         by.setdefault(x["agent"], {})[eps] = float(x["crossover"])
     out = {}
@@ -190,6 +195,45 @@ def instances_of(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
     """{experiment: {env key: "name(k=v, ...)"}} of a resolved design."""
     return {e: {k: instance_name(v["name"], v.get("params")) for k, v in (x.get("envs") or {}).items()}
             for e, x in (config.get("experiments") or {}).items() if x}
+
+
+CONTEXT_EPS = 10.0  # an agent row measured at a larger eps is context: the papers' privacy terms vanish there
+
+
+def with_power(claims: Sequence[V.Claim], cells: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
+               th: V.Thresholds = V.THRESHOLDS) -> list[V.Claim]:
+    """The papers' agent rows (rows of an experiment in ``cells`` = {experiment: {env: [{agent,
+    params}]}}, :func:`cell_crossovers`) read for what they can show:
+
+    * measured at an eps above ``CONTEXT_EPS`` (any cell the row is about): scope "context";
+    * a fixed-gap rate row that agrees (its statement says "converges"): a convergence check,
+      kind "check", verdict "checked" -- never a reproduction of an O~(sqrt K) rate;
+    * a "reproduced" row whose producer ran no wrong twins: "consistent", the twins its statement
+      is about named as not run (:mod:`privrl.results.controls`).
+    Mechanism-level rows (theorem checks, audits: no experiment in ``cells``) are left as they are."""
+    from privrl.results import controls
+
+    out = []
+    for c in claims:
+        by_env = cells.get(c.experiment)
+        if by_env is None or c.scope != "paper_claim":
+            out.append(c)
+            continue
+        about = [x for env_cells in by_env.values() for x in row_cells(c, env_cells)]
+        eps = [float(x["params"]["epsilon"]) for x in about if "epsilon" in (x.get("params") or {})]
+        if eps and max(eps) > CONTEXT_EPS:
+            c = dataclasses.replace(c, scope="context", regime=f"measured at eps up to {max(eps):g} > {CONTEXT_EPS:g}, "
+                                                               f"where the papers' privacy terms vanish (context); {c.regime}")
+        elif c.kind == "rate" and "converges" in c.statement and c.verdict == V.REPRODUCED:
+            c = dataclasses.replace(c, kind="check", verdict=V.CHECKED,
+                                    regime=f"checked: converges (one fixed-gap instance: a convergence check, "
+                                           f"not an O~(sqrt K) rate); {c.regime}")
+        elif c.verdict == V.REPRODUCED and not c.controls:
+            kind = "regret_bound" if c.kind == "bound" else "agent_regret"
+            score, text = controls.judge(V.Score(c.verdict, c.measured, c.regime, c.k_needed), kind, [])
+            c = dataclasses.replace(c, verdict=score.verdict, regime=score.regime, controls=text)
+        out.append(c)
+    return out
 
 
 #: verdicts a row can have and still be out of reach: only undecided rows move (a reproduced,

@@ -68,8 +68,15 @@ def eps_exponent(cells: Sequence[EpsCell], law: str, th: Thresholds = THRESHOLDS
     return gamma, gamma - th.z * s, gamma + th.z * s
 
 
+def eps_decades(cells: Sequence[EpsCell]) -> float:
+    """Decades of eps the cells span (0 for fewer than two)."""
+    eps = [c.eps for c in cells]
+    return math.log10(max(eps) / min(eps)) if len(eps) >= 2 else 0.0
+
+
 def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
-                         gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS) -> tuple[Score, Score]:
+                         gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS,
+                         b_floor: float | None = None, gamma_two_sided: bool = False) -> tuple[Score, Score]:
     """Privacy cost D(K, eps) <~ K^b_claimed g(eps)^gamma, gamma in gamma_range (the range the
     paper's widths allow on a gap instance, e.g. [1, 2] for LDP's 1/eps widths).
 
@@ -82,10 +89,22 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     below 0 (D grows with eps: not a violation of the bound, but not its eps dependence either). gamma needs ``min_eps_cells`` (2)
     cells in regime: its K needed is the K at which the second eps cell enters its regime
     (inf with fewer eps cells than that).
+
+    Two-sided where a paper's lower bound pins the dependence (docs/decisions/controls.md):
+    ``b_floor`` (b >= b_floor - allowance as well: the local model's sqrt(K)) and
+    ``gamma_two_sided`` (gamma >= gamma_range[0] - allowance as well: the 1/eps of the JDP and LDP
+    lower bounds), the latter only on >= ``two_sided_eps_cells`` eps cells in regime spanning
+    >= ``two_sided_eps_decades`` (else "not reached", with the K at which enough cells enter).
     """
     per_eps = "; ".join(f"eps {c.eps:g}: b {c.b:.2f} [{c.b_lo:.2f}, {c.b_hi:.2f}]"
                         f"{'' if c.regime.in_regime(th) else ' (pre-regime)'}" for c in cells)
     live = [c for c in cells if c.regime.in_regime(th) and c.D > 0 and c.D_lo > 0]
+    if b_floor is not None or gamma_two_sided:  # a lower bound: D = 0 in regime contradicts it
+        zero = [c for c in cells if c.regime.in_regime(th) and c.D_hi <= 0.0]
+        if zero:
+            s = Score(CONTRADICTED, f"D <= 0 (whole CI) at eps {', '.join(f'{c.eps:g}' for c in zero)} in regime; "
+                                    + per_eps, "no privacy cost where the lower bound requires one")
+            return s, s
     needs = sorted(c.regime.k_needed(th) for c in cells)
     gamma_need = needs[th.min_eps_cells - 1] if len(needs) >= th.min_eps_cells else math.inf
     if len(live) < 1:
@@ -99,8 +118,13 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     line = b_claimed + th.log_allowance
     b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}"
     sat = any(c.regime.saturated(th) for c in live)
-    if bhi < line:
+    floor = -math.inf if b_floor is None else b_floor - th.log_allowance
+    if b_floor is not None:
+        b_meas = b_meas.replace(f"vs <= {line:.3g}", f"vs in [{floor:.3g}, {line:.3g}] (two-sided)")
+    if floor < blo and bhi < line:
         b_score = Score(REPRODUCED, b_meas, "homogeneous per-eps slopes")
+    elif bhi < floor:
+        b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes; b below the lower bound's")
     elif blo > line and not sat:
         b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes")
     else:
@@ -108,11 +132,24 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     if len(live) < th.min_eps_cells:
         return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime",
                               f"eps exponent needs {th.min_eps_cells}", gamma_need)
+    if gamma_two_sided and (len(live) < th.two_sided_eps_cells or eps_decades(live) < th.two_sided_eps_decades):
+        n = th.two_sided_eps_cells
+        need = needs[n - 1] if len(needs) >= n and eps_decades(cells) >= th.two_sided_eps_decades else math.inf
+        return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime spanning {eps_decades(live):.2g} decades",
+                              f"a two-sided eps exponent needs {n} cells over {th.two_sided_eps_decades:g} decade", need)
     gam, glo, ghi = eps_exponent(live, law, th)
     hi_ok = gamma_range[1] + th.log_allowance
-    g_meas = (f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs <= {hi_ok:.3g} "
-              f"(widths allow [{gamma_range[0]:g}, {gamma_range[1]:g}])")
+    lo_ok = gamma_range[0] - th.log_allowance if gamma_two_sided else -math.inf
+    g_meas = (f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs "
+              + (f"in [{lo_ok:.3g}, {hi_ok:.3g}] (two-sided)" if gamma_two_sided else f"<= {hi_ok:.3g}")
+              + f" (widths allow [{gamma_range[0]:g}, {gamma_range[1]:g}])")
     why = f"D at K over {len(live)} eps in regime"
+    if gamma_two_sided:
+        if lo_ok < glo and ghi < hi_ok:
+            return b_score, Score(REPRODUCED, g_meas, why)
+        if (ghi < lo_ok) or (glo > hi_ok and not sat):
+            return b_score, Score(CONTRADICTED, g_meas, f"{why}; outside the range the upper and lower bounds pin")
+        return b_score, Score(INCONCLUSIVE, g_meas, why)
     if ghi < 0.0:  # D grows with eps: the bound is not exceeded, but its eps dependence is not seen
         return b_score, Score(INCONCLUSIVE, g_meas, f"{why}; gamma's CI lies below 0: D grows with eps, which no "
                                                     "bound on the privacy cost predicts (docs/decisions/claims.md)")

@@ -99,6 +99,17 @@ def scoreboard_counts(claims: Sequence[V.Claim]) -> dict[str, Counter]:
     return {paper or "all": n for paper, item, n in scoreboard(claims) if not item}
 
 
+def power_line(claims: Sequence[V.Claim]) -> str:
+    """The scoreboard's power count: of the papers' decided rows, how many reproduce with every
+    relevant wrong twin rejected, how many are consistent without power, how many are checks."""
+    mine = [c for c in split_scope(claims)["paper_claim"] if c.verdict in (V.REPRODUCED, V.CONSISTENT, V.CHECKED)]
+    n = Counter(c.verdict for c in mine)
+    return (f"**Power.** Of {len(mine)} paper rows the data agree with, {n[V.REPRODUCED]} are reproduced "
+            f"(every wrong twin their statement is about fails the same check, or a mechanism-level check), "
+            f"**{n[V.CONSISTENT]} have no power** against a twin they are about (consistent) and "
+            f"{n[V.CHECKED]} are checks (algebra, or convergence on one fixed-gap instance).")
+
+
 # ---------------------------------------------------------------- markdown
 def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
@@ -119,16 +130,20 @@ def render_markdown(claims: Sequence[V.Claim]) -> str:
             cells = [f"**{x}**" if x else "" for x in cells]
         name = f"[{paper}](#{paper})" if paper else "**all**"
         lines.append(f"| {name} | {_md(item) if item else ('**total**' if paper else '')} | " + " | ".join(cells) + " |")
+    lines += ["", power_line(claims)]
     lines += ["", "## Key", ""] + [f"* **{v}** -- {V.VERDICT_KEY[v]}" for v in V.VERDICTS]
+    lines += ["* **controls** -- the wrong twins the row's statement is about, run through its own check: "
+              "rejected, passing (no power against it) or not run (privrl.results.controls, docs/decisions/controls.md)"]
     scoped = split_scope(claims)
     for paper, cite in papers_of(claims).items():
         mine = [c for c in scoped["paper_claim"] if c.paper == paper]
         if mine:
             lines += ["", f'<a id="{paper}"></a>', f"## {paper}: {cite}", "",
-                      "| item | kind | claim | instance, K run | verdict | why | K needed | reached by |",
-                      "|---|---|---|---|---|---|---|---|"]
+                      "| item | kind | claim | instance, K run | verdict | why | controls | K needed | reached by |",
+                      "|---|---|---|---|---|---|---|---|---|"]
             lines += [f"| {_md(c.item)} | {c.kind} | {_md(c.statement)} | {_md(instance_text(c))} | **{c.verdict}** "
-                      f"| {_md(why(c))} | {k_needed_text(c.k_needed)} | {_md(c.reached_by)} |" for c in mine]
+                      f"| {_md(why(c))} | {_md(c.controls)} | {k_needed_text(c.k_needed)} | {_md(c.reached_by)} |"
+                      for c in mine]
     if scoped["context"]:
         lines += ["", "## Context and diagnostics", "",
                   "Labelled context and diagnostics, not the papers' claims (not counted above).", "",
@@ -168,15 +183,16 @@ def render_rst(claims: Sequence[V.Claim]) -> str:
     board = [[f"{paper}: {item}" if item else (f"{paper}: total" if paper else "all papers: total"),
               *[str(n.get(v, 0) or "") for v in V.VERDICTS], str(sum(n.values()))] for paper, item, n in scoreboard(claims)]
     lines += _rst_table(["paper: item", *V.VERDICTS, "total"], board, [6] + [2] * (len(V.VERDICTS) + 1))
+    lines += [rst_text(power_line(claims).replace("**", "")), ""]
     lines += ["Verdicts: " + "; ".join(f"**{v}**: {rst_text(V.VERDICT_KEY[v])}" for v in V.VERDICTS) + ".", ""]
     scoped = split_scope(claims)
     for paper, cite in papers_of(claims).items():
         mine = [c for c in scoped["paper_claim"] if c.paper == paper]
         if mine:
             lines += [f".. rubric:: {rst_text(f'{paper}: {cite}')}", ""]
-            lines += _rst_table(["item", "claim", "instance, K run", "verdict", "why", "K needed"],
-                                [[c.item, c.statement, instance_text(c), c.verdict, why(c), k_needed_text(c.k_needed)]
-                                 for c in mine], [2, 8, 3, 2, 6, 2])
+            lines += _rst_table(["item", "claim", "instance, K run", "verdict", "why", "controls", "K needed"],
+                                [[c.item, c.statement, instance_text(c), c.verdict, why(c), c.controls,
+                                  k_needed_text(c.k_needed)] for c in mine], [2, 8, 3, 2, 6, 4, 2])
     if scoped["context"]:
         lines += [".. rubric:: Context and diagnostics (not counted)", ""]
         lines += _rst_table(["paper", "item", "statement", "verdict", "why"],

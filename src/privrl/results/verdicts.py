@@ -23,15 +23,19 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-REPRODUCED, CONTRADICTED, NOT_REACHED, INCONCLUSIVE, CHECKED = (
-    "reproduced", "contradicted", "not reached", "inconclusive", "checked")
-VERDICTS = (REPRODUCED, CONTRADICTED, NOT_REACHED, INCONCLUSIVE, CHECKED)
+REPRODUCED, CONSISTENT, CONTRADICTED, NOT_REACHED, INCONCLUSIVE, CHECKED = (
+    "reproduced", "consistent", "contradicted", "not reached", "inconclusive", "checked")
+VERDICTS = (REPRODUCED, CONSISTENT, CONTRADICTED, NOT_REACHED, INCONCLUSIVE, CHECKED)
 VERDICT_KEY = {
-    REPRODUCED: "the measurement agrees with the paper's statement, in the regime the statement is about",
+    REPRODUCED: "the measurement agrees with the paper's statement, in the regime the statement is about, and "
+                "every wrong twin the statement is about fails the same check (column 'controls')",
+    CONSISTENT: "the measurement agrees, but the check has no power: a wrong twin it is about passes it too, "
+                "or was not run (named in the why; privrl.results.controls)",
     CONTRADICTED: "the measurement disagrees, in regime (K >= 10 x crossover, not saturated, effect beyond the CI)",
     NOT_REACHED: "the run stops before the statement's regime; the row prints the K needed",
     INCONCLUSIVE: "in regime, but the CI straddles the line (or the estimate is undefined)",
-    CHECKED: "an algebra or consistency check of the paper's formulas (not a reproduction)",
+    CHECKED: "an algebra or consistency check of the paper's formulas, or a convergence check on one fixed-gap "
+             "instance (not a reproduction)",
 }
 KINDS = ("rate", "bound", "order", "ratio", "check")
 SCOPES = ("paper_claim", "context", "out_of_reach")  # counted claim / labelled context, diagnostics / K needed > 1e11
@@ -60,6 +64,8 @@ class Thresholds:
     strong_ratio: float = 2.0      # "A << B": B/A must exceed this
     z: float = 1.959963984540054   # two-sided 95% normal quantile (CIs built from standard errors)
     min_eps_cells: int = 2         # eps cells in regime needed for an eps exponent
+    two_sided_eps_cells: int = 4   # ... for a two-sided one (where a lower bound pins the eps dependence)
+    two_sided_eps_decades: float = 1.0  # ... spanning at least this many decades of eps
     k_max: float = 1e15            # largest K searched (= privrl.agents.crossover.K_MAX): beyond is "never"
     out_of_reach_k: float = 1e11   # a claim needing more episodes (or never reached) is "out of reach", not scored
     bound_grid: int = 200          # K grid points for "vacuous until K"
@@ -91,6 +97,7 @@ class Claim:
     instance: str = ""  # the instance it ran on, name and parameters: "riverswim(S=2, H=3)"
     crossovers: str = ""  # its agents' crossover K, "agent: K; agent: K" (privrl.results.claims.crossover_text)
     k_run: float | None = None  # the K its experiment ran (None: no run, e.g. an algebra check)
+    controls: str = ""  # the wrong twins it was run on and their outcomes (privrl.results.controls)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.paper, str) and self.paper.isidentifier()):
@@ -98,7 +105,7 @@ class Claim:
         for name, allowed in (("kind", KINDS), ("verdict", VERDICTS), ("scope", SCOPES)):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"claim {self.claim_id!r}: {name} must be one of {allowed}; got {getattr(self, name)!r}")
-        if self.verdict in ((CHECKED,) if self.kind != "check" else (REPRODUCED, NOT_REACHED)):
+        if self.verdict in ((CHECKED,) if self.kind != "check" else (REPRODUCED, CONSISTENT, NOT_REACHED)):
             raise ValueError(f"claim {self.claim_id!r}: a 'check' is checked, contradicted or inconclusive, "
                              "and 'checked' belongs to checks only")
 

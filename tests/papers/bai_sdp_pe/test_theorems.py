@@ -37,12 +37,18 @@ def test_error_level_slope_one_sided_and_in_regime(tmp_path):
     assert out.claims.iloc[0].verdict == V.NOT_REACHED and out.claims.iloc[0].k_needed > EP[-1]
 
 
-def test_thm11_scores_only_eps_below_one(tmp_path):
+def _thm11(tmp_path, D, monkeypatch):
+    # every cell past 10 x its crossover on the synthetic K grid (the subject is the verdict, not the crossover)
+    monkeypatch.setattr(thm, "crossover_of", lambda info, mdp: 1_000.0)
     pe = {k: v for k, v in SDP.items() if k not in ("epsilon", "beta")}
     cells = [("pe", pe, lambda k: 10 * np.log(k), 0.5)]
-    for eps in (0.5, 0.9, 2.0):
-        cells.append(("sdp-pe", {**SDP, "epsilon": eps}, (lambda e: lambda k: 10 * np.log(k) + 500 / e)(eps), 0.5))
-    out = thm.bai_sdp_pe_thm11(_context(tmp_path, cells))
+    for eps in (0.09, 0.18, 0.36, 0.9, 2.0):
+        cells.append(("sdp-pe", {**SDP, "epsilon": eps}, (lambda e: lambda k: 10 * np.log(k) + D(e))(eps), 0.5))
+    return thm.bai_sdp_pe_thm11(_context(tmp_path, cells))
+
+
+def test_thm11_scores_only_eps_below_one(tmp_path, monkeypatch):
+    out = _thm11(tmp_path, lambda e: 500 / e, monkeypatch)
     from privrl.results import figure_check, style
 
     style.save_figure(out.figure, tmp_path / "figs/thm11")
@@ -50,9 +56,21 @@ def test_thm11_scores_only_eps_below_one(tmp_path):
     ids = list(out.claims.claim_id)
     assert not any("eps2" in i for i in ids)  # outside Thm 11: shown, not scored
     v = dict(zip([i.split("exp_")[1] for i in ids], out.claims.verdict))
-    assert v["sqrtK_eps0.5_g"] == V.REPRODUCED and v["additive_b_g"] == V.REPRODUCED
-    assert v["eps_dependence_g"] == V.REPRODUCED  # D ~ 1/eps, in [0, 1]
+    c = dict(zip([i.split("exp_")[1] for i in ids], out.claims.controls))
+    assert v["sqrtK_eps0.18_g"] == V.REPRODUCED
+    # D ~ 1/eps on 4 eps cells over one decade: two-sided (the JDP lower bound, which SDP implies), and the
+    # non-private twin (D = 0) and the eps-blind twin (D flat in eps) both fail the same check
+    assert v["eps_dependence_g"] == V.REPRODUCED and c["eps_dependence_g"] == "rejects: non-private, eps-blind"
+    # b: its wrong-trust-model twin (SDP-PE central) is not run here, so the row has no power against it
+    assert v["additive_b_g"] == V.CONSISTENT and "not run: wrong trust model" in c["additive_b_g"]
     assert bool(out.table.loc[out.table.epsilon == 2.0, "inside_thm11"].iloc[0]) is False
+
+
+def test_thm11_rejects_a_privacy_cost_that_ignores_eps(tmp_path, monkeypatch):
+    """The eps-blind agent itself (D the same at every eps) is contradicted by the two-sided eps exponent."""
+    out = _thm11(tmp_path, lambda e: 500.0, monkeypatch)
+    v = dict(zip([i.split("exp_")[1] for i in out.claims.claim_id], out.claims.verdict))
+    assert v["eps_dependence_g"] == V.CONTRADICTED
 
 
 def test_scaling_slopes_are_context_and_the_bound_rows_name_their_c(tmp_path):

@@ -27,6 +27,7 @@ within the range the widths allow on a gap instance:
 """
 from __future__ import annotations
 
+import dataclasses
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,7 @@ import pandas as pd
 from privrl.agents.registry import agent_crossover
 from privrl.rl import seeding
 from privrl.results import verdicts as V
+from privrl.results import controls
 from privrl.results import eps_verdicts as EV
 from privrl.results.claims import claims_frame
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
@@ -60,6 +62,14 @@ TARGETS = {  # agent -> ((b_paper, eps law, gamma range), paper id, item, source
                      "Garcelon et al. note, Thm 6, Eq. 9 (sqrt(2K) e^{eps0/2}/(e^eps0 - 1))"),
 }
 MODEL_TARGETS = {"JDP": ADDITIVE, "SDP": ADDITIVE, "LDP": MULTIPLICATIVE}
+# trust model -> (b floor, gamma two-sided, the lower bound that pins them): where a paper's lower
+# bound matches the upper bound's dependence, b and gamma are tested two-sided (docs/decisions/controls.md)
+PINNED = {
+    "JDP": (0.0, True, "Vietri et al. Thm 6: Omega(sqrt K + SAH log(K)/eps)"),
+    "LDP": (0.5, True, "Garcelon et al. note, Sec. 1: Omega(sqrt(K)/eps) (Garcelon et al. 2021)"),
+    # shuffle DP is stronger than JDP (Bai et al. Sec. I), so the JDP lower bound holds for it too
+    "SDP": (0.0, True, "Vietri et al. Thm 6 (JDP), which SDP implies (Bai et al. Sec. I): Omega(log(K)/eps)"),
+}
 FIXED = ("epsilon", "noise")
 
 
@@ -94,12 +104,10 @@ def _saturation(ctx: AnalysisContext, env: str, cell: str) -> float:
     return float(f.saturated_fraction.mean()) if len(f) and "saturated_fraction" in f else float("nan")
 
 
-def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
-    """One row per (env, agent group) with its per-eps fits and the two scores; the D curves
-    for the figure; the Claims."""
-    rows, curves, claims = [], {}, []
+def _fits(ctx: AnalysisContext) -> dict:
+    """(env, agent, other params) -> (group, fit, regimes, base, priv, ep0) for every group with a baseline."""
     decades = float(ctx.config.get("fit_decades", 2))
-    art = ctx.artifact("privacy_cost", "md")
+    out = {}
     for (env, agent, items), g in sorted(_groups(ctx).items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
         if g["base"] is None or len(g["private"]) < 1:
             continue
@@ -112,29 +120,67 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
             priv[eps] = cur
         rng = seeding.generator("privacy_cost", f"{ctx.experiment}/{env}/{agent}/{items}", 0)
         fit = fit_privacy_cost(ep0, priv, base, rng, decades=decades, n_boot=ctx.n_boot)
-        model = g["base"]["privacy_model"]
         mdp = _mdp_or_none(ctx, env)
         regimes = {e: V.Regime(agent_crossover(agent, info["params"], mdp), fit["window_lo"], fit["window_hi"],
                                _saturation(ctx, env, info["cell"])) for e, info in g["private"].items()}
+        out[(env, agent, items)] = (g, fit, regimes, base, priv, ep0)
+    return out
+
+
+SHARED = ("bonus_scale", "z")  # parameters a twin under the other trust model must share
+
+
+def _sibling(fits: dict, env: str, agent: str, items) -> tuple[str, list | None]:
+    """The wrong-trust-model twin's eps cells on the same env with the same shared parameters
+    (``controls.SIBLINGS``), or None when it was not run."""
+    twin = controls.SIBLINGS.get(agent, "")
+    mine = {k: v for k, v in items if k in SHARED}
+    for (e, a, its), (_, fit, regimes, *_rest) in fits.items():
+        if e == env and a == twin and {k: v for k, v in its if k in SHARED} == mine:
+            return twin, eps_cells(fit, regimes)
+    return twin, None
+
+
+def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
+    """One row per (env, agent group) with its per-eps fits and the two scores, each run on its
+    wrong twins (:mod:`privrl.results.controls`); the D curves for the figure; the Claims."""
+    rows, curves, claims = [], {}, []
+    art = ctx.artifact("privacy_cost", "md")
+    fits = _fits(ctx)
+    for (env, agent, items), (g, fit, regimes, base, priv, ep0) in fits.items():
+        model = g["base"]["privacy_model"]
         (b_paper, law, gamma_range), paper, item, src = TARGETS.get(
             agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))
-        b_score, g_score = EV.score_eps_dependence(eps_cells(fit, regimes), b_paper, law, gamma_range)
+        b_floor, two_sided, lower = PINNED.get(model, (None, False, "")) if law == "power" else (None, False, "")
+
+        def score(cells, b_floor=b_floor, two_sided=two_sided, b_paper=b_paper, law=law, gamma_range=gamma_range):
+            return EV.score_eps_dependence(cells, b_paper, law, gamma_range, b_floor=b_floor,
+                                           gamma_two_sided=two_sided)
+
+        twin_name, sibling = _sibling(fits, env, agent, items)
+        (b_score, b_controls), (g_score, g_controls) = controls.privacy_cost_with_twins(
+            score, eps_cells(fit, regimes), sibling, twin_name)
         params = _fmt_params(items)
         tag = f"{agent}_{env}_{params.replace('=', '').replace(', ', '_').replace('.', 'p')}"
         kind = "additive" if b_paper == 0.0 else "multiplicative"
-        claims.append(V.make_claim(
+        pin = f"; two-sided: {lower}" if lower else ""
+        b_side = (f"K^{b_paper:g}, b in [{b_floor:g}, {b_paper:g}] (upper and lower bounds)" if b_floor is not None
+                  else f"K^{b_paper:g} (upper bound)")
+        claims.append(dataclasses.replace(V.make_claim(
             paper, item, f"{ctx.experiment}_{tag}_b",
-            f"{agent} ({model}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ K^{b_paper:g} (upper bound)",
-            "rate", art, b_score, ctx.experiment, src))
-        claims.append(V.make_claim(
+            f"{agent} ({model}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ {b_side}",
+            "rate", art, b_score, ctx.experiment, src + pin), controls=b_controls))
+        claims.append(dataclasses.replace(V.make_claim(
             paper, item, f"{ctx.experiment}_{tag}_eps",
             f"{agent} ({model}, {params}) on {env}: D(K, eps) ~ g(eps)^gamma, g = {law}, "
-            f"gamma in [{gamma_range[0]:g}, {gamma_range[1]:g}]", "rate", art, g_score, ctx.experiment, src))
+            f"gamma in [{gamma_range[0]:g}, {gamma_range[1]:g}]" + (" (two-sided)" if two_sided else " (upper bound)"),
+            "rate", art, g_score, ctx.experiment, src + pin), controls=g_controls))
         rows.append({
             "env": env, "agent": agent, "privacy_model": model, "reconstruction": g["base"]["reconstruction"],
             "params": params, "n_eps": fit["n_eps"], "n_seeds": int(base.shape[0]),
             "b_paper": b_paper, "eps_law": law, "b_verdict": b_score.verdict, "b_measured": b_score.measured, "b_note": b_score.regime,
             "eps_verdict": g_score.verdict, "eps_measured": g_score.measured, "eps_note": g_score.regime,
+            "b_controls": b_controls, "eps_controls": g_controls,
             "regime": "; ".join(f"eps {e:g}: {r.note()}" for e, r in sorted(regimes.items())),
             "k_needed": b_score.k_needed, "frac_dropped": fit["frac_dropped"],
             "window_lo": fit["window_lo"], "window_hi": fit["window_hi"],
@@ -150,20 +196,22 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
 def _markdown(ctx: AnalysisContext, table: pd.DataFrame) -> str:
     lines = [f"# Privacy cost D(K, eps) = R(K, eps) - R(K, non-private): {ctx.experiment}", "",
              "Per-eps K-slopes b of log D (last decades of K) and D at the last K, 95% seed-bootstrap CIs; "
-             "baseline = the same agent with noise off. Scored by `verdicts.score_eps_dependence`: only eps "
+             "baseline = the same agent with noise off. Scored by `eps_verdicts.score_eps_dependence`: only eps "
              "cells past 10 x their own crossover K count; their slopes must agree before a pooled b or an "
              "eps exponent is read; b is an upper bound (<= paper's b + log allowance); the eps law is the "
-             "paper's own g(eps). `dropped` = window points with D <= 0.", "",
-             "| env | agent | privacy | params | b: verdict | b: measured | eps law | eps: verdict | eps: measured "
-             "| notes | regime per eps | dropped |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "paper's own g(eps) (both two-sided where a lower bound pins them). Each score is also run on the "
+             "wrong twins its statement is about (`controls`: privrl.results.controls); `dropped` = window "
+             "points with D <= 0.", "",
+             "| env | agent | privacy | params | b: verdict | b: measured | b: controls | eps law | eps: verdict "
+             "| eps: measured | eps: controls | notes | regime per eps | dropped |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
         rec = " (reconstruction)" if r.reconstruction else ""
         lines.append(f"| {r.env} | {r.agent}{rec} | {r.privacy_model} | {r.params} | {r.b_verdict} | {r.b_measured} "
-                     f"| {r.eps_law} | {r.eps_verdict} | {r.eps_measured} | {r.b_note}; {r.eps_note} | {r.regime} "
-                     f"| {r.frac_dropped:.0%} |")
+                     f"| {r.b_controls} | {r.eps_law} | {r.eps_verdict} | {r.eps_measured} | {r.eps_controls} "
+                     f"| {r.b_note}; {r.eps_note} | {r.regime} | {r.frac_dropped:.0%} |")
     if table.empty:
-        lines.append("| (no agent with both a noise-off baseline and private cells) |||||||||||")
+        lines.append("| (no agent with both a noise-off baseline and private cells) |||||||||||||")
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,188 @@
+"""Negative controls: the wrong twins a claim must reject before it counts as reproduced.
+
+A check that any learner passes says nothing about the agent it scores. So every agent-level
+paper row is run, through exactly its own scoring function, on the *wrong twins its statement is
+about*, and reads "reproduced" only when the real agent passes and every relevant twin is
+rejected (its verdict under the same check is anything but "reproduced"). A row whose real agent
+passes but some relevant twin passes too reads "consistent" and names the twin it has no power
+against; a row whose twins were not run reads "consistent" and says so. docs/decisions/controls.md
+gives each twin's meaning and why it is relevant to which statement.
+
+The twins (``CONTROLS``) are data, not new code paths: each is realised from runs the design
+already makes, exactly in law --
+
+* ``non_private`` -- the same algorithm on exact counts (``noise = 0``; PE for SDP-PE). Its
+  privacy cost D is 0 by definition (it *is* the baseline D is measured from);
+* ``eps_blind`` -- widths and noise at one fixed eps whatever the label: at every labelled eps
+  it produces what the real agent produces at the fixed eps, so its eps cells are the real
+  agent's cell at the largest eps of the sweep (the least noise: the misreport that helps it
+  most), relabelled;
+* ``wrong_model`` -- the same algorithm under the other trust model (local noise where central
+  is claimed and the reverse; ``SIBLINGS``), run beside it on the same instance, K and seeds;
+* ``over_exploring`` -- widths x10; for an explicit upper bound its rejection is read from the
+  bound's measured slack (regret x >= 10 under widths x10 is rejected only if the slack is below
+  10), and the row says so when the slack is larger.
+
+Which twins a statement is about (``RELEVANT``): the K-exponent b of a privacy cost
+(``privacy_cost_b``) is about the trust model (a local twin has b = 1/2, a central one b = 0) and
+about privacy at all; its eps exponent (``privacy_cost_eps``) about whether the cost follows eps;
+an explicit regret bound (``regret_bound``) about over-exploration; any other statement about a
+private agent's regret (``agent_regret``) about privacy at all and over-exploration. A fixed-gap rate row is a
+convergence check (:func:`privrl.results.claims.with_power`), not a statement any twin could
+fail, and is never a reproduction.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from privrl.results import verdicts as V
+from privrl.results.eps_verdicts import EpsCell
+
+
+@dataclass(frozen=True)
+class Control:
+    """One wrong twin: its name in the ledger and what it is."""
+
+    name: str       # as printed in CLAIMS.md ("non-private")
+    meaning: str    # one sentence
+
+
+CONTROLS: dict[str, Control] = {
+    "non_private": Control("non-private", "the same algorithm on exact counts (noise 0; PE for SDP-PE)"),
+    "eps_blind": Control("eps-blind", "widths and noise at one fixed eps (the sweep's largest) whatever the label"),
+    "wrong_model": Control("wrong trust model", "the same algorithm with local noise where central is claimed, "
+                                                "central where local is"),
+    "over_exploring": Control("over-exploring", "widths x10 (regret at least x10 on a gap instance)"),
+}
+
+# statement kind -> the twins it is about (and must reject)
+RELEVANT: dict[str, tuple[str, ...]] = {
+    "privacy_cost_b": ("non_private", "wrong_model"),
+    "privacy_cost_eps": ("non_private", "eps_blind"),
+    "regret_bound": ("over_exploring",),
+    "agent_regret": ("non_private", "over_exploring"),  # any other statement about a private agent's regret
+}
+
+# agent -> its twin under the other trust model (same algorithm, other privatizer); the shuffle
+# agents' twin is the central one (less noise than the shuffle model: the twin a shuffle claim
+# must not be confused with)
+SIBLINGS: dict[str, str] = {
+    "pucb": "ldp-obi", "ldp-obi": "pucb", "shuffled-obi": "pucb",
+    "dp-ucbvi-jdp": "dp-ucbvi-ldp", "dp-ucbvi-ldp": "dp-ucbvi-jdp",
+    "private-ucbvi-jdp": "private-ucbvi-ldp", "private-ucbvi-ldp": "private-ucbvi-jdp",
+    "private-ucbvi-sdp": "private-ucbvi-jdp",
+    "sdp-pe": "sdp-pe-jdp", "sdp-pe-jdp": "sdp-pe-ldp", "sdp-pe-ldp": "sdp-pe-jdp",
+}
+
+OVER_EXPLORING_FACTOR = 10.0  # widths x10 -> regret x >= 10 on a gap instance (docs/decisions/controls.md)
+
+
+# ---------------------------------------------------------------- the twins' eps cells
+def non_private_cells(cells: Sequence[EpsCell]) -> list[EpsCell]:
+    """The non-private twin's cells: D = 0 at every eps (it is the baseline), b undefined."""
+    nan = float("nan")
+    return [dataclasses.replace(c, b=nan, b_lo=nan, b_hi=nan, D=0.0, D_lo=0.0, D_hi=0.0) for c in cells]
+
+
+def eps_blind_cells(cells: Sequence[EpsCell]) -> list[EpsCell]:
+    """The eps-blind twin's cells: every labelled eps carries the cell of the largest eps (its D, b
+    and regime), the label kept. [] when the sweep has one eps (no eps dependence to fake)."""
+    if len(cells) < 2:
+        return []
+    top = max(cells, key=lambda c: c.eps)
+    return [dataclasses.replace(top, eps=c.eps) for c in cells]
+
+
+# ---------------------------------------------------------------- judging a row
+@dataclass(frozen=True)
+class TwinOutcome:
+    control: str            # key of CONTROLS
+    score: V.Score | None   # the twin under the row's own check; None: not run (``why``)
+    why: str = ""
+
+    @property
+    def rejected(self) -> bool:
+        return self.score is not None and self.score.verdict != V.REPRODUCED
+
+    def text(self) -> str:
+        name = CONTROLS[self.control].name
+        if self.score is None:
+            return f"{name}: not run ({self.why})" if self.why else f"{name}: not run"
+        return f"{name}: {'rejected' if self.rejected else 'passes'} ({self.score.verdict}; {self.score.measured})"
+
+
+def summary(outcomes: Sequence[TwinOutcome]) -> str:
+    """The ledger's controls cell: "rejects: non-private, eps-blind; passes: wrong trust model; not run: ..."."""
+    parts = {"rejects": [], "passes": [], "not run": []}
+    for o in outcomes:
+        key = "not run" if o.score is None else ("rejects" if o.rejected else "passes")
+        parts[key].append(CONTROLS[o.control].name)
+    return "; ".join(f"{k}: {', '.join(v)}" for k, v in parts.items() if v)
+
+
+def judge(score: V.Score, statement_kind: str, outcomes: Sequence[TwinOutcome]) -> tuple[V.Score, str]:
+    """The row's score with its twins: "reproduced" stays only when every twin of ``RELEVANT[
+    statement_kind]`` was run and rejected; otherwise the verdict is "consistent" and the why names
+    the twins it has no power against. Each twin's own verdict and measurement are appended to the
+    regime note. Returns (score, the ledger's controls cell)."""
+    by = {o.control: o for o in outcomes}
+    rows = [by.get(c, TwinOutcome(c, None)) for c in RELEVANT[statement_kind]]
+    details = "; ".join(f"twin {o.text()}" for o in rows)
+    regime = "; ".join(t for t in (score.regime, details) if t)
+    weak = [CONTROLS[o.control].name for o in rows if not o.rejected]
+    if score.verdict == V.REPRODUCED and weak:
+        regime = f"no power against {', '.join(weak)}; {regime}"
+        return dataclasses.replace(score, verdict=V.CONSISTENT, regime=regime), summary(rows)
+    return dataclasses.replace(score, regime=regime), summary(rows)
+
+
+def score_twins(score_fn: Callable[[Sequence[EpsCell]], V.Score], cells: Sequence[EpsCell],
+                sibling: Sequence[EpsCell] | None, sibling_name: str, controls: Sequence[str]) -> list[TwinOutcome]:
+    """Each twin of ``controls`` (keys of CONTROLS among non_private, eps_blind, wrong_model)
+    through ``score_fn`` (the row's own check on a list of eps cells)."""
+    out = []
+    for c in controls:
+        if c == "non_private":
+            out.append(TwinOutcome(c, score_fn(non_private_cells(cells))))
+        elif c == "eps_blind":
+            twin = eps_blind_cells(cells)
+            out.append(TwinOutcome(c, score_fn(twin)) if twin else TwinOutcome(c, None, "one eps in the sweep"))
+        elif c == "wrong_model":
+            out.append(TwinOutcome(c, score_fn(sibling)) if sibling else
+                       TwinOutcome(c, None, f"{sibling_name or 'no sibling'} not run on this instance"))
+    return out
+
+
+def privacy_cost_with_twins(score_fn: Callable[[Sequence[EpsCell]], tuple[V.Score, V.Score]],
+                            cells: Sequence[EpsCell], sibling: Sequence[EpsCell] | None = None, sibling_name: str = ""
+                            ) -> tuple[tuple[V.Score, str], tuple[V.Score, str]]:
+    """A privacy cost's two scores (b, gamma) from ``score_fn`` (the row's check on eps cells, e.g.
+    :func:`privrl.results.eps_verdicts.score_eps_dependence` with the row's targets), each judged
+    on the twins its statement is about: ((b score, controls cell), (gamma score, controls cell))."""
+    b, g = score_fn(cells)
+    b_twins = score_twins(lambda c: score_fn(c)[0], cells, sibling, sibling_name, RELEVANT["privacy_cost_b"])
+    g_twins = score_twins(lambda c: score_fn(c)[1], cells, sibling, sibling_name, RELEVANT["privacy_cost_eps"])
+    return judge(b, "privacy_cost_b", b_twins), judge(g, "privacy_cost_eps", g_twins)
+
+
+def bound_outcome(measured_hi: float, bound: float) -> TwinOutcome:
+    """The over-exploring twin of an explicit upper bound, read from its slack: rejected when the
+    bound is below ``OVER_EXPLORING_FACTOR`` x the measured regret's upper CI end."""
+    if not (math.isfinite(measured_hi) and math.isfinite(bound) and measured_hi > 0):
+        return TwinOutcome("over_exploring", None, "slack undefined")
+    slack = bound / measured_hi
+    verdict = V.CONTRADICTED if slack < OVER_EXPLORING_FACTOR else V.REPRODUCED
+    return TwinOutcome("over_exploring", V.Score(verdict, f"bound / regret = {slack:.3g} vs twin's regret x "
+                                                          f"{OVER_EXPLORING_FACTOR:g}"))
+
+
+def controls_text(statement_kind: str) -> str:
+    """The twins a statement kind is about, named: "non-private, wrong trust model"."""
+    return ", ".join(CONTROLS[c].name for c in RELEVANT[statement_kind])
+
+
+def meanings() -> Mapping[str, str]:
+    return {c.name: c.meaning for c in CONTROLS.values()}
