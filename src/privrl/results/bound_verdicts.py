@@ -11,6 +11,8 @@ The privacy-cost rules are :mod:`privrl.results.eps_verdicts`, coverage rates
 """
 from __future__ import annotations
 
+import dataclasses
+
 import math
 
 import numpy as np
@@ -20,7 +22,7 @@ from privrl.results import verdicts as V
 
 def with_note(score: V.Score, note: str) -> V.Score:
     """``score`` with ``note`` appended to its regime text."""
-    return V.Score(score.verdict, score.measured, "; ".join(t for t in (score.regime, note) if t), score.k_needed)
+    return dataclasses.replace(score, regime="; ".join(t for t in (score.regime, note) if t))
 
 
 def score_bound_one_sided(measured: tuple[float, float, float], bound, K: float, trivial_per_episode: float,

@@ -3,9 +3,10 @@
 A check that any learner passes says nothing about the agent it scores. So every agent-level
 paper row is run, through exactly its own scoring function, on the *wrong twins its statement is
 about*, and reads "reproduced" only when the real agent passes and every relevant twin is
-rejected (its verdict under the same check is anything but "reproduced"). A row whose real agent
-passes but some relevant twin passes too reads "consistent" and names the twin it has no power
-against; a row whose twins were not run reads "consistent" and says so. docs/decisions/controls.md
+rejected (the same check contradicts it). A row whose real agent
+passes but some relevant twin is not rejected (it passes too, or is undecided: short of its
+regime, inside the CI) reads "consistent" and names the twin it has no power against; a row whose
+twins were not run reads "consistent" and says so. docs/decisions/controls.md
 gives each twin's meaning and why it is relevant to which statement.
 
 The twins (``CONTROLS``) are data, not new code paths: each is realised from runs the design
@@ -105,21 +106,31 @@ class TwinOutcome:
 
     @property
     def rejected(self) -> bool:
-        return self.score is not None and self.score.verdict != V.REPRODUCED
+        """The check contradicts the twin (a twin short of its regime, or inside the CI, is not rejected)."""
+        return self.score is not None and self.score.verdict == V.CONTRADICTED
+
+    @property
+    def outcome(self) -> str:
+        """"rejects", "passes" (the check reproduces the twin), "undecided" (not reached or
+        inconclusive) or "not run"."""
+        if self.score is None:
+            return "not run"
+        return "rejects" if self.rejected else ("passes" if self.score.verdict in (V.REPRODUCED, V.CONSISTENT)
+                                                else "undecided")
 
     def text(self) -> str:
         name = CONTROLS[self.control].name
         if self.score is None:
             return f"{name}: not run ({self.why})" if self.why else f"{name}: not run"
-        return f"{name}: {'rejected' if self.rejected else 'passes'} ({self.score.verdict}; {self.score.measured})"
+        return f"{name}: {self.outcome} ({self.score.verdict}; {self.score.measured})"
 
 
 def summary(outcomes: Sequence[TwinOutcome]) -> str:
-    """The ledger's controls cell: "rejects: non-private, eps-blind; passes: wrong trust model; not run: ..."."""
-    parts = {"rejects": [], "passes": [], "not run": []}
+    """The ledger's controls cell: "rejects: non-private, eps-blind; passes: wrong trust model; undecided: ...;
+    not run: ..."."""
+    parts = {"rejects": [], "passes": [], "undecided": [], "not run": []}
     for o in outcomes:
-        key = "not run" if o.score is None else ("rejects" if o.rejected else "passes")
-        parts[key].append(CONTROLS[o.control].name)
+        parts[o.outcome].append(CONTROLS[o.control].name)
     return "; ".join(f"{k}: {', '.join(v)}" for k, v in parts.items() if v)
 
 
@@ -133,10 +144,11 @@ def judge(score: V.Score, statement_kind: str, outcomes: Sequence[TwinOutcome]) 
     details = "; ".join(f"twin {o.text()}" for o in rows)
     regime = "; ".join(t for t in (score.regime, details) if t)
     weak = [CONTROLS[o.control].name for o in rows if not o.rejected]
+    cell = summary(rows)
     if score.verdict == V.REPRODUCED and weak:
         regime = f"no power against {', '.join(weak)}; {regime}"
-        return dataclasses.replace(score, verdict=V.CONSISTENT, regime=regime), summary(rows)
-    return dataclasses.replace(score, regime=regime), summary(rows)
+        return dataclasses.replace(score, verdict=V.CONSISTENT, regime=regime, controls=cell), cell
+    return dataclasses.replace(score, regime=regime, controls=cell), cell
 
 
 def score_twins(score_fn: Callable[[Sequence[EpsCell]], V.Score], cells: Sequence[EpsCell],
@@ -169,14 +181,20 @@ def privacy_cost_with_twins(score_fn: Callable[[Sequence[EpsCell]], tuple[V.Scor
 
 
 def bound_outcome(measured_hi: float, bound: float) -> TwinOutcome:
-    """The over-exploring twin of an explicit upper bound, read from its slack: rejected when the
-    bound is below ``OVER_EXPLORING_FACTOR`` x the measured regret's upper CI end."""
+    """The over-exploring twin of an explicit upper bound, read from its slack: the twin's regret is
+    at least ``OVER_EXPLORING_FACTOR`` x this agent's, so the bound rejects it when the bound is below
+    that multiple of the measured regret's upper CI end, and passes it otherwise."""
     if not (math.isfinite(measured_hi) and math.isfinite(bound) and measured_hi > 0):
         return TwinOutcome("over_exploring", None, "slack undefined")
     slack = bound / measured_hi
     verdict = V.CONTRADICTED if slack < OVER_EXPLORING_FACTOR else V.REPRODUCED
-    return TwinOutcome("over_exploring", V.Score(verdict, f"bound / regret = {slack:.3g} vs twin's regret x "
-                                                          f"{OVER_EXPLORING_FACTOR:g}"))
+    return TwinOutcome("over_exploring", V.Score(verdict, f"slack: bound = {slack:.3g} x regret's upper CI end, "
+                                                          f"twin's regret >= {OVER_EXPLORING_FACTOR:g} x"))
+
+
+def judge_bound(score: V.Score, measured: tuple[float, float, float], bound: float) -> V.Score:
+    """An explicit regret bound's score judged on its over-exploring twin (:func:`bound_outcome`)."""
+    return judge(score, "regret_bound", [bound_outcome(measured[2], bound)])[0]
 
 
 def controls_text(statement_kind: str) -> str:

@@ -114,9 +114,12 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     if not homogeneous(live, th):
         s = Score(INCONCLUSIVE, per_eps, "per-eps K-slopes disagree: eps cells in different regimes; no pooled b or c")
         return s, s
+    # every seed the same D (e.g. an elimination schedule that no seed departs from): no sampling error to show
+    fixed = "; deterministic: every seed gives the same D, the interval is the point" if all(
+        c.D_lo == c.D_hi for c in live) else ""
     b, blo, bhi = pooled([c.b for c in live], [c.b_lo for c in live], [c.b_hi for c in live], th)
     line = b_claimed + th.log_allowance
-    b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}"
+    b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}{fixed}"
     sat = any(c.regime.saturated(th) for c in live)
     floor = -math.inf if b_floor is None else b_floor - th.log_allowance
     if b_floor is not None:
@@ -142,7 +145,7 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     lo_ok = gamma_range[0] - th.log_allowance if gamma_two_sided else -math.inf
     g_meas = (f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs "
               + (f"in [{lo_ok:.3g}, {hi_ok:.3g}] (two-sided)" if gamma_two_sided else f"<= {hi_ok:.3g}")
-              + f" (widths allow [{gamma_range[0]:g}, {gamma_range[1]:g}])")
+              + f" (widths allow [{gamma_range[0]:g}, {gamma_range[1]:g}]){fixed}")
     why = f"D at K over {len(live)} eps in regime"
     if gamma_two_sided:
         if lo_ok < glo and ghi < hi_ok:

@@ -118,12 +118,13 @@ class Score:
     measured: str
     regime: str = ""
     k_needed: float = float("nan")
+    controls: str = ""  # the wrong twins run through the same check (privrl.results.controls.judge)
 
 
 def make_claim(paper: str, item: str, claim_id: str, statement: str, kind: str, artifact: str, score: Score,
                experiment: str = "", source: str = "") -> Claim:
     return Claim(paper, item, claim_id, statement, kind, artifact, score.measured, score.verdict,
-                 score.regime, score.k_needed, experiment, source)
+                 score.regime, score.k_needed, experiment, source, controls=score.controls)
 
 
 @dataclass(frozen=True)

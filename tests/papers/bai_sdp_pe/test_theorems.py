@@ -87,7 +87,9 @@ def test_scaling_slopes_are_context_and_the_bound_rows_name_their_c(tmp_path):
     assert V.CONTRADICTED not in set(out.claims.verdict)
     assert c["below_eq29_pe"]["scope"] == "paper_claim" and c["below_eq29_pe"]["kind"] == "bound"
     assert "C = 0.1:" in c["below_eq29_pe"]["statement"] and "C = 0.1:" in c["scaling_H_pe"]["statement"]
-    assert c["below_eq29_pe"]["verdict"] == V.REPRODUCED and "eq29_bound" in out.table.columns
+    # far below Eq. (29): a twin with 10 x the regret passes it too, so the row has no power against over-exploring
+    assert c["below_eq29_pe"]["verdict"] == V.CONSISTENT and "eq29_bound" in out.table.columns
+    assert c["below_eq29_pe"]["controls"] == "passes: over-exploring"
     assert "x below (at the run's C" in c["below_eq29_pe"]["regime"]
     assert "scored" not in c["scaling_H_pe"]["regime"] and "see the Eq. (29) row" in c["scaling_H_pe"]["regime"]
     # no seed eliminated anything on h2: below Eq. (29) there tests nothing of the elimination analysis

@@ -38,7 +38,9 @@ def test_garcelon_table1_analysis(tmp_path):
     shp = {"epsilon": 1.0, "bonus_scale": 1.0, "tau": 0.0, "tau_power": 0.0, "noise": 1.0, "m": 1.0}
     cells = [
         ("s0", "shuffled-obi", shp, {"table1": "shuffled_tau0"}, cur(0.5, 3.0), sh),
-        ("s13", "shuffled-obi", {**shp, "tau_power": 1 / 3}, {"table1": "shuffled_tau_k13"}, cur(0.5, 3.0), sh),
+        # tau = K^(1/3) runs its randomizer at the local eps ln(1 + eps0 K^(1/6)) and sits in eps0's block
+        ("s13", "shuffled-obi", {**shp, "epsilon": 2.5, "tau_power": 1 / 3}, {"table1": "shuffled_tau_k13", "eps0": "1"},
+         cur(0.5, 3.0), sh),
         ("pu", "pucb", {"epsilon": 1.0, "bonus_scale": 1.0, "noise": 1.0}, {"table1": "pucb"}, cur(0.2, 1.0),
          [{"model": "JDP", "epsilon": 1.0, "delta": 0.0, "source": "s", "note": ""}]),
         ("lo", "ldp-obi", {"epsilon": 1.0, "bonus_scale": 1.0, "noise": 1.0}, {"table1": "ldp_obi"}, cur(0.9, 5.0), ldp),
@@ -50,7 +52,7 @@ def test_garcelon_table1_analysis(tmp_path):
     t = res.table
     assert list(t[t.eps0 == 1.0].row) == ["shuffled_tau_k13", "shuffled_tau0", "pucb", "ldp_obi"]
     t1 = t[t.eps0 == 1.0].set_index("row")
-    assert t1.loc["shuffled_tau_k13", "tau"] == 47
+    assert t1.loc["shuffled_tau_k13", "tau"] == 47 and t1.loc["shuffled_tau_k13", "local_eps"] == 2.5
     assert t1.loc["pucb", "LDP"] == "N/A"
     v = res.claims.set_index("claim_id").verdict
     # exponent 0.2 is below 0.5 + allowance, but PUCB's crossover at eps = 1 is far beyond K = 1e5
