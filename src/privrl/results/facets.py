@@ -7,7 +7,8 @@ the papers' analysis figures) in the style of :mod:`privrl.results.style`:
   ``panel`` (the panel's human title), ``line`` (the legend entry of the line, "" for a line
   explained by the ε colour bar alone), ``eps`` (float; nan = not an ε line) and ``curve`` (one
   id per drawn curve; default: panel, line and eps);
-- ε lines are coloured on one sequential log scale (:data:`style.EPS_CMAP`) with a colour bar;
+- ε lines are coloured on one sequential log scale (:data:`style.EPS_CMAP`): with a colour bar
+  when they take more than :data:`FEW_EPS` values, else with a legend entry per ε;
   other lines take a qualitative colour per legend entry (black for "noise off"); every legend
   entry has its own dash pattern and marker, so lines of the same colour stay distinguishable;
 - lines of one panel that lie on top of each other get staggered markers (each colour shows)
@@ -39,7 +40,7 @@ from matplotlib.lines import Line2D  # noqa: E402
 
 from privrl.results import style  # noqa: E402
 from privrl.results.labels import human, sci, without_eps  # noqa: E402,F401  (re-exported: the layer's text)
-from privrl.results.figure_check import OVERLAP_TOL_PX, close_paths  # noqa: E402
+from privrl.results.figure_check import FEW_HUE_LEVELS, OVERLAP_TOL_PX, close_paths  # noqa: E402
 
 MAX_HEIGHT = 9.0  # inches: the tallest figure a page holds with its caption
 ROW_HEIGHT = 1.9  # inches per row of panels (shrunk, down to MIN_ROW_HEIGHT, to fit MAX_HEIGHT)
@@ -49,6 +50,7 @@ LINE_STYLES: tuple[tuple[str, str], ...] = (("-", ""), ("--", ""), (":", "o"), (
                                             (":", "D"), ("-.", "v"), ("-", "x"))
 NOISE_OFF = "noise off"
 FEW_POINTS = 12  # a line of at most this many points is a set of measurements: each point marked (markers=True)
+FEW_EPS = FEW_HUE_LEVELS  # at most this many ε values: a legend entry each (a colour bar suggests a continuum)
 
 
 # ----------------------------------------------------------------------------- layout
@@ -167,8 +169,10 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
 
     style.use_paper_style()
     n_legend = len(labels) + len(extra_legend)
+    colour_bar = len(eps_values) > FEW_EPS
+    n_legend += 0 if colour_bar else len(eps_values)
     legend_h = 0.2 + 0.16 * math.ceil(n_legend / max(1, 3 if fig_w > 4 else 1)) if n_legend else 0.0
-    extra = legend_h + (0.55 if len(eps_values) > 1 else 0.0) + (0.3 if title else 0.0) + 0.35
+    extra = legend_h + (0.55 if colour_bar else 0.0) + (0.3 if title else 0.0) + 0.35
     row_h = _row_height(nrows, extra)
     chars = max(16, int((fig_w / ncols - 0.45) / 0.068))  # 8 pt characters a panel title holds
     g = sns.FacetGrid(d, col="panel", col_order=order, col_wrap=ncols if len(order) > 1 else None,
@@ -222,18 +226,20 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     handles = [(Line2D([], [], color=colours.get(lab, "0.3") if lab not in eps_lines else "0.35",
                        ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers and lab in few else None), ms=3), lab)
                for lab in labels]
+    if not colour_bar:  # a few ε values: a legend entry each (first), not a continuum
+        handles = [(Line2D([], [], color=eps_colour(e)), f"{eps_label.split()[-1]} = {sci(e)}")
+                   for e in eps_values] + handles
     handles += list(extra_legend)
-    if len(eps_values) > 1:
+    if colour_bar:
         sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=matplotlib.colors.ListedColormap(
             cmap(np.linspace(0.05, 0.85, 256))))
+        sm.set_array(np.asarray(eps_values, float))  # the values it stands for (figure_check counts them)
         cb = fig.colorbar(sm, ax=list(g.axes.flat), location="bottom", shrink=0.6 if fig_w > 4 else 0.9,
                           aspect=30, pad=0.02)
         cb.set_label(eps_label)
         shown = _spaced(eps_values, norm, (fig_w * (0.6 if fig_w > 4 else 0.9)) - 0.2)
         cb.set_ticks(shown, labels=[sci(e) for e in shown])
         cb.minorticks_off()
-    elif len(eps_values) == 1:
-        handles.append((Line2D([], [], color=eps_colour(eps_values[0])), f"ε = {sci(eps_values[0])}"))
     if handles:
         entry = 0.6 + 0.07 * max(len(re.sub(r"\$[^$]*\$", "xx", h[1])) for h in handles)  # inches: handle + text
         ncol = max(1, min(3, int((fig_w - 0.2) // entry)))
