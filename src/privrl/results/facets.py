@@ -39,7 +39,7 @@ from matplotlib.colors import LogNorm, Normalize  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from privrl.results import style  # noqa: E402
-from privrl.results.labels import human, sci, without_eps  # noqa: E402,F401  (re-exported: the layer's text)
+from privrl.results.labels import at_k, human, sci, without_eps  # noqa: E402,F401  (re-exported: the layer's text)
 from privrl.results.figure_check import FEW_HUE_LEVELS, OVERLAP_TOL_PX, close_paths  # noqa: E402
 
 MAX_HEIGHT = 9.0  # inches: the tallest figure a page holds with its caption
@@ -141,7 +141,10 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
 
     yscale "log" becomes symlog when a y value is <= 0 (:func:`style.log_axis`).
     decorate(ax, panel_title, rows): draws extra marks on a panel (fit windows, guides).
-    extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line).
+    extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line); a third
+    item names the panel(s) the entry is drawn in (default: every panel).
+    Panels of different quantities (``ylabels``/``xlabels``) whose legend entries differ are
+    lettered (a), (b), ... and each legend entry names its panels: one legend, no mixing.
     markers: mark every point of a line of at most :data:`FEW_POINTS` points (e.g. against ε);
     longer lines keep their legend entry's marker every tenth of the line.
     ylabels: a y label per panel title (panels of different quantities; use ``sharey=False``).
@@ -182,6 +185,9 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     fig.set_layout_engine("constrained")
     fig.set_size_inches(fig_w, row_h * nrows + extra)
     all_y = d[[c for c in ("y", "lo", "hi") if c in d]].to_numpy(dtype=float).ravel()
+    in_panels = {lab: [p for p in order if lab in set(d.loc[d["panel"] == p, "line"])] for lab in labels}
+    letters = _panel_letters(order, in_panels, bool(ylabels or xlabels))
+    shown = {p: f"{letters[p]} {p}" if p in letters else p for p in order}  # the panel's title as printed
     for name, ax in g.axes_dict.items():
         rows = d[d["panel"] == name]
         ax.set_xscale(xscale)
@@ -208,7 +214,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
             decorate(ax, name, rows)
         if data_xticks:
             _ticks_at(ax.xaxis, sorted(set(rows["x"].dropna().astype(float))))
-        ax.set_title(style.wrap_text(name, chars))
+        ax.set_title(style.wrap_text(shown[name], chars))
     g.set_axis_labels(xlabel, ylabel)
     if not sharex:  # seaborn labels the bottom row only: every panel has its own x axis here
         for ax in g.axes.flat:
@@ -229,7 +235,18 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     if not colour_bar:  # a few ε values: a legend entry each (first), not a continuum
         handles = [(Line2D([], [], color=eps_colour(e)), f"{eps_label.split()[-1]} = {sci(e)}")
                    for e in eps_values] + handles
-    handles += list(extra_legend)
+    extra = [(h[0], h[1], order if len(h) < 3 else [p for p in order if p in ([h[2]] if isinstance(h[2], str) else h[2])])
+             for h in extra_legend]
+    if letters:  # panels of different quantities: each entry says its panel, grouped by panel
+        rank = {p: i for i, p in enumerate(order)}
+        eps_n = 0 if colour_bar else len(eps_values)
+        where = [order] * eps_n + [in_panels[lab] for lab in labels]
+        items = [(h, lab, w) for (h, lab), w in zip(handles, where)] + extra
+        items.sort(key=lambda it: (len(it[2]) == len(order), rank[it[2][0]] if it[2] else 0))
+        handles = [(h, lab if len(w) == len(order) else " ".join(letters[p] for p in w) + " " + lab)
+                   for h, lab, w in items]
+    else:
+        handles += [(h, lab) for h, lab, _w in extra]
     if colour_bar:
         sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=matplotlib.colors.ListedColormap(
             cmap(np.linspace(0.05, 0.85, 256))))
@@ -251,11 +268,20 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     for name, ax in g.axes_dict.items():
         note = _mark_overlaps(ax)
         if note:
-            ax.set_title(f"{style.wrap_text(name, chars)}\n({note})" if name else note)
+            ax.set_title(f"{style.wrap_text(shown[name], chars)}\n({note})" if shown[name] else note)
     fig.canvas.draw()  # tick labels that still collide are thinned
     for ax in g.axes.flat:
         _declutter(fig, ax)
     return fig
+
+
+def _panel_letters(order: Sequence[str], in_panels: dict, different: bool) -> dict[str, str]:
+    """Panel -> "(a)", "(b)", ... when the panels show different quantities (``different``: their
+    own x or y labels) and some legend entry is drawn in only some of them: the one legend then
+    says which panel each entry belongs to; else {} (entries shared by every panel need no letter)."""
+    if not different or not 1 < len(order) <= 6 or all(len(w) == len(order) for w in in_panels.values()):
+        return {}
+    return {p: f"({chr(ord('a') + i)})" for i, p in enumerate(order)}
 
 
 def _mark_overlaps(ax) -> str:
