@@ -187,7 +187,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     all_y = d[[c for c in ("y", "lo", "hi") if c in d]].to_numpy(dtype=float).ravel()
     in_panels = {lab: [p for p in order if lab in set(d.loc[d["panel"] == p, "line"])] for lab in labels}
     letters = _panel_letters(order, in_panels, bool(ylabels or xlabels))
-    shown = {p: f"{letters[p]} {p}" if p in letters else p for p in order}  # the panel's title as printed
+    titled = {p: f"{letters[p]} {p}" if p in letters else p for p in order}  # the panel's title as printed
     for name, ax in g.axes_dict.items():
         rows = d[d["panel"] == name]
         ax.set_xscale(xscale)
@@ -214,7 +214,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
             decorate(ax, name, rows)
         if data_xticks:
             _ticks_at(ax.xaxis, sorted(set(rows["x"].dropna().astype(float))))
-        ax.set_title(style.wrap_text(shown[name], chars))
+        ax.set_title(style.wrap_text(titled[name], chars))
     g.set_axis_labels(xlabel, ylabel)
     if not sharex:  # seaborn labels the bottom row only: every panel has its own x axis here
         for ax in g.axes.flat:
@@ -268,7 +268,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     for name, ax in g.axes_dict.items():
         note = _mark_overlaps(ax)
         if note:
-            ax.set_title(f"{style.wrap_text(shown[name], chars)}\n({note})" if shown[name] else note)
+            ax.set_title(f"{style.wrap_text(titled[name], chars)}\n({note})" if titled[name] else note)
     fig.canvas.draw()  # tick labels that still collide are thinned
     for ax in g.axes.flat:
         _declutter(fig, ax)
@@ -393,7 +393,9 @@ def lines_frame(panels: Sequence[tuple[str, Sequence[tuple]]], floor: float = 1e
 def print_ready(fig):
     """A figure drawn by hand (a theorem check, an analysis not yet on :func:`line_grid`) made
     print-ready in place: its texts through :func:`human` (ε, τ, 10^k; tick labels are left as
-    drawn) and its panels' legends merged into one legend below the figure. Returns ``fig``."""
+    drawn) and its panels' legends merged into one legend below the figure; when the panels'
+    legends differ, the panels are lettered (a), (b), ... and each entry names its panel (one
+    legend that does not mix two panels' series). Returns ``fig``."""
     ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
              for t in axis.get_ticklabels(which="both")}
     for t in fig.findobj(matplotlib.text.Text):
@@ -407,9 +409,23 @@ def print_ready(fig):
     legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
     if len(legends) + len(fig.legends) > 1:
         seen: dict[str, object] = {}
+        own = {id(ax.get_legend()): ax for ax in fig.axes if ax.get_legend() is not None}
+        where: dict[str, list] = {}  # entry -> the panels whose legend holds it
+        for lg in legends:
+            for t in lg.get_texts():
+                where.setdefault(t.get_text(), []).append(own[id(lg)])
+        panels = [ax for ax in fig.axes if ax.get_legend() is not None]
+        # panels whose legends differ: letter them, and each merged entry names its panels
+        letters = ({ax: f"({chr(ord('a') + i)})" for i, ax in enumerate(panels)}
+                   if len(panels) > 1 and any(len(w) < len(panels) for w in where.values()) else {})
+        for ax, letter in letters.items():
+            ax.set_title(f"{letter} {ax.get_title()}" if ax.get_title() else letter)
         for lg in list(fig.legends) + legends:
             for h, t in zip(lg.legend_handles, lg.get_texts()):
-                seen.setdefault(t.get_text(), h)
+                text, w = t.get_text(), where.get(t.get_text(), [])
+                if letters and w and len(w) < len(panels):
+                    text = " ".join(letters[ax] for ax in w) + " " + text
+                seen.setdefault(text, h)
             lg.remove()
         fig.legends.clear()
         wide = fig.get_figwidth() > 4
