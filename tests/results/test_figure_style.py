@@ -331,3 +331,25 @@ def test_layer_names_a_few_eps_values_in_the_legend_not_on_a_colour_bar(tmp_path
         else:
             assert bars == [6] and "privacy level ε" in r["texts"]
         assert figure_check.figure_problems(tmp_path / name) == []
+
+
+def test_merged_legend_of_two_panels_says_which_panel_each_entry_is_in(tmp_path):
+    """A hand-drawn figure whose two panels carry different legends (vietri_lemma8: Eq. (4) and 0
+    above, β_s and 1/4 below): one legend, the panels lettered, each entry naming its panel; an
+    entry drawn in both panels is not lettered."""
+    import matplotlib.pyplot as plt
+
+    from privrl.results import facets, figure_check
+
+    style.use_paper_style()
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(style.COLUMN_WIDTH, 5), layout="constrained")
+    for ax, what in ((a1, "gap"), (a2, "ratio")):
+        ax.plot([1, 2, 3], [1, 2, 3], label=what)
+        ax.axhline(1.0, color="k", ls="--", label="bound")
+        ax.set_title(f"{what} panel")
+        ax.legend()
+    facets.print_ready(fig)
+    style.save_figure(fig, tmp_path / "two")
+    r = figure_check.record(tmp_path / "two.png")
+    assert r["legends"] == 1 and {"(a) gap panel", "(b) ratio panel", "(a) gap", "(b) ratio", "bound"} <= set(r["texts"])
+    assert figure_check.figure_problems(tmp_path) == []
