@@ -353,3 +353,19 @@ def test_merged_legend_of_two_panels_says_which_panel_each_entry_is_in(tmp_path)
     r = figure_check.record(tmp_path / "two.png")
     assert r["legends"] == 1 and {"(a) gap panel", "(b) ratio panel", "(a) gap", "(b) ratio", "bound"} <= set(r["texts"])
     assert figure_check.figure_problems(tmp_path) == []
+
+
+def test_figure_check_flags_regret_at_k_without_its_k(tmp_path):
+    def bare(fig, ax):
+        ax.plot([1, 2, 3], [1, 2, 3])
+        ax.set_ylabel("regret at K")
+
+    def said(fig, ax):
+        from privrl.results.labels import at_k
+
+        ax.plot([1, 2, 3], [1, 2, 3])
+        ax.set_ylabel(at_k([1e7, 1e7]))
+
+    (p,) = _bad(tmp_path, "bare", bare)
+    assert "'regret at K' does not say which K" in p
+    assert _bad(tmp_path, "said", said) == []
