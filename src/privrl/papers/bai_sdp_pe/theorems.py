@@ -269,7 +269,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
                                  f"SDP-PE (shuffle, eps < 1) on {env}, C = {d.C.iloc[0]:g}: privacy cost at most ~ 1/eps "
                                  "(X^3 A^2 H^6 / eps; upper bound: gamma in [0, 1])", "rate", sg, "Bai et al. Thm 11"))
     ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
-           title="SDP-PE (shuffle): Thm 11 covers ε < 1")
+           title="Shuffle SDP-PE: Thm 11 covers ε < 1")
     _legend_out(ax)
     save_pdf(fig, ctx, "bai_sdp_pe_thm11")
     return _result(df, claims, fig, f"Bai et al. Thm 11 inside its range eps < 1 ({ctx.experiment})",
