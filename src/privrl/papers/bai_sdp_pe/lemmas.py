@@ -232,6 +232,7 @@ def figure_elimination(df: pd.DataFrame, path) -> None:
     a2.set(ylabel="worst value / bound", title="worst over seeds and stages")
     for a in (a1, a2):
         a.set_xticks(x, ticks)
+        a.set_xlim(-0.6, len(df) - 0.4)  # a configuration's group as wide as with four of them
     handles = [Line2D([], [], ls="none", marker=m, color=c) for _f, _r, c, m, _l in lemmas]  # bars: same colours
     labels = [lab for *_, lab in lemmas]
     handles += [Line2D([], [], color="k", ls="--"), Line2D([], [], color="k", ls=":")]
