@@ -233,8 +233,8 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
                        ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers and lab in few else None), ms=3), lab)
                for lab in labels]
     if not colour_bar:  # a few ε values: a legend entry each (first), not a continuum
-        handles = [(Line2D([], [], color=eps_colour(e)), f"{eps_label.split()[-1]} = {sci(e)}")
-                   for e in eps_values] + handles
+        sym = next((w for w in reversed(eps_label.split()) if "ε" in w), "ε")  # ε, or ε₀ of a local level
+        handles = [(Line2D([], [], color=eps_colour(e)), f"{sym} = {sci(e)}") for e in eps_values] + handles
     extra = [(h[0], h[1], order if len(h) < 3 else [p for p in order if p in ([h[2]] if isinstance(h[2], str) else h[2])])
              for h in extra_legend]
     if letters:  # panels of different quantities: each entry says its panel, grouped by panel
