@@ -94,7 +94,7 @@ def test_vietri_lower_bound_figure(tmp_path, n_env):
                       (K, np.sqrt(3 * K) + 12 * np.log(K) / e, None, None, f"Thm 6 bound, eps={e:g}", ":")]
         panels.append((lines, "cumulative regret", f"Thm 6 on hard instance (n={2 + j})"))
     r = _saved_ok(vietri2020_bounds._figure(panels), tmp_path, "lower_bound")
-    assert "privacy level ε" in r["texts"] and {"PUCB", "Thm 6 bound"} <= set(r["texts"])
+    assert {"ε = 0.1", "ε = 1", "ε = 10", "PUCB", "Thm 6 bound"} <= set(r["texts"])  # 3 ε: a legend entry each
 
 
 def test_cross_model_and_rlsvi_figures(tmp_path):
@@ -112,7 +112,8 @@ def test_cross_model_and_rlsvi_figures(tmp_path):
                              regret_hi=1.1 * v * k ** 0.5) for k in (1e3, 1e4, 1e5)
                         for a, v in (("rlsvi", 1), ("ucbvi", 2), ("pucb", 5), ("dp-ucbvi-jdp", 8))])
     r = _saved_ok(lu2026._figure(eps, mat, {"riverswim": "RiverSwim (S=6, H=20)"}), tmp_path / "lu", "rlsvi_privacy")
-    assert "DP-UCBVI-JDP" in r["texts"] and r["legends"] == 1
+    # panels of different quantities: lettered, each legend entry names its panel (one legend, no mixing)
+    assert {"(b) DP-UCBVI-JDP", "(a) Cor. 14", "(a) K of the runs"} <= set(r["texts"]) and r["legends"] == 1
 
 
 def test_bai_scaling_figure_labels_each_variable_with_its_values(tmp_path):
@@ -145,5 +146,6 @@ def test_lu_fixed_eps_figure_puts_eps_on_an_axis(tmp_path):
     rate = pd.DataFrame({"env": "riverswim", "K": K, "regret": 15 * np.sqrt(K)})
     r = _saved_ok(L._figure(pd.DataFrame(rows), rate, {"riverswim": "RiverSwim (S=2, H=3)"}), tmp_path, "fixed_eps")
     assert r["width_in"] == style.COLUMN_WIDTH and r["legends"] == 1
-    assert {"privacy level ε", "episodes K", "PUCB", "RiverSwim (S=2, H=3)"} <= set(r["texts"])
+    assert {"privacy level ε", "episodes K", "(a) PUCB", "RiverSwim (S=2, H=3)",
+            "(b) $\\sqrt{K}$ through the last point"} <= set(r["texts"])
     assert any("its own ε" in t for t in r["texts"]) and not any("eps" in t for t in r["texts"])

@@ -288,3 +288,84 @@ def test_a_closed_figure_still_saves_with_its_readability_record(tmp_path):
     plt.close(fig)
     style.save_figure(fig, tmp_path / "closed")
     assert figure_check.record(tmp_path / "closed.png")["width_in"] == style.COLUMN_WIDTH
+
+
+def test_figure_check_flags_an_empty_panel_and_a_colour_bar_for_two_values(tmp_path):
+    """A panel holding only a reference line and zero-height bars reads as a missing plot; a
+    colour bar over two ε values reads as a continuum: both flagged. Zeros drawn as points pass."""
+    import matplotlib
+
+    def empty(fig, ax):
+        ax.bar([0, 1, 2], [0.0, 0.0, 0.0])
+        ax.axhline(0.45, color="k", ls="--")
+
+    def zeros_as_points(fig, ax):
+        ax.plot([0, 1, 2], [0.0, 0.0, 0.0], ls="none", marker="o", clip_on=False)
+        ax.axhline(0.45, color="k", ls="--")
+
+    def two_level_bar(fig, ax):
+        ax.plot([1, 2, 3], [1, 2, 3])
+        sm = matplotlib.cm.ScalarMappable(norm=matplotlib.colors.LogNorm(10, 100))
+        sm.set_array(np.array([10.0, 100.0]))
+        fig.colorbar(sm, ax=ax, location="bottom")
+
+    (p,) = _bad(tmp_path, "empty", empty)
+    assert "empty panel" in p
+    assert _bad(tmp_path, "zeros", zeros_as_points) == []
+    (p,) = _bad(tmp_path, "bar", two_level_bar)
+    assert "colour bar for 2 value(s)" in p
+
+
+def test_layer_names_a_few_eps_values_in_the_legend_not_on_a_colour_bar(tmp_path):
+    """Two ε values (Garcelon's eps0 = 50, 100): a legend entry each, no colour bar; six keep
+    the colour bar; both pass the check."""
+    from privrl.results import figure_check
+
+    for name, eps in (("two", (50, 100)), ("six", (0.1, 0.2, 0.5, 1, 2, 5))):
+        agg, fits = _synthetic(agents=("pucb",), eps=eps)
+        figures.regret_vs_k(agg, fits, tmp_path / name / "f")
+        r = figure_check.record(tmp_path / name / "f.png")
+        bars = r["colorbar_levels"]
+        if name == "two":
+            assert bars == [] and {"ε = 50", "ε = 100"} <= set(r["texts"])
+        else:
+            assert bars == [6] and "privacy level ε" in r["texts"]
+        assert figure_check.figure_problems(tmp_path / name) == []
+
+
+def test_merged_legend_of_two_panels_says_which_panel_each_entry_is_in(tmp_path):
+    """A hand-drawn figure whose two panels carry different legends (vietri_lemma8: Eq. (4) and 0
+    above, β_s and 1/4 below): one legend, the panels lettered, each entry naming its panel; an
+    entry drawn in both panels is not lettered."""
+    import matplotlib.pyplot as plt
+
+    from privrl.results import facets, figure_check
+
+    style.use_paper_style()
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(style.COLUMN_WIDTH, 5), layout="constrained")
+    for ax, what in ((a1, "gap"), (a2, "ratio")):
+        ax.plot([1, 2, 3], [1, 2, 3], label=what)
+        ax.axhline(1.0, color="k", ls="--", label="bound")
+        ax.set_title(f"{what} panel")
+        ax.legend()
+    facets.print_ready(fig)
+    style.save_figure(fig, tmp_path / "two")
+    r = figure_check.record(tmp_path / "two.png")
+    assert r["legends"] == 1 and {"(a) gap panel", "(b) ratio panel", "(a) gap", "(b) ratio", "bound"} <= set(r["texts"])
+    assert figure_check.figure_problems(tmp_path) == []
+
+
+def test_figure_check_flags_regret_at_k_without_its_k(tmp_path):
+    def bare(fig, ax):
+        ax.plot([1, 2, 3], [1, 2, 3])
+        ax.set_ylabel("regret at K")
+
+    def said(fig, ax):
+        from privrl.results.labels import at_k
+
+        ax.plot([1, 2, 3], [1, 2, 3])
+        ax.set_ylabel(at_k([1e7, 1e7]))
+
+    (p,) = _bad(tmp_path, "bare", bare)
+    assert "'regret at K' does not say which K" in p
+    assert _bad(tmp_path, "said", said) == []

@@ -3,8 +3,8 @@ from privrl.results.labels import env_title  # human figure titles
 
 rule regret_figure:
     """Regret vs K (log-log, CI bands, fitted slopes) and regret / sqrt(K) vs K through the figure
-    layer (privrl.results.facets): a panel per series, eps on a colour bar, one legend; PDF and
-    300 dpi PNG."""
+    layer (privrl.results.facets): a panel per series, eps a colour (a legend entry each when few,
+    else a colour bar), one legend; PDF and 300 dpi PNG."""
     wildcard_constraints:
         paper="|".join(PAPER_FOLDERS),
     input:

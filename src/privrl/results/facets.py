@@ -7,7 +7,8 @@ the papers' analysis figures) in the style of :mod:`privrl.results.style`:
   ``panel`` (the panel's human title), ``line`` (the legend entry of the line, "" for a line
   explained by the ε colour bar alone), ``eps`` (float; nan = not an ε line) and ``curve`` (one
   id per drawn curve; default: panel, line and eps);
-- ε lines are coloured on one sequential log scale (:data:`style.EPS_CMAP`) with a colour bar;
+- ε lines are coloured on one sequential log scale (:data:`style.EPS_CMAP`): with a colour bar
+  when they take more than :data:`FEW_EPS` values, else with a legend entry per ε;
   other lines take a qualitative colour per legend entry (black for "noise off"); every legend
   entry has its own dash pattern and marker, so lines of the same colour stay distinguishable;
 - lines of one panel that lie on top of each other get staggered markers (each colour shows)
@@ -38,8 +39,8 @@ from matplotlib.colors import LogNorm, Normalize  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from privrl.results import style  # noqa: E402
-from privrl.results.labels import human, sci, without_eps  # noqa: E402,F401  (re-exported: the layer's text)
-from privrl.results.figure_check import OVERLAP_TOL_PX, close_paths  # noqa: E402
+from privrl.results.labels import at_k, human, sci, without_eps  # noqa: E402,F401  (re-exported: the layer's text)
+from privrl.results.figure_check import FEW_HUE_LEVELS, OVERLAP_TOL_PX, close_paths  # noqa: E402
 
 MAX_HEIGHT = 9.0  # inches: the tallest figure a page holds with its caption
 ROW_HEIGHT = 1.9  # inches per row of panels (shrunk, down to MIN_ROW_HEIGHT, to fit MAX_HEIGHT)
@@ -49,6 +50,7 @@ LINE_STYLES: tuple[tuple[str, str], ...] = (("-", ""), ("--", ""), (":", "o"), (
                                             (":", "D"), ("-.", "v"), ("-", "x"))
 NOISE_OFF = "noise off"
 FEW_POINTS = 12  # a line of at most this many points is a set of measurements: each point marked (markers=True)
+FEW_EPS = FEW_HUE_LEVELS  # at most this many ε values: a legend entry each (a colour bar suggests a continuum)
 
 
 # ----------------------------------------------------------------------------- layout
@@ -139,7 +141,10 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
 
     yscale "log" becomes symlog when a y value is <= 0 (:func:`style.log_axis`).
     decorate(ax, panel_title, rows): draws extra marks on a panel (fit windows, guides).
-    extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line).
+    extra_legend: more (handle, label) entries of the one legend (e.g. a dotted fit line); a third
+    item names the panel(s) the entry is drawn in (default: every panel).
+    Panels of different quantities (``ylabels``/``xlabels``) whose legend entries differ are
+    lettered (a), (b), ... and each legend entry names its panels: one legend, no mixing.
     markers: mark every point of a line of at most :data:`FEW_POINTS` points (e.g. against ε);
     longer lines keep their legend entry's marker every tenth of the line.
     ylabels: a y label per panel title (panels of different quantities; use ``sharey=False``).
@@ -167,8 +172,10 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
 
     style.use_paper_style()
     n_legend = len(labels) + len(extra_legend)
+    colour_bar = len(eps_values) > FEW_EPS
+    n_legend += 0 if colour_bar else len(eps_values)
     legend_h = 0.2 + 0.16 * math.ceil(n_legend / max(1, 3 if fig_w > 4 else 1)) if n_legend else 0.0
-    extra = legend_h + (0.55 if len(eps_values) > 1 else 0.0) + (0.3 if title else 0.0) + 0.35
+    extra = legend_h + (0.55 if colour_bar else 0.0) + (0.3 if title else 0.0) + 0.35
     row_h = _row_height(nrows, extra)
     chars = max(16, int((fig_w / ncols - 0.45) / 0.068))  # 8 pt characters a panel title holds
     g = sns.FacetGrid(d, col="panel", col_order=order, col_wrap=ncols if len(order) > 1 else None,
@@ -178,6 +185,9 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     fig.set_layout_engine("constrained")
     fig.set_size_inches(fig_w, row_h * nrows + extra)
     all_y = d[[c for c in ("y", "lo", "hi") if c in d]].to_numpy(dtype=float).ravel()
+    in_panels = {lab: [p for p in order if lab in set(d.loc[d["panel"] == p, "line"])] for lab in labels}
+    letters = _panel_letters(order, in_panels, bool(ylabels or xlabels))
+    titled = {p: f"{letters[p]} {p}" if p in letters else p for p in order}  # the panel's title as printed
     for name, ax in g.axes_dict.items():
         rows = d[d["panel"] == name]
         ax.set_xscale(xscale)
@@ -204,7 +214,7 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
             decorate(ax, name, rows)
         if data_xticks:
             _ticks_at(ax.xaxis, sorted(set(rows["x"].dropna().astype(float))))
-        ax.set_title(style.wrap_text(name, chars))
+        ax.set_title(style.wrap_text(titled[name], chars))
     g.set_axis_labels(xlabel, ylabel)
     if not sharex:  # seaborn labels the bottom row only: every panel has its own x axis here
         for ax in g.axes.flat:
@@ -222,18 +232,31 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     handles = [(Line2D([], [], color=colours.get(lab, "0.3") if lab not in eps_lines else "0.35",
                        ls=styles[lab][0], marker=styles[lab][1] or ("o" if markers and lab in few else None), ms=3), lab)
                for lab in labels]
-    handles += list(extra_legend)
-    if len(eps_values) > 1:
+    if not colour_bar:  # a few ε values: a legend entry each (first), not a continuum
+        sym = next((w for w in reversed(eps_label.split()) if "ε" in w), "ε")  # ε, or ε₀ of a local level
+        handles = [(Line2D([], [], color=eps_colour(e)), f"{sym} = {sci(e)}") for e in eps_values] + handles
+    extra = [(h[0], h[1], order if len(h) < 3 else [p for p in order if p in ([h[2]] if isinstance(h[2], str) else h[2])])
+             for h in extra_legend]
+    if letters:  # panels of different quantities: each entry says its panel, grouped by panel
+        rank = {p: i for i, p in enumerate(order)}
+        eps_n = 0 if colour_bar else len(eps_values)
+        where = [order] * eps_n + [in_panels[lab] for lab in labels]
+        items = [(h, lab, w) for (h, lab), w in zip(handles, where)] + extra
+        items.sort(key=lambda it: (len(it[2]) == len(order), rank[it[2][0]] if it[2] else 0))
+        handles = [(h, lab if len(w) == len(order) else " ".join(letters[p] for p in w) + " " + lab)
+                   for h, lab, w in items]
+    else:
+        handles += [(h, lab) for h, lab, _w in extra]
+    if colour_bar:
         sm = matplotlib.cm.ScalarMappable(norm=norm, cmap=matplotlib.colors.ListedColormap(
             cmap(np.linspace(0.05, 0.85, 256))))
+        sm.set_array(np.asarray(eps_values, float))  # the values it stands for (figure_check counts them)
         cb = fig.colorbar(sm, ax=list(g.axes.flat), location="bottom", shrink=0.6 if fig_w > 4 else 0.9,
                           aspect=30, pad=0.02)
         cb.set_label(eps_label)
         shown = _spaced(eps_values, norm, (fig_w * (0.6 if fig_w > 4 else 0.9)) - 0.2)
         cb.set_ticks(shown, labels=[sci(e) for e in shown])
         cb.minorticks_off()
-    elif len(eps_values) == 1:
-        handles.append((Line2D([], [], color=eps_colour(eps_values[0])), f"ε = {sci(eps_values[0])}"))
     if handles:
         entry = 0.6 + 0.07 * max(len(re.sub(r"\$[^$]*\$", "xx", h[1])) for h in handles)  # inches: handle + text
         ncol = max(1, min(3, int((fig_w - 0.2) // entry)))
@@ -245,11 +268,20 @@ def line_grid(data: pd.DataFrame, *, xlabel: str, ylabel: str, title: str = "", 
     for name, ax in g.axes_dict.items():
         note = _mark_overlaps(ax)
         if note:
-            ax.set_title(f"{style.wrap_text(name, chars)}\n({note})" if name else note)
+            ax.set_title(f"{style.wrap_text(titled[name], chars)}\n({note})" if titled[name] else note)
     fig.canvas.draw()  # tick labels that still collide are thinned
     for ax in g.axes.flat:
         _declutter(fig, ax)
     return fig
+
+
+def _panel_letters(order: Sequence[str], in_panels: dict, different: bool) -> dict[str, str]:
+    """Panel -> "(a)", "(b)", ... when the panels show different quantities (``different``: their
+    own x or y labels) and some legend entry is drawn in only some of them: the one legend then
+    says which panel each entry belongs to; else {} (entries shared by every panel need no letter)."""
+    if not different or not 1 < len(order) <= 6 or all(len(w) == len(order) for w in in_panels.values()):
+        return {}
+    return {p: f"({chr(ord('a') + i)})" for i, p in enumerate(order)}
 
 
 def _mark_overlaps(ax) -> str:
@@ -361,7 +393,9 @@ def lines_frame(panels: Sequence[tuple[str, Sequence[tuple]]], floor: float = 1e
 def print_ready(fig):
     """A figure drawn by hand (a theorem check, an analysis not yet on :func:`line_grid`) made
     print-ready in place: its texts through :func:`human` (ε, τ, 10^k; tick labels are left as
-    drawn) and its panels' legends merged into one legend below the figure. Returns ``fig``."""
+    drawn) and its panels' legends merged into one legend below the figure; when the panels'
+    legends differ, the panels are lettered (a), (b), ... and each entry names its panel (one
+    legend that does not mix two panels' series). Returns ``fig``."""
     ticks = {id(t) for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
              for t in axis.get_ticklabels(which="both")}
     for t in fig.findobj(matplotlib.text.Text):
@@ -375,9 +409,23 @@ def print_ready(fig):
     legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
     if len(legends) + len(fig.legends) > 1:
         seen: dict[str, object] = {}
+        own = {id(ax.get_legend()): ax for ax in fig.axes if ax.get_legend() is not None}
+        where: dict[str, list] = {}  # entry -> the panels whose legend holds it
+        for lg in legends:
+            for t in lg.get_texts():
+                where.setdefault(t.get_text(), []).append(own[id(lg)])
+        panels = [ax for ax in fig.axes if ax.get_legend() is not None]
+        # panels whose legends differ: letter them, and each merged entry names its panels
+        letters = ({ax: f"({chr(ord('a') + i)})" for i, ax in enumerate(panels)}
+                   if len(panels) > 1 and any(len(w) < len(panels) for w in where.values()) else {})
+        for ax, letter in letters.items():
+            ax.set_title(f"{letter} {ax.get_title()}" if ax.get_title() else letter)
         for lg in list(fig.legends) + legends:
             for h, t in zip(lg.legend_handles, lg.get_texts()):
-                seen.setdefault(t.get_text(), h)
+                text, w = t.get_text(), where.get(t.get_text(), [])
+                if letters and w and len(w) < len(panels):
+                    text = " ".join(letters[ax] for ax in w) + " " + text
+                seen.setdefault(text, h)
             lg.remove()
         fig.legends.clear()
         wide = fig.get_figwidth() > 4

@@ -13,6 +13,10 @@ on any regenerated folder. A figure passes when it has a PDF twin and
 - no text shows an id: snake_case names, ``key=value`` parameters, ``1e+07``-style numbers,
   Python reprs (``{...}``, ``None``, ``nan``), registered agent ids or env ids (mathtext
   ``$...$`` is exempt);
+- no panel is empty (a panel holding only reference lines or zero-height bars reads as a
+  missing plot: say the zeros in text, or draw them as points);
+- no text reads "at K" without the K ("regret at K = 10^7", not "regret at K");
+- no colour bar stands for <= :data:`FEW_HUE_LEVELS` values (a legend entry each instead);
 - no data line hides another: two lines of a panel that run within
   :data:`~privrl.results.facets.OVERLAP_TOL_PX` of each other everywhere must differ in dash,
   marker or marker spacing, or the panel / figure must say "overlap".
@@ -32,6 +36,7 @@ from privrl.results import style
 
 MAX_HEIGHT = 9.0  # inches (privrl.results.facets.MAX_HEIGHT)
 WIDTHS = (style.COLUMN_WIDTH, style.FULL_WIDTH)
+FEW_HUE_LEVELS = 4  # privrl.results.facets.FEW_EPS: a hue of this few values takes a legend, not a colour bar
 OVERLAP_TOL_PX = 1.5  # privrl.results.facets.OVERLAP_TOL_PX (display pixels at the figure's dpi)
 _ID_PATTERNS = {
     "a snake_case id": re.compile(r"(?<![\\\w])[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+"),
@@ -41,6 +46,7 @@ _ID_PATTERNS = {
     "a Python repr": re.compile(r"[{}]|\bNone\b|\bnan\b|\bTrue\b|\bFalse\b|'\w+'\s*:"),
     "an encoded number (0p2)": re.compile(r"\d+p\d+"),
 }
+_BARE_K = re.compile(r"\bat K\b(?!\s*=)")  # "regret at K" without its value ("at K = 10^7" is fine)
 ENV_IDS = ("riverswim", "hard_instance")  # "garnet" is the English name of the MDP family
 
 
@@ -142,6 +148,13 @@ def figure_problems(root: str | Path) -> list[str]:
         if ids:
             out.append(f"{png}: ids in text: {'; '.join(ids[:6])}" + (f" (+{len(ids) - 6})" if len(ids) > 6 else ""))
         out += [f"{png}: {h}" for h in hidden_lines(r)]
+        # records written before these checks lack the keys: nothing to check
+        if "empty_panels" in r:
+            bare = sorted({t for t in r.get("texts", []) if _BARE_K.search(re.sub(r"\$[^$]*\$", " ", t))})
+            out += [f"{png}: '{t}' does not say which K (labels.at_k)" for t in bare]
+        out += [f"{png}: empty panel '{t.replace(chr(10), ' ')}' (no data drawn)" for t in r.get("empty_panels", [])]
+        out += [f"{png}: a colour bar for {n} value(s) (<= {FEW_HUE_LEVELS}: a legend entry each)"
+                for n in r.get("colorbar_levels", []) if n is not None and n <= FEW_HUE_LEVELS]
     return out
 
 

@@ -66,3 +66,12 @@ def env_title(spec: dict) -> str:
 
     params = ", ".join(item(k, v) for k, v in (spec.get("params") or {}).items() if k != "seed")
     return f"{name} ({params})" if params else name
+
+
+def at_k(Ks, what: str = "regret") -> str:
+    """An axis label that says which K: ``regret at K = $10^{7}$``; runs of several lengths
+    ``regret at K = $10^{6}$–$10^{7}$`` (each point at its run's last episode)."""
+    vals = sorted({float(k) for k in np.atleast_1d(np.asarray(Ks, dtype=float)) if np.isfinite(k)})
+    if not vals:
+        return f"{what} at the run's last episode K"
+    return f"{what} at K = {sci(vals[0])}" + (f"–{sci(vals[-1])}" if len(vals) > 1 else "")

@@ -232,7 +232,9 @@ def readability(fig) -> dict:
     ``texts_cut_off`` (texts reaching past the figure's edge), ``tick_overlaps`` (pairs of drawn
     tick labels printed over each other), ``texts`` (every visible text, for the id check) and
     ``lines`` (per panel: each data line's dash, marker, marker spacing and display path, for
-    the hidden-line check of :mod:`privrl.results.figure_check`)."""
+    the hidden-line check of :mod:`privrl.results.figure_check`), ``empty_panels`` (titles of
+    panels without data: :func:`has_data`) and ``colorbar_levels`` (per colour bar, the number of
+    distinct values it stands for, or None)."""
     if not hasattr(fig.canvas, "get_renderer"):  # a closed figure (plt.close) still saves: give it a canvas
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -259,7 +261,44 @@ def readability(fig) -> dict:
             "texts_cut_off": int(clipped), "tick_overlaps": tick_overlaps(fig),
             "texts": sorted({t.get_text() for t in fig.findobj(matplotlib.text.Text)
                              if t.get_visible() and t.get_text().strip()}),
-            "lines": [data_lines(ax) for ax in fig.axes]}
+            "lines": [data_lines(ax) for ax in fig.axes],
+            "empty_panels": [ax.get_title() or f"panel {i + 1}" for i, ax in enumerate(panels(fig)) if not has_data(ax)],
+            "colorbar_levels": [colorbar_levels(ax._colorbar) for ax in fig.axes if hasattr(ax, "_colorbar")]}
+
+
+def panels(fig) -> list:
+    """The figure's data panels: visible axes with their frame on, colour bars excluded."""
+    return [ax for ax in fig.axes if ax.get_visible() and ax.axison and not hasattr(ax, "_colorbar")]
+
+
+def has_data(ax) -> bool:
+    """Whether a panel shows any data: a line in data coordinates with a finite point, a bar (or
+    other patch) of non-zero size, a non-empty collection (bands, scatter, error bars) or an
+    image. Reference lines across the panel (``axhline``/``axvline``) and zero-height bars are
+    not data: a panel holding only those looks empty to a reader."""
+    for ln in ax.get_lines():
+        xy = np.column_stack([np.asarray(ln.get_xdata(), float), np.asarray(ln.get_ydata(), float)])
+        if ln.get_visible() and ln.get_transform().contains_branch(ax.transData) and np.isfinite(xy).all(axis=1).any():
+            return True
+    for p in ax.patches:
+        if p.get_visible() and p.get_transform().contains_branch(ax.transData):
+            ext = p.get_path().get_extents(p.get_patch_transform()) if hasattr(p, "get_patch_transform") else None
+            if ext is None or (ext.width > 0 and ext.height > 0):
+                return True
+    for c in ax.collections:
+        if c.get_visible() and (len(c.get_paths()) or len(c.get_offsets())):
+            return True
+    return bool(ax.images)
+
+
+def colorbar_levels(cb) -> int | None:
+    """How many distinct values the colour bar's mappable holds (None: not known, e.g. a bar
+    drawn without data): a bar over two values reads as a continuum a reader cannot place."""
+    arr = cb.mappable.get_array()
+    if arr is None:
+        return None
+    vals = np.asarray(arr, float).ravel()
+    return int(np.unique(vals[np.isfinite(vals)]).size)
 
 
 def drawn_ticklabels(axis) -> list:

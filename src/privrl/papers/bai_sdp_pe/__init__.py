@@ -288,7 +288,7 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
     if tr.empty:
         return None
     from privrl.results import facets  # matplotlib: imported only to draw
-    from privrl.results.labels import env_title
+    from privrl.results.labels import at_k, env_title
 
     names = {"central": "central Privatizer", "shuffle": "shuffle Privatizer", "local": "local Privatizer",
              "none": "PE, no privacy"}
@@ -304,9 +304,9 @@ def _figure(ctx, t1: pd.DataFrame, tr: pd.DataFrame):
                                        "panel": panel, "line": names.get(mo, mo), "curve": f"{panel}|{mo}"}))
     data = pd.concat(parts, ignore_index=True)
     order = [p for p in dict.fromkeys(data.panel)][::-1]  # the paper's constants last
-    title = "SDP-PE: regret at K under each Privatizer" + (f", {env_title(ctx.config['envs'][envs[0]])}"
-                                                            if len(envs) == 1 else "")
-    return facets.line_grid(data, xlabel="privacy level ε", ylabel="regret at K", title=title, panel_order=order,
+    title = "SDP-PE: regret under each Privatizer" + (f", {env_title(ctx.config['envs'][envs[0]])}"
+                                                       if len(envs) == 1 else "")
+    return facets.line_grid(data, xlabel="privacy level ε", ylabel=at_k(ctx.config.get("episodes", float("nan"))), title=title, panel_order=order,
                             markers=True)
 
 

@@ -205,24 +205,39 @@ def check_elimination(rng, agents: Sequence[str] = ("pe", "sdp-pe-jdp"), C_grid:
 
 
 def figure_elimination(df: pd.DataFrame, path) -> None:
-    """Per (Privatizer, C): left, the fraction of seeds that lost pi* or broke Lemma 24 / Eq. 29 vs
-    9 delta; right, the worst true gap and stage regret over their bounds (<= 1: the lemmas hold)."""
+    """Per (Privatizer, C): top, the fraction of seeds that lost pi* or broke Lemma 24 / Eq. 29
+    against the stated failure rate 9 delta, as points (a zero shows; the count of failing seeds
+    above each group); bottom, the worst true gap and stage regret over their bounds (<= 1: the
+    lemmas hold). One legend: a colour per lemma, shared by both panels."""
+    from matplotlib.lines import Line2D
+
     fig, (a1, a2) = check_axes(2)
     x = np.arange(len(df))
     ticks = [f"{MODEL_SHORT.get(r.agent, r.agent)}\nC={r.C:g}" for r in df.itertuples()]
     w = 0.27
-    a1.bar(x - w, df["lost_pi_star"], w, label="lost π* (Lemma 23)")
-    a1.bar(x, df["gap_above_lemma24"], w, label="gap > Lemma 24")
-    a1.bar(x + w, df["stage_regret_above_eq29"], w, label="stage regret > Eq. 29")
-    a1.axhline(df["stated_failure"].iloc[0], color="k", ls="--", label=r"$9\delta$ (stated)")
-    a1.set(ylabel="fraction of seeds", ylim=(0, 1), title="Bai et al. Lemmas 23-24, Eq. 29")
-    a2.bar(x - w / 2, df["worst_gap_ratio"], w, color="C3", label="max gap / Lemma 24 bound")
-    a2.bar(x + w / 2, df["worst_stage_regret_ratio"], w, color="C4", label="max stage regret / Eq. 29 bound")
-    a2.axhline(1.0, color="k", ls=":", label="1 (bound)")
-    a2.set(ylabel="ratio", title="worst over seeds and stages")
+    lemmas = (("lost_pi_star", None, "C0", "o", "Lemma 23: π* kept"),
+              ("gap_above_lemma24", "worst_gap_ratio", "C3", "s", "Lemma 24: true gap"),
+              ("stage_regret_above_eq29", "worst_stage_regret_ratio", "C4", "^", "Eq. 29: stage regret"))
+    for j, (frac, _ratio, colour, marker, _lab) in enumerate(lemmas):
+        a1.plot(x + (j - 1) * w, df[frac], ls="none", marker=marker, ms=4, color=colour, clip_on=False)
+    a1.axhline(df["stated_failure"].iloc[0], color="k", ls="--")
+    for xi, r in zip(x, df.itertuples()):  # the counts: a bar of height 0 would show nothing
+        a1.annotate(f"{round(r.fail_fraction * r.n_seeds)}/{r.n_seeds}", (xi, 0), xytext=(0, 6),
+                    textcoords="offset points", ha="center", va="bottom")
+    a1.set(ylabel="fraction of seeds failing", ylim=(0, 1), title="Bai et al. Lemmas 23-24, Eq. 29: failing seeds")
+    ratios = [(r, c) for _f, r, c, _m, _l in lemmas if r]
+    for j, (ratio, colour) in enumerate(ratios):
+        a2.bar(x + (j - 0.5) * w, df[ratio], w, color=colour)
+    a2.axhline(1.0, color="k", ls=":")
+    a2.set(ylabel="worst value / bound", title="worst over seeds and stages")
     for a in (a1, a2):
         a.set_xticks(x, ticks)
-    check_legend(a1, ncol=2), check_legend(a2)
+        a.set_xlim(-0.6, len(df) - 0.4)  # a configuration's group as wide as with four of them
+    handles = [Line2D([], [], ls="none", marker=m, color=c) for _f, _r, c, m, _l in lemmas]  # bars: same colours
+    labels = [lab for *_, lab in lemmas]
+    handles += [Line2D([], [], color="k", ls="--"), Line2D([], [], color="k", ls=":")]
+    labels += [r"$9\delta$ (stated failure rate)", "bound (ratio 1)"]
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, handlelength=2.0)
     save_check_figure(fig, path)
 
 

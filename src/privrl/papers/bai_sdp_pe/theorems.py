@@ -39,6 +39,7 @@ from privrl.results import elimination as EL
 from privrl.results import verdicts as V
 from privrl.results import eps_verdicts as EV
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
+from privrl.results.labels import at_k
 from privrl.results.stats import mean_ci
 from privrl.papers.bai_sdp_pe import eq29
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
@@ -171,6 +172,7 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
                         lambda *r: np.array([s.mean() for s in r[:-1]]) - r[-1].mean())
         reg = point_regime(float(use.crossover_K.max()), float(use.K.min()))
         sc = V.score_rate_upper(fit, 1.0, V.THRESHOLDS.log_allowance, reg)
+        _slope_one(ax, use, float(base.regret.iloc[0]), priv.E)
         cells = ", ".join(f"{MODEL[r.agent]} eps={r.epsilon:g} (E={r.E:.3g})" for r in use.itertuples())
         sc = V.Score(sc.verdict, sc.measured.replace("a = ", "slope of log D on log E = "),
                      f"{sc.regime}; cells used: {cells}; {len(live)} of {len(priv)} private cells past 10 x their "
@@ -182,7 +184,7 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
                              "Privatizer's error level E (the X^3 A^2 H^5 E term), any Privatizer", "rate", sc,
                              "Bai et al. Thm 6, Assumption 4"))
     ax.set(xscale="log", yscale="log", xlabel="error level E of the Privatizer (Assumption 4)",
-           ylabel="regret at K", title="SDP-PE: regret vs the Privatizer's error level")
+           ylabel=at_k(df.K), title="SDP-PE: regret vs the Privatizer's error level")
     _legend_out(ax)
     save_pdf(fig, ctx, "bai_sdp_pe_error_level")
     return _result(df, claims, fig, f"Bai et al. Thm 6: regret vs the Privatizer's error level ({ctx.experiment})",
@@ -192,7 +194,32 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
               "regret"])
 
 
+def _slope_one(ax, use: pd.DataFrame, r_pe: float, E_all) -> None:
+    """The bound the Thm 6 row is scored against, drawn: the privacy cost D = R - R_pe growing
+    linearly in E (slope 1 on log D vs log E) from the smallest-E cell the fit used, as the regret
+    R_pe + D it allows (dashed, labelled)."""
+    r0 = use.nsmallest(1, "E").iloc[0]
+    d0 = max(float(r0.regret) - r_pe, 1e-12)
+    E = np.geomspace(float(r0.E), float(np.max(E_all)), 50)
+    ax.plot(E, r_pe + d0 * E / float(r0.E), color="black", ls="--", lw=0.9, scaley=False,
+            label="Thm 6 bound: D ∝ E (slope 1) from the smallest E")
+
+
 # ---------------------------------------------------------------- Thm 11: eps < 1
+def _sqrt_k(ax, agg: pd.DataFrame, fit, colour, first: bool) -> None:
+    """The bound a Thm 11 rate row is scored against, drawn: regret growing as sqrt(K) over the
+    cell's fit window (the exponent is scored <= 1/2 there), from the curve's value at the
+    window's start; dashed in the cell's colour, one legend entry."""
+    a = agg.sort_values("episode")
+    lo, hi = float(fit["window_lo"]), float(fit["window_hi"])
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo and len(a)):
+        return
+    y0 = float(np.interp(np.log(lo), np.log(a.episode.to_numpy(float)), a["mean"].to_numpy(float)))
+    k = np.geomspace(lo, hi, 30)
+    ax.plot(k, max(y0, 1e-3) * np.sqrt(k / lo), color=colour, ls="--", lw=0.9, scaley=False,
+            label="Thm 11 bound: ∝ $\\sqrt{K}$ over the fit window (ε < 1)" if first else "_guide")
+
+
 def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
     df = _rows(ctx, ("sdp-pe", "pe"))
     claims = []
@@ -219,6 +246,8 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
             sc = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance,
                                     regimes[e])
             sc = EL.guard(sc, _lost(d[d.cell == info["cell"]]))
+            _sqrt_k(ax, ag[(ag.env == env) & (ag.cell == info["cell"])], f, eps_colour(e),
+                    first=not claims)
             claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"sqrtK_eps{e:g}_{env}",
                                  f"SDP-PE (shuffle, eps={e:g} < 1) on {env}, C = {d.C.iloc[0]:g}: regret O~(sqrt K)"
                                  + CONVERGES, "rate", sc,
@@ -250,7 +279,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
                 "above, log(K)/eps below: gamma = 1, two-sided)", "rate", sg, "Bai et al. Thm 11" + lower),
                 controls=g_controls))
     ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
-           title="SDP-PE (shuffle) across ε; Thm 11 covers ε < 1")
+           title="Shuffle SDP-PE: Thm 11 covers ε < 1")
     _legend_out(ax)
     save_pdf(fig, ctx, "bai_sdp_pe_thm11")
     return _result(df, claims, fig, f"Bai et al. Thm 11 inside its range eps < 1 ({ctx.experiment})",
@@ -378,13 +407,27 @@ def _scaling_figure(ctx: AnalysisContext, points: pd.DataFrame):
     fixed = {a: {o: int(points.loc[points.axis == a, o].iloc[0]) for o in AXES if o != a} for a in set(points.axis)}
     title = {a: f"scaling in {a} (" + ", ".join(f"{o}={v}" for o, v in fixed[a].items()) + ")" for a in fixed}
     data = pd.DataFrame({"x": points.x.astype(float), "y": points.regret, "lo": points.regret_lo,
+                         "bound": points.eq29_bound if "eq29_bound" in points else np.nan,
                          "hi": points.regret_hi, "panel": points.axis.map(title),
                          # the line of a variable: its cells share agent and label, one per env
                          "line": [facets.human(labels.get(c, a)) for c, a in zip(points.cell, points.agent)],
                          "curve": points.axis + "|" + points.agent})
     order = [title[a] for a in SCALING_AXES if a in title]
-    return facets.line_grid(data, xlabel="", ylabel="regret at K", panel_order=order, sharex=False, sharey=False,
-                            xlabels={title[a]: SCALING_AXES[a] for a in title}, markers=True, data_xticks=True)
+
+    def eq29_lines(ax, _panel, rows):  # the bound each size is scored against, in its line's colour
+        for cid, c in rows.groupby("curve", sort=False):
+            c = c.sort_values("x")
+            if c.bound.notna().all():
+                colour = next(ln.get_color() for ln in ax.get_lines() if ln.get_label() == f"_{cid}")
+                ax.plot(c.x, c.bound, color=colour, ls=(0, (1, 1.5)), lw=0.9, marker="_", ms=7, label="_guide")
+
+    from matplotlib.lines import Line2D
+
+    key = [(Line2D([], [], color="0.3", ls=(0, (1, 1.5)), lw=0.9, marker="_", ms=7),
+            "Eq. (29) bound (Lemma 25), in the line's colour")] if data.bound.notna().any() else []
+    return facets.line_grid(data, xlabel="", ylabel=at_k(points.get("K")), panel_order=order, sharex=False, sharey=False,
+                            xlabels={title[a]: SCALING_AXES[a] for a in title}, markers=True, data_xticks=True,
+                            decorate=eq29_lines, extra_legend=key)
 
 
 ANALYSES = {"bai_sdp_pe_error_level": bai_sdp_pe_error_level, "bai_sdp_pe_thm11": bai_sdp_pe_thm11,

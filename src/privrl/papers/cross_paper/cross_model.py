@@ -241,7 +241,7 @@ def _figure(table: pd.DataFrame):
                                                "lo": d.regret_lo.to_numpy(float), "hi": d.regret_hi.to_numpy(float),
                                                "panel": panel, "line": LABELS.get(ag, ag), "curve": f"{panel}|{ag}"}))
     return facets.line_grid(pd.concat(parts, ignore_index=True), xlabel="privacy level ε",
-                            ylabel=f"regret at K = {facets.sci(table.K.max())}", markers=True, sharey=False)
+                            ylabel=facets.at_k(table.K), markers=True, sharey=False)
 
 
 def cross_model_coverage(ctx: AnalysisContext) -> AnalysisResult:

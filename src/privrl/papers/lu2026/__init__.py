@@ -279,7 +279,7 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame, env_names: dict | None = None)
         d = mat.drop_duplicates(["env", "K_i", "agent"])
         for env, de in d.groupby("env", sort=True):
             panel = f"matched privacy: {env_names.get(env, env)}"
-            ylabels[panel] = "regret at K (ε = RLSVI's at K)"
+            ylabels[panel] = "regret at $K_i$ (ε = RLSVI's at $K_i$)"
             for agent, g in de.groupby("agent", sort=False):
                 g = g.sort_values("K_i")
                 parts.append(pd.DataFrame({"x": g.K_i.to_numpy(float), "y": g.regret.to_numpy(float),
@@ -294,7 +294,8 @@ def _figure(eps: pd.DataFrame, mat: pd.DataFrame, env_names: dict | None = None)
 
     from matplotlib.lines import Line2D
 
-    extra = [(Line2D([], [], color="0.6", lw=0.8), "K of the runs")] if any(run_K.values()) else []
+    extra = [(Line2D([], [], color="0.6", lw=0.8), "K of the runs", [p for p, k in run_K.items() if k])] \
+        if any(run_K.values()) else []
     return facets.line_grid(pd.concat(parts, ignore_index=True), xlabel="episodes K", ylabel="", sharey=False,
                             ylabels=ylabels, decorate=run, extra_legend=extra)
 

@@ -207,8 +207,8 @@ def _figure(table: pd.DataFrame, rate: pd.DataFrame, env_names: dict | None = No
             k, y = c.x.to_numpy(float), c.y.to_numpy(float)
             ax.plot(k, y[-1] * np.sqrt(k / k[-1]), color="black", ls="--", lw=0.8, label="_guide", scaley=False)
 
-    ref = [(Line2D([], [], color="black", ls="--", lw=0.8), "$\\sqrt{K}$ through the last point")] if len(rate) else []
-    return facets.line_grid(data, xlabel="privacy level ε", ylabel="regret at K", panel_order=[panel1, panel2],
+    ref = [(Line2D([], [], color="black", ls="--", lw=0.8), "$\\sqrt{K}$ through the last point", panel2)] if len(rate) else []
+    return facets.line_grid(data, xlabel="privacy level ε", ylabel=facets.at_k(table.get("K")), panel_order=[panel1, panel2],
                             sharex=False, sharey=False, markers=True, decorate=sqrt_k, extra_legend=ref,
                             xlabels={panel2: "episodes K"}, ylabels={panel2: "cumulative regret"},
                             title="" if multi else names.get(table.env.iloc[0], ""))
