@@ -34,6 +34,15 @@ users stay in state 0 with reward 0 (state 1 for rewards-only neighbours: away f
 ``variant``: half noise, noise dropped at the tree's levels >= 1, noise reused across
 releases, noise shared across counters, RLSVI at a tenth of its noise) must be flagged
 (lower bound above the claim): tests/audit/test_privacy.py.
+
+The power curve (:func:`power_curve`): the lower bound cannot see uniform under-noising at the
+audit's K (loose claims; a composed privacy loss reached only in joint tails), so each (agent,
+relation) also gets a *noise calibration* test at each noise multiplier of
+:data:`POWER_MULTIPLIERS` (x1, x1/1.2, x1/2, x1/3, x1/10): the spread of every run's release
+against an independent sample of the agent at its label (x1), one-sided rank-sum
+(:func:`calibration_test`). At x1 a flag is a false alarm; below, its power; :func:`smallest_detected`
+names the largest under-noising it flags. The table runs every row of both tests in one Bonferroni
+family (docs/decisions/mechanisms.md, "The agent audit's power").
 """
 from __future__ import annotations
 
@@ -482,7 +491,8 @@ def power_table(df: pd.DataFrame) -> pd.DataFrame:
                "epsilon_lower_bound_x1": float(x1["epsilon_lower_bound"].iloc[0]) if len(x1) else math.nan,
                "privacy_loss_x1": x1["verdict"].iloc[0] if len(x1) else "not run"}
         for _, r in cal.iterrows():
-            row[r["variant"]] = f"{r['verdict']} (p = {r['p_value']:.2g}, spread {r['spread_ratio']:.2f})"
+            pv = f"p = {r['p_value']:.2g}" if r["p_value"] > 0 else "p < 1e-300"
+            row[r["variant"]] = f"{r['verdict']} ({pv}, spread {r['spread_ratio']:.2f})"
         row["smallest_detected"] = smallest_detected(cal) if len(cal) else "not measured"
         broken = loss[loss["variant"] != "noise x1"]
         row["broken_flagged"] = (", ".join(f"{v}: {vd}" for v, vd in zip(broken["variant"], broken["verdict"]))
