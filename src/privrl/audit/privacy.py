@@ -38,10 +38,15 @@ releases, noise shared across counters, RLSVI at a tenth of its noise) must be f
 The power curve (:func:`power_curve`): the lower bound cannot see uniform under-noising at the
 audit's K (loose claims; a composed privacy loss reached only in joint tails), so each (agent,
 relation) also gets a *noise calibration* test at each noise multiplier of
-:data:`POWER_MULTIPLIERS` (x1, x1/1.2, x1/2, x1/3, x1/10): the spread of every run's release
-against an independent sample of the agent at its label (x1), one-sided rank-sum
-(:func:`calibration_test`). At x1 a flag is a false alarm; below, its power; :func:`smallest_detected`
-names the largest under-noising it flags. The table runs every row of both tests in one Bonferroni
+:data:`POWER_MULTIPLIERS` (x1, x1/1.2, x1/2, x1/3, x1/10): the noise the kernel releases (released -
+exact counts) against the variance the agent's *label* implies (the paper's per-counter mechanism at
+the labelled eps, :mod:`privrl.audit.label_noise`; not the kernel's own x1, which is as wrong as its
+releases when the agent under-noises in its own code), a one-sided variance-ratio test. Agents
+without an analytic label reference (Shuffled-OBI, RLSVI) keep the rank-sum spread test against their
+own x1 (:func:`calibration_test`). At x1 a flag is a false alarm; below, its power;
+:func:`smallest_detected` names the largest under-noising it flags. The audit takes the label apart
+from the parameters the kernel runs with: :data:`WRONG_AGENTS` (PUCB handed eps x10) are rows that
+must be flagged. The table runs every row of every test in one Bonferroni
 family (docs/decisions/mechanisms.md, "The agent audit's power").
 """
 from __future__ import annotations
@@ -61,12 +66,16 @@ from privrl.rl import envs
 #: every registered agent with a privacy model (each must be probe-able: privacy_probe.probe_of)
 AGENTS = tuple(n for n, s in REGISTRY.items() if s.privacy_model != "none")
 COLUMNS = ["agent", "relation", "test", "variant", "claimed_epsilon", "delta", "epsilon_lower_bound", "p_value",
-           "spread_ratio", "n_samples", "row_alpha", "verdict", "statistic", "claim_source", "cpu_seconds"]
+           "spread_ratio", "variance_ratio", "n_samples", "row_alpha", "verdict", "statistic", "claim_source", "cpu_seconds"]
 #: the two tests of a row: the privacy-loss lower bound against the claim, the noise calibration
 PRIVACY_LOSS, CALIBRATION = "privacy loss", "noise calibration"
 #: the power curve's noise multipliers (the probe's ``noise_multiplier``: divides every privatizer's
 #: epsilon, multiplies RLSVI's Gaussian sigma): the agent itself, then noise x1/1.2, x1/2, x1/3, x1/10
 POWER_MULTIPLIERS = (1.0, 1 / 1.2, 1 / 2, 1 / 3, 1 / 10)
+#: the wrong agents the table runs (agent, parameters its kernel runs with, its label): an agent that
+#: hands its privatizer eps x10 -- it under-noises in its own code, so only the label calibration sees it
+WRONG_AGENTS = (("pucb", {"epsilon": 10.0}, {"epsilon": 1.0}),)
+WRONG_AGENT = "wrong agent"
 #: the broken classes of the table (besides the reduced-noise variant); dropped-levels needs a tree
 BROKEN = ("dropped-levels", "reused-noise", "shared-noise")
 USERS = 4
@@ -289,7 +298,7 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
         name += f", {noise_name(noise_multiplier)}"
     return {"agent": agent, "relation": relation, "test": PRIVACY_LOSS, "variant": name, "claimed_epsilon": eps,
             "delta": delta, "epsilon_lower_bound": lb, "p_value": math.nan, "spread_ratio": math.nan,
-            "n_samples": held_out(n, fit_frac, select_frac), "row_alpha": alpha, "verdict": verdict,
+            "variance_ratio": math.nan, "n_samples": held_out(n, fit_frac, select_frac), "row_alpha": alpha, "verdict": verdict,
             "statistic": statistic, "claim_source": src, "cpu_seconds": math.nan}
 
 
@@ -364,44 +373,90 @@ def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multipli
     raise ValueError(f"{agent}: no position of the differing user can be audited under {relation}")
 
 
+def _noise_pair(agent: str, relation: str, rng, n: int, users: int, multiplier: float, params, positions):
+    """As :func:`_neighbour_pair` for the label calibration: (position, {"U": (noise, serial, t, m),
+    "U'": ...}) of the kernel run with ``params`` (:func:`privrl.audit.label_noise.sample_noise`)."""
+    from privrl.audit.label_noise import sample_noise
+
+    p = audit_params(agent, params)
+    u1, u0 = pair(agent, relation)
+    others = 1 if u0 == "A0" else 0
+    mdp = tiny_mdp()
+    for k in positions:
+        try:
+            a = sample_noise(agent, p, mdp.P, script(users, k, u1, others), n, rng, multiplier)
+            b = sample_noise(agent, p, mdp.P, script(users, k, u0, others), n, rng, multiplier)
+        except ValueError as e:
+            if "mixes the absent user" not in str(e):
+                raise
+            continue
+        return k, {"U": a, "U'": b}
+    raise ValueError(f"{agent}: no position of the differing user can be audited under {relation}")
+
+
 def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, multipliers=POWER_MULTIPLIERS,
-                params: dict | None = None, users: int | None = None) -> list[dict]:
-    """The noise-calibration rows of ``agent`` under ``relation``, one per noise multiplier: is the
-    release at noise x``m`` (the probe's ``noise_multiplier``) less noisy than the agent's release at
-    its label (noise x1, an independent reference sample)? ``n`` runs per neighbouring sequence for
-    the reference's fit split, the reference and each multiplier (the differing user at the first
-    position where the relation can be sampled). Each row is a one-sided test at level ``alpha``
-    (:func:`calibration_test`): at x1 the audited sample is the agent itself, so a flag is a false
-    alarm ("FALSE ALARM"); below 1 ``flagged`` is the audit's power. The reference is the agent's own
-    kernel at its labelled eps: the test sees under-noising relative to the noise the agent adds at
-    its label, not the label's eps itself (that is the privacy-loss rows' lower bound)."""
+                params: dict | None = None, users: int | None = None, label: dict | None = None) -> list[dict]:
+    """The noise-calibration rows of ``agent`` under ``relation``, one per noise multiplier m (the
+    probe's ``noise_multiplier``): is the noise of the release at x``m`` below the noise the agent's
+    *label* implies? ``params``: what the kernel runs with; ``label``: the parameters the agent is
+    labelled with (the claim; default ``params``) -- separate inputs, so an agent that under-noises
+    in its own code (its kernel run with eps x10 against the label eps) is a row like any other.
+
+    Agents of :data:`privrl.audit.label_noise.LABELS`: the released noise (released - exact counts,
+    the probe's door log) against the label's variance per value (the paper's per-counter mechanism
+    at the labelled eps), one-sided variance-ratio test (:func:`privrl.audit.label_noise.label_calibration`),
+    ``n`` runs per neighbouring sequence. The others (no analytic label reference: Shuffled-OBI,
+    RLSVI): the rank-sum spread test against the agent's own kernel at x1 (:func:`calibration_test`;
+    circular: it cannot see an agent that under-noises in its own code), stated in the row.
+    At x1 a flag is a false alarm ("FALSE ALARM"); below 1 ``flagged`` is the audit's power."""
     import time
 
+    from privrl.audit.label_noise import label_calibration, label_of
+
     users = int(users or probe_of(agent)[1].users)
-    claim = claimed(agent, relation, params, users)
+    # an agent run with other parameters than its label (a wrong agent): its x1 row is power, not a false alarm
+    wrong = label is not None and audit_params(agent, label) != audit_params(agent, params)
+    label = params if label is None else label
+    claim = claimed(agent, relation, label, users)
     eps, delta, src = claim if claim else (math.nan, 0.0, "no claim under this relation")
     order = [0, users // 2] + [k for k in range(users) if k not in (0, users // 2)]
-    t0 = time.process_time()
-    k, fit = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, order)
-    _, ref = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, [k])
-    base = time.process_time() - t0
     rows = []
+    t0 = time.process_time()
+    label_ref = label_of(agent)
+    if label_ref is not None:
+        spec = probe_of(agent)[0]
+        lab = spec.resolve(audit_params(agent, label)) | {"_K": users}
+        k, _ = _noise_pair(agent, relation, rng, 2, users, 1.0, params, order)  # the position only
+        base = time.process_time() - t0
+    else:
+        k, fit = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, order)
+        _, ref = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, [k])
+        base = time.process_time() - t0
     for m in multipliers:
         t0 = time.process_time()
-        _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k])
-        pv, ratio = calibration_test(fit, ref, aud)
+        if label_ref is not None:
+            _, aud = _noise_pair(agent, relation, rng, n, users, float(m), params, [k])
+            pv, vratio, _se = label_calibration(agent, aud, lab)
+            ratio = math.nan
+            statistic = (f"user {k} of {users}: released noise variance vs the label's "
+                         f"({label_ref.rule}; one-sided variance-ratio z)")
+        else:
+            _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k])
+            pv, ratio = calibration_test(fit, ref, aud)
+            vratio = math.nan
+            statistic = (f"user {k} of {users}: release spread vs the agent's own kernel at x1 (rank-sum; no "
+                         "analytic label reference, circular: blind to under-noising in the agent's own code)")
         flag = pv <= alpha
         if claim is None:
             verdict = "not claimed"
-        elif m == 1.0:
+        elif m == 1.0 and not wrong:
             verdict = "FALSE ALARM" if flag else "pass"
         else:
             verdict = "flagged" if flag else "not flagged"
         rows.append({"agent": agent, "relation": relation, "test": CALIBRATION, "variant": noise_name(float(m)),
                      "claimed_epsilon": eps, "delta": delta, "epsilon_lower_bound": math.nan, "p_value": pv,
-                     "spread_ratio": ratio, "n_samples": n, "row_alpha": alpha, "verdict": verdict,
-                     "statistic": f"user {k} of {users}: release spread vs the agent at x1 (rank-sum)",
-                     "claim_source": src,
+                     "spread_ratio": ratio, "variance_ratio": vratio, "n_samples": n, "row_alpha": alpha,
+                     "verdict": verdict, "statistic": statistic, "claim_source": src,
                      "cpu_seconds": time.process_time() - t0 + base / len(multipliers)})
     return rows
 
@@ -465,7 +520,9 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     curve = mults if "noise" in which else ()
     plan = [(agent, relation, variants_of(agent, which)) for agent in sizes.get("agents", AGENTS)
             for relation in ev.NEIGHBOURS if claimed(agent, relation, None, users) is not None]
-    a_row = row_alpha(alpha, sum(len(vs) + len(curve) for _, _, vs in plan))
+    wrong = [(a, r, kp, lp) for a, kp, lp in sizes.get("wrong_agents", WRONG_AGENTS if "noise" in which else ())
+             for r in ev.NEIGHBOURS if claimed(a, r, lp, users) is not None]
+    a_row = row_alpha(alpha, sum(len(vs) + len(curve) for _, _, vs in plan) + len(wrong))
     rows = []
     for agent, relation, vs in plan:
         gens = rng.spawn(len(vs) + 1)
@@ -475,7 +532,19 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
             rows.append(row | {"cpu_seconds": time.process_time() - t0})
         if curve:
             rows += power_curve(agent, relation, gens[-1], n_cal, a_row, curve, users=users)
+    for (agent, relation, kernel, label), g in zip(wrong, rng.spawn(len(wrong))):
+        rows += wrong_agent_rows(agent, relation, g, n_cal, a_row, kernel, label, users)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def wrong_agent_rows(agent: str, relation: str, rng, n: int, alpha: float, kernel: dict, label: dict,
+                     users: int | None = None) -> list[dict]:
+    """The label calibration of ``agent``'s kernel run with ``kernel`` parameters against its label
+    ``label`` (a wrong agent that under-noises in its own code, e.g. PUCB handing its privatizer eps x10):
+    one row, test :data:`WRONG_AGENT`, ``flagged`` = seen."""
+    row = power_curve(agent, relation, rng, n, alpha, (1.0,), params=kernel, users=users, label=label)[0]
+    what = ", ".join(f"{k} = {v:g}" for k, v in kernel.items())
+    return [row | {"test": WRONG_AGENT, "variant": f"kernel run with {what} (label {', '.join(f'{k} = {v:g}' for k, v in label.items())})"}]
 
 
 def power_table(df: pd.DataFrame) -> pd.DataFrame:
@@ -492,11 +561,16 @@ def power_table(df: pd.DataFrame) -> pd.DataFrame:
                "privacy_loss_x1": x1["verdict"].iloc[0] if len(x1) else "not run"}
         for _, r in cal.iterrows():
             pv = f"p = {r['p_value']:.2g}" if r["p_value"] > 0 else "p < 1e-300"
-            row[r["variant"]] = f"{r['verdict']} ({pv}, spread {r['spread_ratio']:.2f})"
+            ratio = (f"variance ratio {r['variance_ratio']:.3g}" if r.get("variance_ratio") == r.get("variance_ratio")
+                     else f"spread {r['spread_ratio']:.2f}")
+            row[r["variant"]] = f"{r['verdict']} ({pv}, {ratio})"
         row["smallest_detected"] = smallest_detected(cal) if len(cal) else "not measured"
         broken = loss[loss["variant"] != "noise x1"]
         row["broken_flagged"] = (", ".join(f"{v}: {vd}" for v, vd in zip(broken["variant"], broken["verdict"]))
                                  or "none run")
+        wr = g[g["test"] == WRONG_AGENT]
+        row["wrong_agent"] = ("; ".join(f"{v}: {vd} (variance ratio {q:.3g})" for v, vd, q in
+                                        zip(wr["variant"], wr["verdict"], wr["variance_ratio"])) or "none run")
         row["cpu_seconds"] = float(g["cpu_seconds"].sum())
         out.append(row)
     return pd.DataFrame(out)
@@ -518,7 +592,7 @@ def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
     n_cal = int(cal["n_samples"].max()) if len(cal) else 0
     head = ("# End-to-end agent privacy audit\n\nEach agent's own kernel (its probe) on a scripted tiny MDP "
             f"(S = 2, A = 2, H = 2, {USERS} users unless stated), neighbouring user sequences under each "
-            "relation its guarantees claim. Two tests per (agent, relation), tested at alpha / "
+            "relation its guarantees claim. Two tests per (agent, relation) (and the wrong agents' rows), tested at alpha / "
             f"{len(df)} = {row_alpha(alpha, len(df)):.3g} per row (Bonferroni over the {len(df)} rows): the family-wise "
             f"false-alarm rate (some correct agent flagged by some test) is <= {alpha} (privrl.audit.privacy).\n\n"
             "* **privacy loss** (the privacy verdict): the differing user first or in the middle; a naive-Bayes "
@@ -527,14 +601,20 @@ def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
             "Broken variants (dropped tree levels, noise reused across releases, noise shared across counters) "
             "keep the claim: `flagged` shows this test's power. It cannot see uniform under-noising: at the "
             "audit's K the claims are loose or the privacy loss is reached only in tails no sample reaches.\n"
-            "* **noise calibration** (the power curve): the release at noise x1/m (the probe divides every "
-            "privatizer's epsilon by m, multiplies RLSVI's Gaussian sigma by 1/m) against an independent sample "
-            "of the agent at its label (noise x1): each run's spread (mean over the coordinates of |release - "
-            "median| / the reference's mean absolute deviation, both fitted on a third sample), a one-sided "
-            "rank-sum test per neighbouring sequence, combined by Stouffer's z"
-            + (f"; {n_cal} runs per sequence and sample" if n_cal else "") + ". At noise x1 a flag is a false "
-            "alarm; below, `flagged` is the power; `spread` is the audited over the reference spread. It sees "
-            "the noise relative to the agent's own noise at its label, not the label's eps itself.\n\n"
+            "* **noise calibration** (the power curve): the noise the kernel releases at noise x1/m (the probe "
+            "divides every privatizer's epsilon by m, multiplies RLSVI's Gaussian sigma by 1/m) against the noise "
+            "its *label* implies (privrl.audit.label_noise): per released value the noise is released - exact "
+            "counts (the probe's door log), its reference variance the paper's per-counter mechanism at the "
+            "labelled eps (tree: popcount(t) 2 (L(K) 3H/eps)^2; local Laplace: 2 b^2 x users; bit-sum: "
+            "n_bits q (1 - q) per release, at (eps/(3H), beta)), never what the kernel hands its privatizer; each "
+            "run's mean of noise^2 / label variance, one-sided z-test of its mean (the `variance ratio`, 1 at "
+            "the label) against 1, both neighbouring sequences pooled"
+            + (f"; {n_cal} runs per sequence" if n_cal else "") + ". At noise x1 a flag is a false alarm; below, "
+            "`flagged` is the power. Shuffled-OBI and RLSVI have no analytic label reference (shuffle-RR unary "
+            "sums; Gaussian noise inside the regression): their rows keep the rank-sum spread test against their "
+            "own kernel at x1 (`spread`), which cannot see under-noising in the agent's own code.\n"
+            "* **wrong agent**: an agent's kernel run with other parameters than its label (PUCB handed eps x10 "
+            "while labelled eps): the same label calibration at x1; `flagged` = seen (the `wrong_agent` column).\n\n"
             "`smallest_detected`: the largest under-noising flagged together with every stronger one tried "
             "(\"x1/1.2 and below\"). cpu_seconds: process CPU of the pair's rows (2-core AMD EPYC, shared; "
             "the first rows of an agent include compiling its probe).\n\n")

@@ -259,13 +259,21 @@ def agent_audit_claim(audit: pd.DataFrame, artifact: str):
         for r in power.itertuples():
             detected.setdefault(r.smallest_detected, []).append(f"{r.agent} {r.relation}")
         weakest = min(detected, key=lambda d: (pa._multiplier(d.split()[0]) if d.endswith("and below") else 0.0))
-        measured += (f"; noise calibration (power curve at noise x{', x'.join(pa.noise_name(m)[7:] for m in mults)}, "
+        measured += (f"; noise calibration against the noise the label implies (rank-sum against the agent's own "
+                     f"x1 where no analytic label reference: shuffled-obi, rlsvi) (power curve at noise x{', x'.join(pa.noise_name(m)[7:] for m in mults)}, "
                      f"{int(cal['n_samples'].max())} runs per sequence): false alarms at x1 {alarms}/{len(power)}, "
                      f"noise x1/2 flagged {int((half['verdict'] == 'flagged').sum())}/{len(half)}; smallest "
                      "under-noising detected: " + "; ".join(f"{d} ({len(v)} pairs)" for d, v in detected.items())
                      + (f" (worst: {weakest}, {', '.join(detected[weakest])})" if len(detected) > 1 else ""))
     else:
         measured += "; no power curve run: the audit's power against under-noising is not measured"
+    wrong = audit[test == pa.WRONG_AGENT]
+    if len(wrong):
+        measured += (f"; an agent that hands its privatizer eps x10 ({', '.join(sorted(set(wrong['agent'])))}) flagged "
+                     f"{int((wrong['verdict'] == 'flagged').sum())}/{len(wrong)} (variance ratio "
+                     f"{float(wrong['variance_ratio'].max()):.3g} of the label's)")
+    else:
+        measured += "; no wrong agent run (under-noising in an agent's own code not measured)"
     broken = loss[loss["variant"] != "noise x1"]
     measured += (f"; broken variants (dropped levels, reused or shared noise) flagged: "
                  f"{int((broken['verdict'] == 'flagged').sum())}/"
@@ -275,7 +283,8 @@ def agent_audit_claim(audit: pd.DataFrame, artifact: str):
     return V.make_claim("cross_paper", "privacy of every agent (JDP/LDP/SDP)", "agent_audit",
                         "no private agent's end-to-end empirical eps exceeds its claimed eps (each neighbour relation "
                         "it claims); the audit sees under-noising down to the smallest multiplier its power curve "
-                        "flags (noise relative to the agent's own noise at its label)",
+                        "flags (released noise against the variance the label's eps implies per counter; an agent that "
+                        "under-noises in its own code, e.g. hands its privatizer eps x10, is flagged)",
                         "bound", artifact, score, experiment="mechanisms",
                         source="end-to-end audit of every private agent (privrl.audit.privacy)")
 
