@@ -222,7 +222,7 @@ def test_table_with_the_power_curve_and_its_claim():
 
     df = pa.agent_audit_table(np.random.default_rng(25), {"n": 2000, "n_calibration": N_CAL, "agents": ["pucb"],
                                                            "variants": ["noise"]})
-    # + the wrong agent (PUCB handed eps x10) under both relations, in the same family
+    # + the wrong agent of the table's agents (PUCB handed eps x10) under both relations, in the same family
     assert len(df) == 2 * (1 + len(pa.POWER_MULTIPLIERS)) + 2 and (df["row_alpha"] == 0.05 / len(df)).all()
     assert set(df.loc[df["test"] == pa.WRONG_AGENT, "verdict"]) == {"flagged"}
     cal = df[df["test"] == pa.CALIBRATION]
@@ -237,5 +237,5 @@ def test_table_with_the_power_curve_and_its_claim():
     text = str(claim)
     assert "noise x1/2 flagged 2/2" in text and "false alarms at x1 0/2" in text
     assert "smallest under-noising detected: x1/1.2 and below (2 pairs)" in text
-    assert "an agent that hands its privatizer eps x10 (pucb) flagged 2/2" in text
+    assert "pucb handed epsilon = 10 flagged 2/2" in text
     assert "wrong agent" in md and "flagged" in power["wrong_agent"].iloc[0]

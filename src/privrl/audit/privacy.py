@@ -74,7 +74,8 @@ PRIVACY_LOSS, CALIBRATION = "privacy loss", "noise calibration"
 POWER_MULTIPLIERS = (1.0, 1 / 1.2, 1 / 2, 1 / 3, 1 / 10)
 #: the wrong agents the table runs (agent, parameters its kernel runs with, its label): an agent that
 #: hands its privatizer eps x10 -- it under-noises in its own code, so only the label calibration sees it
-WRONG_AGENTS = (("pucb", {"epsilon": 10.0}, {"epsilon": 1.0}),)
+#: and the shuffle agent handing its bit-sums eps/H where the paper says eps/(3H) (its kernel at eps x3)
+WRONG_AGENTS = (("pucb", {"epsilon": 10.0}, {"epsilon": 1.0}), ("private-ucbvi-sdp", {"epsilon": 3.0}, {"epsilon": 1.0}))
 WRONG_AGENT = "wrong agent"
 #: the broken classes of the table (besides the reduced-noise variant); dropped-levels needs a tree
 BROKEN = ("dropped-levels", "reused-noise", "shared-noise")
@@ -505,7 +506,9 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     default :data:`POWER_MULTIPLIERS`), ``alpha`` (the table's family-wise false-alarm rate: each of
     its R rows is tested at ``alpha / R``, Bonferroni, column ``row_alpha``), ``users`` (K >= 4),
     ``agents`` (default all of :data:`AGENTS`), ``variants`` (default "noise" -- the power curve --
-    and :data:`BROKEN`). ``rng``: Generator or SeedSequence. ``cpu_seconds``: process CPU time of
+    and :data:`BROKEN`), ``wrong_agents`` (default :data:`WRONG_AGENTS` of the table's agents when the power
+curve runs: (agent, kernel params, label params), one label-calibration row per relation). ``rng``:
+Generator or SeedSequence. ``cpu_seconds``: process CPU time of
     the row's sampling and statistics (the first row of an agent includes compiling its probe).
     """
     import time
@@ -520,8 +523,9 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     curve = mults if "noise" in which else ()
     plan = [(agent, relation, variants_of(agent, which)) for agent in sizes.get("agents", AGENTS)
             for relation in ev.NEIGHBOURS if claimed(agent, relation, None, users) is not None]
+    agents = tuple(sizes.get("agents", AGENTS))
     wrong = [(a, r, kp, lp) for a, kp, lp in sizes.get("wrong_agents", WRONG_AGENTS if "noise" in which else ())
-             for r in ev.NEIGHBOURS if claimed(a, r, lp, users) is not None]
+             if a in agents for r in ev.NEIGHBOURS if claimed(a, r, lp, users) is not None]
     a_row = row_alpha(alpha, sum(len(vs) + len(curve) for _, _, vs in plan) + len(wrong))
     rows = []
     for agent, relation, vs in plan:

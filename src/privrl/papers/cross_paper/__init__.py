@@ -269,9 +269,10 @@ def agent_audit_claim(audit: pd.DataFrame, artifact: str):
         measured += "; no power curve run: the audit's power against under-noising is not measured"
     wrong = audit[test == pa.WRONG_AGENT]
     if len(wrong):
-        measured += (f"; an agent that hands its privatizer eps x10 ({', '.join(sorted(set(wrong['agent'])))}) flagged "
-                     f"{int((wrong['verdict'] == 'flagged').sum())}/{len(wrong)} (variance ratio "
-                     f"{float(wrong['variance_ratio'].max()):.3g} of the label's)")
+        measured += "; wrong agents (kernel under-noising in its own code, label kept): " + "; ".join(
+            f"{a} {v.split(' (')[0].replace('kernel run with ', 'handed ')} flagged "
+            f"{int((g['verdict'] == 'flagged').sum())}/{len(g)} (variance ratio <= {float(g['variance_ratio'].max()):.3g})"
+            for (a, v), g in wrong.groupby(["agent", "variant"], sort=False))
     else:
         measured += "; no wrong agent run (under-noising in an agent's own code not measured)"
     broken = loss[loss["variant"] != "noise x1"]
