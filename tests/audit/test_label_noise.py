@@ -77,3 +77,42 @@ def test_every_labelled_agent_passes_at_x1_and_its_half_noise_is_flagged(agent):
     assert rows["noise x1"]["verdict"] == "pass", rows["noise x1"]
     assert 0.95 < rows["noise x1"]["variance_ratio"] < 1.05, rows["noise x1"]
     assert rows["noise x1/2"]["verdict"] == "flagged", rows["noise x1/2"]
+
+
+@pytest.fixture
+def temporary_agent():
+    from privrl.agents import registry
+
+    names = []
+
+    def add(spec):
+        registry.register(spec)
+        names.append(spec.name)
+        return spec.name
+    yield add
+    for n in names:
+        registry.REGISTRY.pop(n)
+
+
+@pytest.mark.slow  # compiles the private-UCBVI noise probe (~20 s)
+def test_a_central_privatizer_where_shuffle_noise_is_claimed_is_flagged(temporary_agent):
+    """A new agent (no LABELS entry: its label is the default of the privatizer kind it declares) that
+    declares the shuffle bit-sum privatizer and the SDP guarantee but whose code calls the central
+    tree (private-UCBVI's kernels with the central-tree kind): flagged at x1; the same kernels
+    registered honestly (central-tree declared) pass."""
+    import dataclasses
+
+    from privrl.agents import registry
+    from privrl.agents.private_ucbvi import CENTRAL_TREE
+
+    sdp = registry.get("private-ucbvi-sdp")
+    probe = dataclasses.replace(sdp.audit_probe, extra=lambda p: (CENTRAL_TREE, False))
+    wrong = temporary_agent(dataclasses.replace(sdp, name="test-central-door-claims-shuffle", audit_probe=probe))
+    assert ln.label_of(wrong) is ln.DEFAULT_BY_KIND["shuffle-bitsum"]
+    row = pa.power_curve(wrong, ev.REPLACEMENT, np.random.default_rng(8), 1000, ALPHA, (1.0,))[0]
+    assert row["verdict"] == "UNDER-NOISED" and row["variance_ratio"] < 0.5, row
+    jdp = registry.get("private-ucbvi-jdp")
+    honest = temporary_agent(dataclasses.replace(jdp, name="test-central-door-honest"))
+    assert ln.label_of(honest) is ln.DEFAULT_BY_KIND["central-tree"]
+    row = pa.power_curve(honest, ev.REPLACEMENT, np.random.default_rng(9), 1000, ALPHA, (1.0,))[0]
+    assert row["verdict"] == "pass" and 0.93 < row["variance_ratio"] < 1.07, row

@@ -409,7 +409,9 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     ``n`` runs per neighbouring sequence. The others (no analytic label reference: Shuffled-OBI,
     RLSVI): the rank-sum spread test against the agent's own kernel at x1 (:func:`calibration_test`;
     circular: it cannot see an agent that under-noises in its own code), stated in the row.
-    At x1 a flag is a false alarm ("FALSE ALARM"); below 1 ``flagged`` is the audit's power."""
+    At x1 a flag is "UNDER-NOISED" (the agent as run releases less noise than its label implies: a false
+    alarm for a correct agent, a finding for a wrong one, like the privacy-loss rows' "VIOLATION");
+    below 1 ``flagged`` is the audit's power."""
     import time
 
     from privrl.audit.label_noise import label_calibration, label_of
@@ -451,7 +453,7 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
         if claim is None:
             verdict = "not claimed"
         elif m == 1.0 and not wrong:
-            verdict = "FALSE ALARM" if flag else "pass"
+            verdict = "UNDER-NOISED" if flag else "pass"
         else:
             verdict = "flagged" if flag else "not flagged"
         rows.append({"agent": agent, "relation": relation, "test": CALIBRATION, "variant": noise_name(float(m)),
@@ -613,7 +615,7 @@ def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
             "n_bits q (1 - q) per release, at (eps/(3H), beta)), never what the kernel hands its privatizer; each "
             "run's mean of noise^2 / label variance, one-sided z-test of its mean (the `variance ratio`, 1 at "
             "the label) against 1, both neighbouring sequences pooled"
-            + (f"; {n_cal} runs per sequence" if n_cal else "") + ". At noise x1 a flag is a false alarm; below, "
+            + (f"; {n_cal} runs per sequence" if n_cal else "") + ". At noise x1 a flag (`UNDER-NOISED`) is a false alarm for a correct agent; below, "
             "`flagged` is the power. Shuffled-OBI and RLSVI have no analytic label reference (shuffle-RR unary "
             "sums; Gaussian noise inside the regression): their rows keep the rank-sum spread test against their "
             "own kernel at x1 (`spread`), which cannot see under-noising in the agent's own code.\n"
