@@ -41,9 +41,9 @@ from numba import njit
 
 from privrl.audit import probe as pr
 from privrl.mechanisms import privatizer
-from privrl.mechanisms.bounds import bitsum_variance
 from privrl.mechanisms.bitsum import bitsum_tau
-from privrl.mechanisms.kinds import I_T, I_USERS
+from privrl.mechanisms.bounds import bitsum_variance
+from privrl.mechanisms.kinds import I_T
 from privrl.mechanisms.tree import tree_levels
 from privrl.rl import engine
 
@@ -117,7 +117,7 @@ def label_variance(label: LabelNoise, p: dict, H: int, K: int, serial, t, m) -> 
         c = seen.get((s, tj), 0)
         seen[(s, tj)] = c + 1
         if label.kind == "central-tree":
-            v[j] = bin(int(tj)).count("1") * 2.0 * par ** 2
+            v[j] = int(tj).bit_count() * 2.0 * par ** 2
         elif label.kind == "local-laplace":
             key = (s, c)
             cum_users[key] = cum_users.get(key, 0.0) + mj
