@@ -4,6 +4,7 @@ broken class -- half noise, noise dropped at the tree's higher levels, noise reu
 releases, noise shared across counters, RLSVI at a tenth of its noise -- is flagged (the audit
 has power). The broken variants are the probe's swapped door (privrl.audit.probe)."""
 import numpy as np
+import pandas as pd
 import pytest
 
 from privrl.audit import privacy as pa
@@ -135,6 +136,66 @@ def test_a_new_agent_using_the_door_is_audited_without_a_declaration(temporary_a
         probe.sample_releases(bad, {}, pa.tiny_mdp().P, pa.script(4, 0, "A"), 10, np.random.default_rng(0))
 
 
+N_CAL = 400  # runs per sequence and sample of the calibration test: x1/2 gives p ~ 1e-100, x1 is exact
+
+
+def _power(agent, relation, seed, multipliers=(1.0, 0.5), n=N_CAL):
+    rows = pa.power_curve(agent, relation, np.random.default_rng(seed), n, 0.05 / 100, multipliers)
+    return {r["variant"]: r for r in rows}
+
+
+@pytest.mark.parametrize("agent,relation", [("pucb", ev.ADD_REMOVE), ("pucb", ev.REPLACEMENT),
+                                            ("ldp-obi", ev.REPLACEMENT), ("rlsvi", ev.REPLACEMENT)])
+def test_half_noise_is_flagged_and_the_agent_passes(agent, relation):
+    """The power curve's calibration test at a family-wise-sized level (alpha / 100): the agent
+    itself (noise x1) is not flagged, half its noise is (the agents whose probes the fast tests
+    compile anyway; every agent: the slow test below)."""
+    rows = _power(agent, relation, 21)
+    assert rows["noise x1"]["verdict"] == "pass", rows["noise x1"]
+    assert rows["noise x1/2"]["verdict"] == "flagged", rows["noise x1/2"]
+    if agent == "rlsvi":  # no analytic label reference: the rank-sum spread against its own x1
+        assert 0.4 < rows["noise x1/2"]["spread_ratio"] < 0.65 and 0.9 < rows["noise x1"]["spread_ratio"] < 1.1
+    else:  # the label's variance: ratio 1 at x1, 1/4 at half the noise
+        assert 0.22 < rows["noise x1/2"]["variance_ratio"] < 0.28 and 0.95 < rows["noise x1"]["variance_ratio"] < 1.05
+
+
+@pytest.mark.slow  # 15-30 s per agent: compiles its probe (the statistic itself takes < 0.1 s)
+@pytest.mark.parametrize("agent,relation", CASES)
+def test_every_agent_flags_its_half_noise_under_each_relation(agent, relation):
+    rows = _power(agent, relation, 22)
+    assert rows["noise x1"]["verdict"] == "pass", rows["noise x1"]
+    assert rows["noise x1/2"]["verdict"] == "flagged", rows["noise x1/2"]
+
+
+def test_power_curve_rows_and_what_they_detect():
+    """PUCB's whole curve: every under-noising multiplier flagged; the summary names the largest;
+    a curve with a gap reads from the strongest under-noising up."""
+    rows = pa.power_curve("pucb", ev.ADD_REMOVE, np.random.default_rng(23), N_CAL, 0.05 / 100)
+    df = pd.DataFrame(rows, columns=pa.COLUMNS)
+    assert df["variant"].tolist() == ["noise x1", "noise x1/1.2", "noise x1/2", "noise x1/3", "noise x1/10"]
+    assert (df["test"] == pa.CALIBRATION).all() and df["epsilon_lower_bound"].isna().all()
+    assert pa.smallest_detected(df) == "x1/2 and below" or pa.smallest_detected(df) == "x1/1.2 and below"
+    gap = df.assign(verdict=["pass", "flagged", "not flagged", "flagged", "flagged"])
+    assert pa.smallest_detected(gap) == "x1/3 and below"
+    none = df.assign(verdict=["pass"] + ["not flagged"] * 4)
+    assert pa.smallest_detected(none) == "none down to x1/10"
+    assert [pa.noise_name(m) for m in pa.POWER_MULTIPLIERS] == df["variant"].tolist()
+
+
+def test_calibration_test_is_exact_under_the_null_and_sees_a_scale():
+    """Laplace releases: the same law gives uniform p-values (false alarms at rate alpha); a
+    scale of 0.8 is flagged at n = 2000."""
+    rng = np.random.default_rng(24)
+    ps = []
+    for _ in range(200):
+        fit, ref, aud = ({"U": rng.laplace(size=(300, 5))} for _ in range(3))
+        ps.append(pa.calibration_test(fit, ref, aud)[0])
+    assert 0.02 < np.mean(np.array(ps) <= 0.1) < 0.2 and 0.35 < np.median(ps) < 0.65
+    fit, ref = ({"U": rng.laplace(size=(2000, 5))} for _ in range(2))
+    p, ratio = pa.calibration_test(fit, ref, {"U": 0.8 * rng.laplace(size=(2000, 5))})
+    assert p < 1e-6 and 0.75 < ratio < 0.85
+
+
 def test_table_columns_and_verdicts():
     df = pa.agent_audit_table(np.random.default_rng(3), {"n": 2000, "agents": ["pucb"], "variants": ["shared-noise"]})
     assert list(df.columns) == pa.COLUMNS
@@ -152,3 +213,29 @@ def test_held_out_runs_follow_the_splits():
     assert pa.held_out(1000, 0.3, 0.2) == 500
     assert pa.held_out(1000, 0.4, 0.3) == 300
     assert pa.held_out(999, 0.3, 0.2) == 999 - int(999 * 0.5)
+
+
+def test_table_with_the_power_curve_and_its_claim():
+    """variants ["noise"]: per relation the agent's privacy-loss row and its power curve, all rows
+    in one Bonferroni family; the markdown's power table and the claim's text say what was seen."""
+    from privrl.papers.cross_paper import agent_audit_claim
+
+    df = pa.agent_audit_table(np.random.default_rng(25), {"n": 2000, "n_calibration": N_CAL, "agents": ["pucb"],
+                                                           "variants": ["noise"]})
+    # + the wrong agent of the table's agents (PUCB handed eps x10) under both relations, in the same family
+    assert len(df) == 2 * (1 + len(pa.POWER_MULTIPLIERS)) + 2 and (df["row_alpha"] == 0.05 / len(df)).all()
+    assert set(df.loc[df["test"] == pa.WRONG_AGENT, "verdict"]) == {"flagged"}
+    cal = df[df["test"] == pa.CALIBRATION]
+    assert set(cal.loc[cal["variant"] == "noise x1", "verdict"]) == {"pass"}
+    assert set(cal.loc[cal["variant"] != "noise x1", "verdict"]) == {"flagged"}
+    assert (df["cpu_seconds"] >= 0).all()
+    power = pa.power_table(df)
+    assert len(power) == 2 and set(power["smallest_detected"]) == {"x1/1.2 and below"}
+    md = pa.agent_audit_markdown(df)
+    assert "## Power" in md and "smallest_detected" in md and "noise x1/2" in md
+    claim = agent_audit_claim(df, "agent_audit.md")
+    text = str(claim)
+    assert "noise x1/2 flagged 2/2" in text and "false alarms at x1 0/2" in text
+    assert "smallest under-noising detected: x1/1.2 and below (2 pairs)" in text
+    assert "pucb handed epsilon = 10 flagged 2/2" in text
+    assert "wrong agent" in md and "flagged" in power["wrong_agent"].iloc[0]

@@ -17,8 +17,10 @@ episodes), and reports one :class:`Property` per line:
   ``privrl.mechanisms`` are the same four (the test ``test_agents_import_only_the_door`` applies
   that rule to every agent file);
 * ``audit``: a private agent, audited end to end at its claimed eps under every neighbour relation
-  it claims (:func:`privrl.audit.privacy.audit_agent`), is not flagged; an agent the audit cannot
-  probe fails (it would otherwise go unaudited); a non-private agent passes trivially;
+  it claims (:func:`privrl.audit.privacy.audit_agent`), is not flagged, and the audit has power:
+  its noise calibration (:func:`privrl.audit.privacy.power_curve`) raises no alarm at the agent's
+  own noise and flags half of it; an agent the audit cannot probe fails (it would otherwise go
+  unaudited); a non-private agent passes trivially;
 * ``aggregate simulation`` (only for an agent whose spec declares one, ``AgentSpec.simulations``):
   its kernels registered, deterministic, chunked = unchunked and door-only as above;
 * ``throughput``: a row of the measured throughput table (``privrl.plan.cost``); none is a warning
@@ -215,15 +217,26 @@ def check_aggregate(agent: str, K: int) -> Property:
 
 
 # ----------------------------------------------------------------------------- audit
-def audit_rows(agent: str, n: int, seed: int = 0) -> list[dict]:
-    """The end-to-end audit of ``agent`` at its claimed eps under each relation it claims (the one
-    call into :mod:`privrl.audit.privacy`)."""
+#: the check's power curve: the agent itself and half its noise (the contract: x1/2 is flagged)
+CHECK_MULTIPLIERS = (1.0, 0.5)
+
+
+def audit_rows(agent: str, n: int, seed: int = 0, n_calibration: int = 1000, alpha: float = 0.05) -> list[dict]:
+    """The end-to-end audit of ``agent`` under each relation it claims (the calls into
+    :mod:`privrl.audit.privacy`): the privacy-loss lower bound at its claimed eps and the noise
+    calibration at noise x1 and x1/2 (:data:`CHECK_MULTIPLIERS`, ``n_calibration`` runs per
+    sequence), every row at ``alpha`` over the number of rows (Bonferroni)."""
     from privrl.audit import privacy as privacy_audit
     from privrl.mechanisms import events
 
     rng = np.random.default_rng(np.random.SeedSequence([seed, n]))
-    return [privacy_audit.audit_agent(agent, rel, rng, n) for rel in events.NEIGHBOURS
-            if privacy_audit.claimed(agent, rel) is not None]
+    relations = [rel for rel in events.NEIGHBOURS if privacy_audit.claimed(agent, rel) is not None]
+    a_row = alpha / max(1, len(relations) * (1 + len(CHECK_MULTIPLIERS)))
+    rows = []
+    for rel in relations:
+        rows.append(privacy_audit.audit_agent(agent, rel, rng, n, alpha=a_row))
+        rows += privacy_audit.power_curve(agent, rel, rng, n_calibration, a_row, CHECK_MULTIPLIERS)
+    return rows
 
 
 def auditable(agent: str) -> bool:
@@ -240,12 +253,22 @@ def check_audit(agent: str, n: int) -> Property:
         return Property("audit", OK, "not private: nothing to audit")
     if not auditable(agent):
         return Property("audit", FAIL, f"{get(agent).privacy_model} agent without an audit probe: it is not audited")
+    from privrl.audit import privacy as privacy_audit
+
     rows = audit_rows(agent, n)
     if not rows:
         return Property("audit", FAIL, "no guarantee under any neighbour relation on the audit's MDP")
-    bad = [r for r in rows if r["verdict"] != "pass"]
+    as_run = [r for r in rows if r["variant"] == "noise x1"]
+    half = [r for r in rows if r["test"] == privacy_audit.CALIBRATION and r["variant"] == "noise x1/2"]
+    bad = [r for r in as_run if r["verdict"] != "pass"] + [r for r in half if r["verdict"] != "flagged"]
     text = "; ".join(f"{r['relation']}: lower bound {r['epsilon_lower_bound']:.3g} vs claimed "
-                     f"{r['claimed_epsilon']:.3g} ({r['verdict']})" for r in rows)
+                     f"{r['claimed_epsilon']:.3g} ({r['verdict']})" for r in as_run
+                     if r["test"] == privacy_audit.PRIVACY_LOSS)
+    text += "; noise calibration: " + "; ".join(
+        f"{r['relation']} {r['variant']}: {r['verdict']} (p = {r['p_value']:.2g})"
+        for r in rows if r["test"] == privacy_audit.CALIBRATION)
+    if any(r["verdict"] != "flagged" for r in half):
+        text += " -- the audit cannot see half the agent's noise"
     return Property("audit", FAIL if bad else OK, f"{n} runs per neighbour: {text}")
 
 

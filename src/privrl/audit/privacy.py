@@ -34,6 +34,20 @@ users stay in state 0 with reward 0 (state 1 for rewards-only neighbours: away f
 ``variant``: half noise, noise dropped at the tree's levels >= 1, noise reused across
 releases, noise shared across counters, RLSVI at a tenth of its noise) must be flagged
 (lower bound above the claim): tests/audit/test_privacy.py.
+
+The power curve (:func:`power_curve`): the lower bound cannot see uniform under-noising at the
+audit's K (loose claims; a composed privacy loss reached only in joint tails), so each (agent,
+relation) also gets a *noise calibration* test at each noise multiplier of
+:data:`POWER_MULTIPLIERS` (x1, x1/1.2, x1/2, x1/3, x1/10): the noise the kernel releases (released -
+exact counts) against the variance the agent's *label* implies (the paper's per-counter mechanism at
+the labelled eps, :mod:`privrl.audit.label_noise`; not the kernel's own x1, which is as wrong as its
+releases when the agent under-noises in its own code), a one-sided variance-ratio test. Agents
+without an analytic label reference (Shuffled-OBI, RLSVI) keep the rank-sum spread test against their
+own x1 (:func:`calibration_test`). At x1 a flag is a false alarm; below, its power;
+:func:`smallest_detected` names the largest under-noising it flags. The audit takes the label apart
+from the parameters the kernel runs with: :data:`WRONG_AGENTS` (PUCB handed eps x10) are rows that
+must be flagged. The table runs every row of every test in one Bonferroni
+family (docs/decisions/mechanisms.md, "The agent audit's power").
 """
 from __future__ import annotations
 
@@ -51,8 +65,18 @@ from privrl.rl import envs
 
 #: every registered agent with a privacy model (each must be probe-able: privacy_probe.probe_of)
 AGENTS = tuple(n for n, s in REGISTRY.items() if s.privacy_model != "none")
-COLUMNS = ["agent", "relation", "variant", "claimed_epsilon", "delta", "epsilon_lower_bound", "n_samples",
-           "row_alpha", "verdict", "statistic", "claim_source"]
+COLUMNS = ["agent", "relation", "test", "variant", "claimed_epsilon", "delta", "epsilon_lower_bound", "p_value",
+           "spread_ratio", "variance_ratio", "n_samples", "row_alpha", "verdict", "statistic", "claim_source", "cpu_seconds"]
+#: the two tests of a row: the privacy-loss lower bound against the claim, the noise calibration
+PRIVACY_LOSS, CALIBRATION = "privacy loss", "noise calibration"
+#: the power curve's noise multipliers (the probe's ``noise_multiplier``: divides every privatizer's
+#: epsilon, multiplies RLSVI's Gaussian sigma): the agent itself, then noise x1/1.2, x1/2, x1/3, x1/10
+POWER_MULTIPLIERS = (1.0, 1 / 1.2, 1 / 2, 1 / 3, 1 / 10)
+#: the wrong agents the table runs (agent, parameters its kernel runs with, its label): an agent that
+#: hands its privatizer eps x10 -- it under-noises in its own code, so only the label calibration sees it
+#: and the shuffle agent handing its bit-sums eps/H where the paper says eps/(3H) (its kernel at eps x3)
+WRONG_AGENTS = (("pucb", {"epsilon": 10.0}, {"epsilon": 1.0}), ("private-ucbvi-sdp", {"epsilon": 3.0}, {"epsilon": 1.0}))
+WRONG_AGENT = "wrong agent"
 #: the broken classes of the table (besides the reduced-noise variant); dropped-levels needs a tree
 BROKEN = ("dropped-levels", "reused-noise", "shared-noise")
 USERS = 4
@@ -270,66 +294,339 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
         verdict = "flagged" if weakened else "VIOLATION"
     else:
         verdict = "not flagged" if weakened else "pass"
-    name = variant if variant != "exact" else f"noise x{noise_multiplier:g}"
+    name = variant if variant != "exact" else noise_name(noise_multiplier)
     if variant != "exact" and noise_multiplier != 1.0:
-        name += f", noise x{noise_multiplier:g}"
-    return {"agent": agent, "relation": relation, "variant": name, "claimed_epsilon": eps, "delta": delta,
-            "epsilon_lower_bound": lb, "n_samples": held_out(n, fit_frac, select_frac), "row_alpha": alpha,
-            "verdict": verdict, "statistic": statistic, "claim_source": src}
+        name += f", {noise_name(noise_multiplier)}"
+    return {"agent": agent, "relation": relation, "test": PRIVACY_LOSS, "variant": name, "claimed_epsilon": eps,
+            "delta": delta, "epsilon_lower_bound": lb, "p_value": math.nan, "spread_ratio": math.nan,
+            "variance_ratio": math.nan, "n_samples": held_out(n, fit_frac, select_frac), "row_alpha": alpha, "verdict": verdict,
+            "statistic": statistic, "claim_source": src, "cpu_seconds": math.nan}
 
 
-def variants_of(agent: str, which=("noise",) + BROKEN) -> list[tuple[float, str]]:
-    """[(noise multiplier, variant)] the table runs for ``agent``: the agent itself, its reduced-noise
-    variant (the probe's ``power_multiplier``) and the broken classes its privatizer can have."""
+def noise_name(multiplier: float) -> str:
+    """``noise x1``, ``noise x1/2``, ``noise x1/1.2`` (a multiplier below 1 by its inverse), ``noise x3``."""
+    if multiplier < 1.0:
+        return f"noise x1/{round(1.0 / multiplier, 6):g}"
+    return f"noise x{multiplier:g}"
+
+
+# ----------------------------------------------------------------------------- noise calibration
+def spread_scores(Y: np.ndarray, center: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """r[n]: each run's mean over the coordinates of ``|Y - center| / scale`` (coordinates with
+    ``scale == 0``, released without noise, left out): the run's spread of the release, in units of
+    the reference's spread per coordinate."""
+    keep = scale > 0
+    if not keep.any():
+        return np.zeros(len(Y))
+    return (np.abs(Y[:, keep] - center[keep]) / scale[keep]).mean(1)
+
+
+def rank_sum_z(x: np.ndarray, y: np.ndarray) -> float:
+    """The Mann-Whitney statistic of ``x`` against ``y`` as a z-score (normal approximation with the
+    ties' correction): large when ``x`` tends to exceed ``y``; 0 if both are constant."""
+    n1, n2 = len(x), len(y)
+    ranks = stats.rankdata(np.concatenate([x, y]))
+    u = ranks[:n1].sum() - n1 * (n1 + 1) / 2.0
+    _, counts = np.unique(ranks, return_counts=True)
+    N = n1 + n2
+    var = n1 * n2 / 12.0 * ((N + 1) - float((counts ** 3 - counts).sum()) / (N * (N - 1)))
+    return 0.0 if var <= 0 else float((u - n1 * n2 / 2.0) / math.sqrt(var))
+
+
+def calibration_test(reference_fit: dict, reference: dict, audited: dict) -> tuple[float, float]:
+    """(one-sided p-value, spread ratio) of "the audited release carries less noise than the
+    reference", from ``{stratum: Y[n, D]}`` samples per neighbouring sequence: per stratum, the
+    centre (median) and scale (mean absolute deviation) of every coordinate are fitted on
+    ``reference_fit``; each run of ``reference`` and ``audited`` is scored by :func:`spread_scores`;
+    a one-sided Mann-Whitney test per stratum (reference above audited), combined over the strata
+    by Stouffer's z. Under the null (the audited release has the reference's law) the runs' scores
+    are i.i.d. in both samples, so the test is exact up to the normal approximation. The spread ratio
+    is the median audited score over the median reference score (about the noise multiplier where
+    the noise dominates the release)."""
+    zs, ratios = [], []
+    for key, F in reference_fit.items():
+        center = np.median(F, axis=0)
+        scale = np.abs(F - center).mean(0)
+        r_ref, r_aud = spread_scores(reference[key], center, scale), spread_scores(audited[key], center, scale)
+        zs.append(rank_sum_z(r_ref, r_aud))
+        ratios.append(float(np.median(r_aud) / np.median(r_ref)) if np.median(r_ref) > 0 else math.nan)
+    z = float(np.sum(zs) / math.sqrt(len(zs)))
+    return float(stats.norm.sf(z)), float(np.nanmean(ratios)) if not np.all(np.isnan(ratios)) else math.nan
+
+
+def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multiplier: float, params, positions):
+    """(position label, {"U": Y1, "U'": Y0}) at the first position of ``positions`` where the
+    relation's neighbouring sequences can be sampled (add/remove needs the empty user alone in its
+    batch)."""
+    p = audit_params(agent, params)
+    u1, u0 = pair(agent, relation)
+    others = 1 if u0 == "A0" else 0
+    mdp = tiny_mdp()
+    for k in positions:
+        try:
+            Y1 = sample_releases(agent, p, mdp.P, script(users, k, u1, others), n, rng, multiplier)
+            Y0 = sample_releases(agent, p, mdp.P, script(users, k, u0, others), n, rng, multiplier)
+        except ValueError as e:
+            if "mixes the absent user" not in str(e):
+                raise
+            continue
+        return k, {"U": Y1, "U'": Y0}
+    raise ValueError(f"{agent}: no position of the differing user can be audited under {relation}")
+
+
+def _noise_pair(agent: str, relation: str, rng, n: int, users: int, multiplier: float, params, positions):
+    """As :func:`_neighbour_pair` for the label calibration: (position, {"U": (noise, serial, t, m),
+    "U'": ...}) of the kernel run with ``params`` (:func:`privrl.audit.label_noise.sample_noise`)."""
+    from privrl.audit.label_noise import sample_noise
+
+    p = audit_params(agent, params)
+    u1, u0 = pair(agent, relation)
+    others = 1 if u0 == "A0" else 0
+    mdp = tiny_mdp()
+    for k in positions:
+        try:
+            a = sample_noise(agent, p, mdp.P, script(users, k, u1, others), n, rng, multiplier)
+            b = sample_noise(agent, p, mdp.P, script(users, k, u0, others), n, rng, multiplier)
+        except ValueError as e:
+            if "mixes the absent user" not in str(e):
+                raise
+            continue
+        return k, {"U": a, "U'": b}
+    raise ValueError(f"{agent}: no position of the differing user can be audited under {relation}")
+
+
+def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, multipliers=POWER_MULTIPLIERS,
+                params: dict | None = None, users: int | None = None, label: dict | None = None) -> list[dict]:
+    """The noise-calibration rows of ``agent`` under ``relation``, one per noise multiplier m (the
+    probe's ``noise_multiplier``): is the noise of the release at x``m`` below the noise the agent's
+    *label* implies? ``params``: what the kernel runs with; ``label``: the parameters the agent is
+    labelled with (the claim; default ``params``) -- separate inputs, so an agent that under-noises
+    in its own code (its kernel run with eps x10 against the label eps) is a row like any other.
+
+    Agents of :data:`privrl.audit.label_noise.LABELS`: the released noise (released - exact counts,
+    the probe's door log) against the label's variance per value (the paper's per-counter mechanism
+    at the labelled eps), one-sided variance-ratio test (:func:`privrl.audit.label_noise.label_calibration`),
+    ``n`` runs per neighbouring sequence. The others (no analytic label reference: Shuffled-OBI,
+    RLSVI): the rank-sum spread test against the agent's own kernel at x1 (:func:`calibration_test`;
+    circular: it cannot see an agent that under-noises in its own code), stated in the row.
+    At x1 a flag is "UNDER-NOISED" (the agent as run releases less noise than its label implies: a false
+    alarm for a correct agent, a finding for a wrong one, like the privacy-loss rows' "VIOLATION");
+    below 1 ``flagged`` is the audit's power."""
+    import time
+
+    from privrl.audit.label_noise import label_calibration, label_of
+
+    users = int(users or probe_of(agent)[1].users)
+    # an agent run with other parameters than its label (a wrong agent): its x1 row is power, not a false alarm
+    wrong = label is not None and audit_params(agent, label) != audit_params(agent, params)
+    label = params if label is None else label
+    claim = claimed(agent, relation, label, users)
+    eps, delta, src = claim if claim else (math.nan, 0.0, "no claim under this relation")
+    order = [0, users // 2] + [k for k in range(users) if k not in (0, users // 2)]
+    rows = []
+    t0 = time.process_time()
+    label_ref = label_of(agent)
+    if label_ref is not None:
+        spec = probe_of(agent)[0]
+        lab = spec.resolve(audit_params(agent, label)) | {"_K": users}
+        k, _ = _noise_pair(agent, relation, rng, 2, users, 1.0, params, order)  # the position only
+        base = time.process_time() - t0
+    else:
+        k, fit = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, order)
+        _, ref = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, [k])
+        base = time.process_time() - t0
+    for m in multipliers:
+        t0 = time.process_time()
+        if label_ref is not None:
+            _, aud = _noise_pair(agent, relation, rng, n, users, float(m), params, [k])
+            pv, vratio, _se = label_calibration(agent, aud, lab)
+            ratio = math.nan
+            statistic = (f"user {k} of {users}: released noise variance vs the label's "
+                         f"({label_ref.rule}; one-sided variance-ratio z)")
+        else:
+            _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k])
+            pv, ratio = calibration_test(fit, ref, aud)
+            vratio = math.nan
+            statistic = (f"user {k} of {users}: release spread vs the agent's own kernel at x1 (rank-sum; no "
+                         "analytic label reference, circular: blind to under-noising in the agent's own code)")
+        flag = pv <= alpha
+        if claim is None:
+            verdict = "not claimed"
+        elif m == 1.0 and not wrong:
+            verdict = "UNDER-NOISED" if flag else "pass"
+        else:
+            verdict = "flagged" if flag else "not flagged"
+        rows.append({"agent": agent, "relation": relation, "test": CALIBRATION, "variant": noise_name(float(m)),
+                     "claimed_epsilon": eps, "delta": delta, "epsilon_lower_bound": math.nan, "p_value": pv,
+                     "spread_ratio": ratio, "variance_ratio": vratio, "n_samples": n, "row_alpha": alpha,
+                     "verdict": verdict, "statistic": statistic, "claim_source": src,
+                     "cpu_seconds": time.process_time() - t0 + base / len(multipliers)})
+    return rows
+
+
+def smallest_detected(rows: pd.DataFrame) -> str:
+    """What a power curve (the calibration rows of one agent and relation) detects: "x1/1.2 and
+    below" for the largest under-noising multiplier flagged together with every smaller one tried,
+    "none down to x1/10" if the smallest is not flagged."""
+    under = rows[rows["variant"] != "noise x1"].copy()
+    if under.empty:
+        return "not measured"
+    under["m"] = [_multiplier(v) for v in under["variant"]]
+    under = under.sort_values("m")
+    best = None
+    for m, verdict in zip(under["m"], under["verdict"]):
+        if verdict != "flagged":
+            break
+        best = m
+    if best is None:
+        return f"none down to {noise_name(float(under['m'].min()))[6:]}"
+    return f"{noise_name(best)[6:]} and below"
+
+
+def _multiplier(name: str) -> float:
+    x = name.split("x", 1)[1]
+    return 1.0 / float(x[2:]) if x.startswith("1/") else float(x)
+
+
+def variants_of(agent: str, which=BROKEN) -> list[tuple[float, str]]:
+    """[(noise multiplier, variant)] of the privacy-loss rows the table runs for ``agent``: the agent
+    itself and the broken classes its privatizer can have (the reduced-noise variants are the power
+    curve's, :func:`power_curve`)."""
     spec, probe = probe_of(agent)
     out = [(1.0, "exact")]
-    if "noise" in which:
-        out.append((probe.power_multiplier, "exact"))
     if probe.released:
         return out  # not a privatizer's release (RLSVI): only the noise multiplier applies
     return out + [(1.0, v) for v in which if v in BROKEN and (v != "dropped-levels" or spec.privatizer == "central-tree")]
 
 
 def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
-    """Every private agent x every relation it claims x (the agent, its broken variants).
+    """Every private agent x every relation it claims x (the agent and its broken variants: the
+    privacy-loss lower bound; the power curve: the noise calibration at each noise multiplier).
 
-    sizes: ``n`` (runs per sequence and position), ``alpha`` (the table's family-wise false-alarm
-    rate: each of its R rows is audited at ``alpha / R``, Bonferroni, column ``row_alpha``),
-    ``users`` (K >= 4), ``agents`` (default all of :data:`AGENTS`), ``variants`` (default "noise"
-    and :data:`BROKEN`). ``rng``: Generator or SeedSequence.
+    sizes: ``n`` (runs per sequence and position of a privacy-loss row), ``n_calibration`` (runs per
+    sequence of each sample of the power curve, default 2000), ``multipliers`` (the power curve's,
+    default :data:`POWER_MULTIPLIERS`), ``alpha`` (the table's family-wise false-alarm rate: each of
+    its R rows is tested at ``alpha / R``, Bonferroni, column ``row_alpha``), ``users`` (K >= 4),
+    ``agents`` (default all of :data:`AGENTS`), ``variants`` (default "noise" -- the power curve --
+    and :data:`BROKEN`), ``wrong_agents`` (default :data:`WRONG_AGENTS` of the table's agents when the power
+curve runs: (agent, kernel params, label params), one label-calibration row per relation). ``rng``:
+Generator or SeedSequence. ``cpu_seconds``: process CPU time of
+    the row's sampling and statistics (the first row of an agent includes compiling its probe).
     """
+    import time
+
     sizes = dict(sizes or {})
     if isinstance(rng, np.random.SeedSequence):
         rng = np.random.default_rng(rng)
     n, alpha, users = int(sizes.get("n", 20000)), float(sizes.get("alpha", 0.05)), sizes.get("users")
+    n_cal = int(sizes.get("n_calibration", 2000))
+    mults = tuple(float(m) for m in sizes.get("multipliers", POWER_MULTIPLIERS))
     which = tuple(sizes.get("variants", ("noise",) + BROKEN))
+    curve = mults if "noise" in which else ()
     plan = [(agent, relation, variants_of(agent, which)) for agent in sizes.get("agents", AGENTS)
             for relation in ev.NEIGHBOURS if claimed(agent, relation, None, users) is not None]
-    a_row = row_alpha(alpha, sum(len(vs) for _, _, vs in plan))
+    agents = tuple(sizes.get("agents", AGENTS))
+    wrong = [(a, r, kp, lp) for a, kp, lp in sizes.get("wrong_agents", WRONG_AGENTS if "noise" in which else ())
+             if a in agents for r in ev.NEIGHBOURS if claimed(a, r, lp, users) is not None]
+    a_row = row_alpha(alpha, sum(len(vs) + len(curve) for _, _, vs in plan) + len(wrong))
     rows = []
     for agent, relation, vs in plan:
-        for (mult, variant), g in zip(vs, rng.spawn(len(vs))):
-            rows.append(audit_agent(agent, relation, g, n, mult, a_row, variant=variant, users=users))
+        gens = rng.spawn(len(vs) + 1)
+        for (mult, variant), g in zip(vs, gens):
+            t0 = time.process_time()
+            row = audit_agent(agent, relation, g, n, mult, a_row, variant=variant, users=users)
+            rows.append(row | {"cpu_seconds": time.process_time() - t0})
+        if curve:
+            rows += power_curve(agent, relation, gens[-1], n_cal, a_row, curve, users=users)
+    for (agent, relation, kernel, label), g in zip(wrong, rng.spawn(len(wrong))):
+        rows += wrong_agent_rows(agent, relation, g, n_cal, a_row, kernel, label, users)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
-    """The table as GitHub markdown, with a header saying what the columns mean; ``alpha`` is the
-    table's family-wise rate (its rows at ``alpha / len(df)``, column ``row_alpha``)."""
-    head = ("# End-to-end agent privacy audit\n\nEach agent's own kernel on a scripted tiny MDP "
-            f"(S = 2, A = 2, H = 2, {USERS} users unless stated), neighbouring user sequences under each "
-            "relation its guarantees claim, the differing user first or in the middle; a naive-Bayes and a "
-            "linear-discriminant statistic over the joint release, chosen on a selection split; held-out "
-            f"Clopper-Pearson lower bound (n_samples: held-out runs per sequence) at alpha / {len(df)} = "
-            f"{row_alpha(alpha, len(df)):.3g} per row (Bonferroni over the {len(df)} rows): the family-wise "
-            f"false-alarm rate (some correct agent flagged) is <= {alpha} (privrl.audit.privacy). Weakened variants "
-            "(reduced noise, dropped tree levels, noise reused across releases, noise shared across "
-            "counters) keep the claim: `flagged` shows the audit's power.\n\n")
+def wrong_agent_rows(agent: str, relation: str, rng, n: int, alpha: float, kernel: dict, label: dict,
+                     users: int | None = None) -> list[dict]:
+    """The label calibration of ``agent``'s kernel run with ``kernel`` parameters against its label
+    ``label`` (a wrong agent that under-noises in its own code, e.g. PUCB handing its privatizer eps x10):
+    one row, test :data:`WRONG_AGENT`, ``flagged`` = seen."""
+    row = power_curve(agent, relation, rng, n, alpha, (1.0,), params=kernel, users=users, label=label)[0]
+    what = ", ".join(f"{k} = {v:g}" for k, v in kernel.items())
+    return [row | {"test": WRONG_AGENT, "variant": f"kernel run with {what} (label {', '.join(f'{k} = {v:g}' for k, v in label.items())})"}]
+
+
+def power_table(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (agent, relation) of an agent-audit table: the privacy-loss verdict at x1, the
+    calibration verdict at each noise multiplier, the smallest under-noising detected, the broken
+    variants flagged and the CPU seconds of the agent's rows."""
+    out = []
+    for (agent, relation), g in df.groupby(["agent", "relation"], sort=False):
+        loss, cal = g[g["test"] == PRIVACY_LOSS], g[g["test"] == CALIBRATION]
+        x1 = loss[loss["variant"] == "noise x1"]
+        row = {"agent": agent, "relation": relation,
+               "claimed_epsilon": float(g["claimed_epsilon"].iloc[0]),
+               "epsilon_lower_bound_x1": float(x1["epsilon_lower_bound"].iloc[0]) if len(x1) else math.nan,
+               "privacy_loss_x1": x1["verdict"].iloc[0] if len(x1) else "not run"}
+        for _, r in cal.iterrows():
+            pv = f"p = {r['p_value']:.2g}" if r["p_value"] > 0 else "p < 1e-300"
+            ratio = (f"variance ratio {r['variance_ratio']:.3g}" if r.get("variance_ratio") == r.get("variance_ratio")
+                     else f"spread {r['spread_ratio']:.2f}")
+            row[r["variant"]] = f"{r['verdict']} ({pv}, {ratio})"
+        row["smallest_detected"] = smallest_detected(cal) if len(cal) else "not measured"
+        broken = loss[loss["variant"] != "noise x1"]
+        row["broken_flagged"] = (", ".join(f"{v}: {vd}" for v, vd in zip(broken["variant"], broken["verdict"]))
+                                 or "none run")
+        wr = g[g["test"] == WRONG_AGENT]
+        row["wrong_agent"] = ("; ".join(f"{v}: {vd} (variance ratio {q:.3g})" for v, vd, q in
+                                        zip(wr["variant"], wr["verdict"], wr["variance_ratio"])) or "none run")
+        row["cpu_seconds"] = float(g["cpu_seconds"].sum())
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def _markdown_table(df: pd.DataFrame) -> list[str]:
     cols = list(df.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, row in df.iterrows():
         lines.append("| " + " | ".join(f"{v:.4g}" if isinstance(v, float) else str(v) for v in row) + " |")
-    return head + "\n".join(lines) + "\n"
+    return lines
+
+
+def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
+    """The table as GitHub markdown: the power table (:func:`power_table`) first, then every row,
+    with a header saying what the tests and columns mean; ``alpha`` is the table's family-wise rate
+    (its rows at ``alpha / len(df)``, column ``row_alpha``)."""
+    cal = df[df["test"] == CALIBRATION]
+    n_cal = int(cal["n_samples"].max()) if len(cal) else 0
+    head = ("# End-to-end agent privacy audit\n\nEach agent's own kernel (its probe) on a scripted tiny MDP "
+            f"(S = 2, A = 2, H = 2, {USERS} users unless stated), neighbouring user sequences under each "
+            "relation its guarantees claim. Two tests per (agent, relation) (and the wrong agents' rows), tested at alpha / "
+            f"{len(df)} = {row_alpha(alpha, len(df)):.3g} per row (Bonferroni over the {len(df)} rows): the family-wise "
+            f"false-alarm rate (some correct agent flagged by some test) is <= {alpha} (privrl.audit.privacy).\n\n"
+            "* **privacy loss** (the privacy verdict): the differing user first or in the middle; a naive-Bayes "
+            "and a linear-discriminant statistic over the joint release, chosen on a selection split; held-out "
+            "Clopper-Pearson lower bound on eps (n_samples: held-out runs per sequence) against the claimed eps. "
+            "Broken variants (dropped tree levels, noise reused across releases, noise shared across counters) "
+            "keep the claim: `flagged` shows this test's power. It cannot see uniform under-noising: at the "
+            "audit's K the claims are loose or the privacy loss is reached only in tails no sample reaches.\n"
+            "* **noise calibration** (the power curve): the noise the kernel releases at noise x1/m (the probe "
+            "divides every privatizer's epsilon by m, multiplies RLSVI's Gaussian sigma by 1/m) against the noise "
+            "its *label* implies (privrl.audit.label_noise): per released value the noise is released - exact "
+            "counts (the probe's door log), its reference variance the paper's per-counter mechanism at the "
+            "labelled eps (tree: popcount(t) 2 (L(K) 3H/eps)^2; local Laplace: 2 b^2 x users; bit-sum: "
+            "n_bits q (1 - q) per release, at (eps/(3H), beta)), never what the kernel hands its privatizer; each "
+            "run's mean of noise^2 / label variance, one-sided z-test of its mean (the `variance ratio`, 1 at "
+            "the label) against 1, both neighbouring sequences pooled"
+            + (f"; {n_cal} runs per sequence" if n_cal else "") + ". At noise x1 a flag (`UNDER-NOISED`) is a false alarm for a correct agent; below, "
+            "`flagged` is the power. Shuffled-OBI and RLSVI have no analytic label reference (shuffle-RR unary "
+            "sums; Gaussian noise inside the regression): their rows keep the rank-sum spread test against their "
+            "own kernel at x1 (`spread`), which cannot see under-noising in the agent's own code.\n"
+            "* **wrong agent**: an agent's kernel run with other parameters than its label (PUCB handed eps x10 "
+            "while labelled eps): the same label calibration at x1; `flagged` = seen (the `wrong_agent` column).\n\n"
+            "`smallest_detected`: the largest under-noising flagged together with every stronger one tried "
+            "(\"x1/1.2 and below\"). cpu_seconds: process CPU of the pair's rows (2-core AMD EPYC, shared; "
+            "the first rows of an agent include compiling its probe).\n\n")
+    parts = [head, "## Power\n\n", "\n".join(_markdown_table(power_table(df))), "\n\n## Every row\n\n",
+             "\n".join(_markdown_table(df)), "\n"]
+    return "".join(parts)
 
 
 # ----------------------------------------------------------------------------- run-level manifest

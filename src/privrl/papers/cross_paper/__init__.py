@@ -282,19 +282,58 @@ def privacy_audit_claim(audit: pd.DataFrame, artifact: str):
 
 def agent_audit_claim(audit: pd.DataFrame, artifact: str):
     """The end-to-end agent audit's Claim (privrl.audit.privacy): every agent as run stays below its
-    claimed eps under each neighbour relation it claims; the weakened variants show the power."""
+    claimed eps under each neighbour relation it claims (privacy-loss rows at noise x1) and its noise
+    calibration raises no false alarm at x1; the measured text states what the audit could have seen:
+    the smallest under-noising its power curve detects per (agent, relation) (the worst named), how
+    many pairs flag noise x1/2, and the broken variants flagged."""
+    from privrl.audit import privacy as pa
     from privrl.results import verdicts as V
 
+    test = audit["test"] if "test" in audit else pd.Series(pa.PRIVACY_LOSS, index=audit.index)
     as_run = audit[audit["variant"] == "noise x1"]
     bad = sorted(set(as_run.loc[as_run["verdict"] != "pass", "agent"]))
-    weak = audit[audit["variant"] != "noise x1"]
-    flagged = int((weak["verdict"] == "flagged").sum())
-    measured = (f"{len(as_run) - len(bad)}/{len(as_run)} (agent, relation) pairs pass at the claimed eps"
-                + (f"; failing: {', '.join(bad)}" if bad else "")
-                + f"; weakened-noise variants flagged: {flagged}/{len(weak)} (n = {int(audit['n_samples'].max())})")
+    loss = audit[(test == pa.PRIVACY_LOSS)]
+    pairs = loss[loss["variant"] == "noise x1"]
+    measured = (f"{int((pairs['verdict'] == 'pass').sum())}/{len(pairs)} (agent, relation) pairs pass at the claimed eps (privacy-loss lower bound, "
+                f"n = {int(loss['n_samples'].max()) if len(loss) else 0} held-out runs)"
+                + (f"; failing: {', '.join(bad)}" if bad else ""))
+    cal = audit[test == pa.CALIBRATION]
+    if len(cal):
+        power = pa.power_table(audit)
+        half = cal[cal["variant"] == "noise x1/2"]
+        alarms = int((cal.loc[cal["variant"] == "noise x1", "verdict"] != "pass").sum())
+        mults = sorted({pa._multiplier(v) for v in cal["variant"] if v != "noise x1"}, reverse=True)
+        detected = {}
+        for r in power.itertuples():
+            detected.setdefault(r.smallest_detected, []).append(f"{r.agent} {r.relation}")
+        weakest = min(detected, key=lambda d: (pa._multiplier(d.split()[0]) if d.endswith("and below") else 0.0))
+        measured += (f"; noise calibration against the noise the label implies (rank-sum against the agent's own "
+                     f"x1 where no analytic label reference: shuffled-obi, rlsvi) (power curve at noise x{', x'.join(pa.noise_name(m)[7:] for m in mults)}, "
+                     f"{int(cal['n_samples'].max())} runs per sequence): false alarms at x1 {alarms}/{len(power)}, "
+                     f"noise x1/2 flagged {int((half['verdict'] == 'flagged').sum())}/{len(half)}; smallest "
+                     "under-noising detected: " + "; ".join(f"{d} ({len(v)} pairs)" for d, v in detected.items())
+                     + (f" (worst: {weakest}, {', '.join(detected[weakest])})" if len(detected) > 1 else ""))
+    else:
+        measured += "; no power curve run: the audit's power against under-noising is not measured"
+    wrong = audit[test == pa.WRONG_AGENT]
+    if len(wrong):
+        measured += "; wrong agents (kernel under-noising in its own code, label kept): " + "; ".join(
+            f"{a} {v.split(' (')[0].replace('kernel run with ', 'handed ')} flagged "
+            f"{int((g['verdict'] == 'flagged').sum())}/{len(g)} (variance ratio <= {float(g['variance_ratio'].max()):.3g})"
+            for (a, v), g in wrong.groupby(["agent", "variant"], sort=False))
+    else:
+        measured += "; no wrong agent run (under-noising in an agent's own code not measured)"
+    broken = loss[loss["variant"] != "noise x1"]
+    measured += (f"; broken variants (dropped levels, reused or shared noise) flagged: "
+                 f"{int((broken['verdict'] == 'flagged').sum())}/"
+                 f"{int((~broken['verdict'].str.startswith('not applicable')).sum())}; family-wise alpha "
+                 f"{float(audit['row_alpha'].iloc[0]) * len(audit):.2g} (Bonferroni over {len(audit)} rows)")
     score = V.Score(V.CONTRADICTED if bad else V.REPRODUCED, measured)
     return V.make_claim("cross_paper", "privacy of every agent (JDP/LDP/SDP)", "agent_audit",
-                        "no private agent's end-to-end empirical eps exceeds its claimed eps (both neighbour relations)",
+                        "no private agent's end-to-end empirical eps exceeds its claimed eps (each neighbour relation "
+                        "it claims); the audit sees under-noising down to the smallest multiplier its power curve "
+                        "flags (released noise against the variance the label's eps implies per counter; an agent that "
+                        "under-noises in its own code, e.g. hands its privatizer eps x10, is flagged)",
                         "bound", artifact, score, experiment="mechanisms",
                         source="end-to-end audit of every private agent (privrl.audit.privacy)")
 

@@ -1,0 +1,266 @@
+"""The noise an agent's *label* implies, against the noise its kernel releases (non-circular calibration).
+
+The rank-sum calibration of :mod:`privrl.audit.privacy` compares an agent's releases with a
+reference sample drawn through the same kernel at noise x1: an agent whose own code under-noises
+(it hands its privatizer eps x10, eps/H instead of eps/(3H), a central privatizer where shuffle
+noise is claimed) has an under-noised reference too, and is not flagged. Here the reference is the
+**label**:
+
+* the released noise is observed: a probe (the agent's kernel, :mod:`privrl.audit.probe`) whose
+  door wrapper logs, with every released vector, the exact cumulative counts it fed the door and
+  the number of users ``m`` of the release, so ``noise = released - exact`` per value;
+* the variance each value's noise must have is computed from the **label** -- the agent's labelled
+  parameters (``epsilon``, ``beta``), the paper's composition (:data:`LABELS`: which per-counter
+  mechanism at which parameters the labelled eps stands for) and the mechanism's variance at that
+  release (:func:`label_variance`) -- never from what the kernel hands its privatizer;
+* test (:func:`variance_ratio_test`): per run ``s_i = mean_j noise_ij^2 / v_j`` (v_j the label's
+  variance of value j); under the label E[s_i] = 1 and the runs are i.i.d., so
+  ``z = (mean s - 1) / (sd s / sqrt N)`` with one-sided p = Phi(z) (noise below the label's ->
+  small p). ``mean s`` is the empirical/label variance ratio (1 for a correct agent; 1/m^2 for
+  the probe's noise x1/m).
+
+The audit takes the label separately from the parameters the kernel runs with
+(:func:`sample_noise`'s ``params`` vs :func:`label_calibration`'s ``label``): running PUCB with
+``epsilon = 10`` against its label ``epsilon = 1`` is the wrong agent that under-noises in its own
+code (tests/audit/test_label_noise.py).
+
+An agent not in :data:`LABELS` gets the default of its privatizer kind (:func:`label_of`). Agents
+without a clean analytic reference: Shuffled-OBI (its shuffle-RR
+release is a debiased unary RR sum over Lemma 4's per-bit eps with a data-dependent number of bits
+per user) and RLSVI (Gaussian noise inside the regression; the released Q-values are a nonlinear
+function of it): they keep the rank-sum test against their own x1.
+"""
+from __future__ import annotations
+
+import math
+import types
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from privrl.audit import probe as pr
+from privrl.mechanisms import privatizer
+from privrl.mechanisms.bitsum import bitsum_tau
+from privrl.mechanisms.bounds import bitsum_variance
+from privrl.mechanisms.kinds import I_T
+from privrl.mechanisms.tree import tree_levels
+from privrl.rl import engine
+
+
+@dataclass(frozen=True)
+class LabelNoise:
+    """The per-counter mechanism a label stands for: ``kind`` and its parameters as functions of the
+    labelled parameters ``p`` (resolved), the horizon H and the number of users K."""
+
+    kind: str  # central-tree | local-laplace | shuffle-bitsum
+    rule: str  # what the paper's composition assigns (printed in the row)
+    param: object  # (p, H, K) -> tree node scale / Laplace scale per user / (eps_c, beta)
+    horizon: object = None  # (p, H, K) -> releases per tree counter (central-tree only)
+
+
+def _eps_c(p, H):  # Vietri et al. Alg. 2 / Bai et al. Sec. V-A: 3H counters per user
+    return p["epsilon"] / (3.0 * H)
+
+
+_TREE_K = LabelNoise("central-tree", "binary mechanism per counter at eps/(3H) over K releases (Vietri et al. Thm 1): "
+                     "Var = popcount(t) 2 (L(K) 3H/eps)^2",
+                     lambda p, H, K: tree_levels(K) / _eps_c(p, H), lambda p, H, K: K)
+_LAP_6H = LabelNoise("local-laplace", "Lap(6H/eps) per coordinate and user (l1 diameter 6H): Var = 2 (6H/eps)^2 x users",
+                     lambda p, H, K: 6.0 * H / p["epsilon"])
+_BITSUM = LabelNoise("shuffle-bitsum", "Alg. 4 bit-sum per counter at (eps/(3H), beta) (Bai et al. Lemma 42): "
+                     "Var = sum over releases of n_bits q (1 - q)",
+                     lambda p, H, K: (_eps_c(p, H), p["beta"]))
+#: agent -> the per-counter mechanism its label (paper) stands for
+LABELS = {
+    "pucb": _TREE_K, "private-ucbvi-jdp": _TREE_K, "dp-ucbvi-jdp": _TREE_K,
+    "sdp-pe-jdp": LabelNoise("central-tree", "Laplace per batch and counter at eps/(3H) (Bai et al. Alg. 1, central "
+                             "Privatizer, horizon 1): Var = 2 (3H/eps)^2",
+                             lambda p, H, K: 1.0 / _eps_c(p, H), lambda p, H, K: 1),
+    "private-ucbvi-ldp": _LAP_6H, "dp-ucbvi-ldp": _LAP_6H, "sdp-pe-ldp": _LAP_6H,
+    "ldp-obi": LabelNoise("local-laplace", "Lap((6H-2)/eps0) per coordinate and user (Garcelon et al. Table 1): "
+                          "Var = 2 ((6H-2)/eps0)^2 x users", lambda p, H, K: (6.0 * H - 2.0) / p["epsilon"]),
+    "private-ucbvi-sdp": _BITSUM, "sdp-pe": _BITSUM,
+}
+
+
+#: the default label of an agent not in :data:`LABELS`, by its privatizer kind: the paper composition the
+#: door's kinds are used with (3H counters per user, Vietri et al. / Bai et al.; LDP: l1 diameter 6H)
+DEFAULT_BY_KIND = {"central-tree": _TREE_K, "local-laplace": _LAP_6H, "shuffle-bitsum": _BITSUM}
+
+
+def label_of(agent: str) -> LabelNoise | None:
+    """The label reference of ``agent``: its :data:`LABELS` entry, else the default of its privatizer
+    kind (:data:`DEFAULT_BY_KIND`, for an agent whose labelled parameters include ``epsilon``), else
+    None (no analytic reference: Shuffled-OBI's shuffle-RR, RLSVI's Gaussian noise)."""
+    from privrl.agents.registry import get
+
+    if agent in LABELS:
+        return LABELS[agent]
+    spec = get(agent)
+    lab = DEFAULT_BY_KIND.get(getattr(spec, "privatizer", ""))
+    try:
+        return lab if lab is not None and "epsilon" in spec.resolve({}) else None
+    except Exception:  # noqa: BLE001 -- an agent whose parameters do not resolve without arguments
+        return None
+
+
+def label_variance(label: LabelNoise, p: dict, H: int, K: int, serial, t, m) -> np.ndarray:
+    """v[D]: the label's noise variance of each released value (its privatizer ``serial``, release
+    index ``t`` and the users ``m`` of each release, all [D]); the release is cumulative per counter."""
+    v = np.empty(len(t))
+    par = label.param(p, H, K)
+    cum_users: dict = {}
+    per_release: dict = {}
+    seen: dict = {}
+    for j, (s, tj, mj) in enumerate(zip(serial.tolist(), t.tolist(), m.tolist())):
+        c = seen.get((s, tj), 0)
+        seen[(s, tj)] = c + 1
+        if label.kind == "central-tree":
+            v[j] = int(tj).bit_count() * 2.0 * par ** 2
+        elif label.kind == "local-laplace":
+            key = (s, c)
+            cum_users[key] = cum_users.get(key, 0.0) + mj
+            v[j] = 2.0 * par ** 2 * cum_users[key]
+        else:
+            eps_c, beta = par
+            key = (s, c)
+            per_release[key] = per_release.get(key, 0.0) + bitsum_variance(int(mj), bitsum_tau(eps_c, beta))
+            v[j] = per_release[key]
+    return v
+
+
+# ----------------------------------------------------------------------------- the probe's noise log
+def noise_door_wrappers(real) -> types.ModuleType:
+    """Door wrappers (as :func:`privrl.audit.probe.door_wrappers`, variant "exact") that log, per
+    release, the released vector (serial s), the exact cumulative counts (serial s + 0.25) and the
+    users of the release (serial s + 0.5)."""
+    real_new, real_sums = real.new, real.release_sums
+    probe_buffer, _log, _before_release, MULT, SERIAL = pr.probe_buffer, pr._log, pr._before_release, pr.MULT, pr.SERIAL
+
+    @njit
+    def new(code, n, horizon, epsilon, sensitivity, beta, bits_per_entry):
+        b = probe_buffer()
+        f, i, p = real_new(code, n, horizon, epsilon / b[MULT], sensitivity, beta, bits_per_entry)
+        g = np.zeros((f.shape[0] + 3, f.shape[1]))
+        g[:f.shape[0]] = f
+        b[SERIAL] += 1.0
+        g[f.shape[0] + 2, 0] = b[SERIAL]
+        return g, i, p
+
+    @njit
+    def release_sums(code, state, colsum, m, rng, out):
+        _before_release(colsum)
+        f = state[0]
+        true = f[f.shape[0] - 3]
+        for c in range(colsum.shape[0]):
+            true[c] += colsum[c]
+        real_sums(code, state, colsum, m, rng, out)
+        s, t = f[f.shape[0] - 1, 0], state[1][I_T]
+        _log(out, s, t)
+        _log(true.copy(), s + 0.25, t)
+        _log(np.full(out.shape[0], float(m)), s + 0.5, t)
+
+    @njit
+    def release(code, state, x, rng, out):
+        release_sums(code, state, x, np.int64(1), rng, out)
+
+    @njit
+    def release_batch(code, state, X, rng, out):
+        colsum = np.zeros(X.shape[1])
+        for r in range(X.shape[0]):
+            colsum += X[r]
+        release_sums(code, state, colsum, np.int64(X.shape[0]), rng, out)
+
+    mod = types.ModuleType("privrl_noise_door")
+    mod.new, mod.release, mod.release_sums, mod.release_batch = new, release, release_sums, release_batch
+    return mod
+
+
+class _NoiseSwaps(pr._Swaps):
+    def __init__(self, released: tuple):
+        super().__init__(released)
+        for mod in list(privatizer._DOORS.values()):
+            w = noise_door_wrappers(mod)
+            self.by_id[id(mod)] = w
+            for f in ("new", "release", "release_sums", "release_batch"):
+                self.by_id[id(getattr(mod, f))] = getattr(w, f)
+
+
+_DRIVERS: dict = {}
+
+
+def noise_driver(agent: str, n_extra: int):
+    spec, probe = pr.probe_of(agent)
+    init, episodes = probe.init_state or spec.init_state, probe.run_episodes or spec.run_episodes
+    key = (id(init), id(episodes), n_extra, probe.n_extra_init)
+    if key not in _DRIVERS:
+        swaps = _NoiseSwaps(())
+        init_c, episodes_c = (pr._as_njit(swaps.clone(f)) for f in (init, episodes))
+        if swaps.hits == 0:
+            raise ValueError(f"agent {agent!r}: its kernels reach no privatizer door release (no noise to observe)")
+        _DRIVERS[key] = pr._make_driver(pr._root(init_c, episodes_c, probe.n_extra_init), n_extra)
+    return _DRIVERS[key]
+
+
+def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_multiplier: float = 1.0):
+    """``n`` runs of ``agent``'s kernel run with ``params`` on the scripted users: (noise[n, D] =
+    released - exact, serial[D], t[D], m[D]) of every value its privatizers released."""
+    spec, probe = pr.probe_of(agent)
+    s0, nxt, R, absent = (np.ascontiguousarray(a) for a in script)
+    K = int(s0.shape[0])
+    env = (np.ascontiguousarray(P, dtype=np.float64), s0.astype(np.int64), nxt.astype(np.int64),
+           R.astype(np.float64), absent.astype(np.int64))
+    resolved = spec.resolve(params)
+    vec = (probe.param_vector or spec.param_vector)(resolved)
+    extra = tuple(probe.extra(resolved))
+    drive = noise_driver(agent, len(extra))
+    rec = engine.new_recorder(K, np.zeros(0))
+    control = np.zeros(pr.HEAD)
+    control[pr.MULT] = float(noise_multiplier)
+    try:
+        drive(env, vec, np.int64(K), rng, rec, extra, control, np.empty((1, 0)))
+    except ValueError as e:
+        if "number of released values" not in str(e):
+            raise
+    D3 = int(pr._BUFFER[pr.CURSOR])
+    if D3 == 0:
+        raise ValueError(f"agent {agent!r}: no privatizer release recorded")
+    out = np.empty((n, D3))
+    drive(env, vec, np.int64(K), rng, rec, extra, control, out)
+    base = pr.HEAD + pr.LOG_CAPACITY
+    tag = pr._BUFFER[base:base + D3].copy()
+    tt = pr._BUFFER[base + pr.LOG_CAPACITY:base + pr.LOG_CAPACITY + D3].astype(np.int64)
+    frac = np.round((tag - np.floor(tag)) * 4).astype(int)
+    rel, ex, us = frac == 0, frac == 1, frac == 2
+    noise = out[:, rel] - out[:, ex]
+    return noise, np.floor(tag[rel]).astype(np.int64), tt[rel], out[0, us]
+
+
+def variance_ratio_test(noise: np.ndarray, v: np.ndarray) -> tuple[float, float, float]:
+    """(one-sided p of 'noise variance below the label's', empirical/label ratio, its s.e.) from
+    noise[N, D] (i.i.d. runs) and the label's variances v[D] (values with v = 0 dropped)."""
+    keep = v > 0
+    s = (noise[:, keep] ** 2 / v[keep]).mean(1)
+    ratio, se = float(s.mean()), float(s.std(ddof=1) / math.sqrt(len(s)))
+    from scipy import stats
+    p = float(stats.norm.cdf((ratio - 1.0) / se)) if se > 0 else (0.0 if ratio < 1 else 1.0)
+    return p, ratio, se
+
+
+def label_calibration(agent: str, samples: dict, label: dict) -> tuple[float, float, float]:
+    """(p, ratio, s.e.) of :func:`variance_ratio_test` pooled over ``samples = {name: (noise, serial,
+    t, m)}`` (the neighbouring sequences) against the label ``label`` (resolved parameters)."""
+    from privrl.audit.privacy import H_
+    lab = label_of(agent)
+    noises, vs = [], []
+    for noise, serial, t, m in samples.values():
+        v = label_variance(lab, label, H_, label["_K"], serial, t, m)
+        noises.append(noise / np.sqrt(np.where(v > 0, v, 1.0)))
+        vs.append(np.where(v > 0, 1.0, 0.0))
+    # pool the sequences' runs (each run's score over its own values)
+    s = np.concatenate([(z[:, w > 0] ** 2).mean(1) for z, w in zip(noises, vs)])
+    ratio, se = float(s.mean()), float(s.std(ddof=1) / math.sqrt(len(s)))
+    from scipy import stats
+    p = float(stats.norm.cdf((ratio - 1.0) / se)) if se > 0 else (0.0 if ratio < 1 else 1.0)
+    return p, ratio, se
