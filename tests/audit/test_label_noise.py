@@ -79,21 +79,6 @@ def test_every_labelled_agent_passes_at_x1_and_its_half_noise_is_flagged(agent):
     assert rows["noise x1/2"]["verdict"] == "flagged", rows["noise x1/2"]
 
 
-@pytest.fixture
-def temporary_agent():
-    from privrl.agents import registry
-
-    names = []
-
-    def add(spec):
-        registry.register(spec)
-        names.append(spec.name)
-        return spec.name
-    yield add
-    for n in names:
-        registry.REGISTRY.pop(n)
-
-
 @pytest.mark.slow  # compiles the private-UCBVI noise probe (~20 s)
 def test_a_central_privatizer_where_shuffle_noise_is_claimed_is_flagged(temporary_agent):
     """A new agent (no LABELS entry: its label is the default of the privatizer kind it declares) that

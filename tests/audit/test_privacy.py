@@ -106,30 +106,17 @@ def test_noise_multiplier_is_test_only():
     assert np.allclose(a.std(0), 2 * b.std(0), rtol=0.05)
 
 
-@pytest.fixture
-def temporary_agents():
-    names = []
-
-    def add(spec):
-        registry.register(spec)
-        names.append(spec.name)
-        return spec.name
-    yield add
-    for n in names:
-        registry.REGISTRY.pop(n)
-
-
-def test_a_new_agent_using_the_door_is_audited_without_a_declaration(temporary_agents):
+def test_a_new_agent_using_the_door_is_audited_without_a_declaration(temporary_agent):
     """An agent that only calls the door (here PUCB's kernels under a new name, no audit_probe) is
     probed generically; a private agent whose kernels never reach the door is an error."""
     base = registry.get("pucb")
-    name = temporary_agents(registry.AgentSpec(
+    name = temporary_agent(registry.AgentSpec(
         name="test-door-agent", init_state=pucb.init_state, run_episodes=pucb.run_episodes, defaults=base.defaults,
         privacy_model="JDP", reference="test", guarantees=base.guarantees, domains=base.domains))
     row = pa.audit_agent(name, ev.ADD_REMOVE, np.random.default_rng(2), 2000)
     assert row["verdict"] == "pass" and row["claimed_epsilon"] == 1.0
     plain = registry.get("ucbvi")
-    bad = temporary_agents(registry.AgentSpec(
+    bad = temporary_agent(registry.AgentSpec(
         name="test-unprobeable", init_state=ucbvi.init_state, run_episodes=ucbvi.run_episodes,
         defaults=plain.defaults, domains=plain.domains, privacy_model="JDP", reference="test"))
     with pytest.raises(ValueError, match="cannot be probed"):

@@ -354,44 +354,26 @@ def calibration_test(reference_fit: dict, reference: dict, audited: dict) -> tup
     return float(stats.norm.sf(z)), float(np.nanmean(ratios)) if not np.all(np.isnan(ratios)) else math.nan
 
 
-def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multiplier: float, params, positions):
+def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multiplier: float, params, positions,
+                    sampler=None):
     """(position label, {"U": Y1, "U'": Y0}) at the first position of ``positions`` where the
     relation's neighbouring sequences can be sampled (add/remove needs the empty user alone in its
-    batch)."""
+    batch). ``sampler``: :func:`sample_releases` (default; the releases) or
+    :func:`privrl.audit.label_noise.sample_noise` (the label calibration: (noise, serial, t, m))."""
+    sampler = sample_releases if sampler is None else sampler
     p = audit_params(agent, params)
     u1, u0 = pair(agent, relation)
     others = 1 if u0 == "A0" else 0
     mdp = tiny_mdp()
     for k in positions:
         try:
-            Y1 = sample_releases(agent, p, mdp.P, script(users, k, u1, others), n, rng, multiplier)
-            Y0 = sample_releases(agent, p, mdp.P, script(users, k, u0, others), n, rng, multiplier)
+            Y1 = sampler(agent, p, mdp.P, script(users, k, u1, others), n, rng, multiplier)
+            Y0 = sampler(agent, p, mdp.P, script(users, k, u0, others), n, rng, multiplier)
         except ValueError as e:
             if "mixes the absent user" not in str(e):
                 raise
             continue
         return k, {"U": Y1, "U'": Y0}
-    raise ValueError(f"{agent}: no position of the differing user can be audited under {relation}")
-
-
-def _noise_pair(agent: str, relation: str, rng, n: int, users: int, multiplier: float, params, positions):
-    """As :func:`_neighbour_pair` for the label calibration: (position, {"U": (noise, serial, t, m),
-    "U'": ...}) of the kernel run with ``params`` (:func:`privrl.audit.label_noise.sample_noise`)."""
-    from privrl.audit.label_noise import sample_noise
-
-    p = audit_params(agent, params)
-    u1, u0 = pair(agent, relation)
-    others = 1 if u0 == "A0" else 0
-    mdp = tiny_mdp()
-    for k in positions:
-        try:
-            a = sample_noise(agent, p, mdp.P, script(users, k, u1, others), n, rng, multiplier)
-            b = sample_noise(agent, p, mdp.P, script(users, k, u0, others), n, rng, multiplier)
-        except ValueError as e:
-            if "mixes the absent user" not in str(e):
-                raise
-            continue
-        return k, {"U": a, "U'": b}
     raise ValueError(f"{agent}: no position of the differing user can be audited under {relation}")
 
 
@@ -429,7 +411,9 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     if label_ref is not None:
         spec = probe_of(agent)[0]
         lab = spec.resolve(audit_params(agent, label)) | {"_K": users}
-        k, _ = _noise_pair(agent, relation, rng, 2, users, 1.0, params, order)  # the position only
+        from privrl.audit.label_noise import sample_noise
+
+        k, _ = _neighbour_pair(agent, relation, rng, 2, users, 1.0, params, order, sample_noise)  # the position only
         base = time.process_time() - t0
     else:
         k, fit = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, order)
@@ -438,7 +422,7 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     for m in multipliers:
         t0 = time.process_time()
         if label_ref is not None:
-            _, aud = _noise_pair(agent, relation, rng, n, users, float(m), params, [k])
+            _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k], sample_noise)
             pv, vratio, _se = label_calibration(agent, aud, lab)
             ratio = math.nan
             statistic = (f"user {k} of {users}: released noise variance vs the label's "
