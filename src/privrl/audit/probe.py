@@ -413,7 +413,7 @@ def probe_key(swaps: _Swaps, structure: tuple) -> str:
             h.update(_value_fingerprint(cell.cell_contents).encode())
     for f in sorted(f for f in files if f):
         h.update(Path(f).name.encode())
-        h.update(Path(f).read_bytes())
+        h.update(Path(f).read_bytes() if os.path.isfile(f) else f.encode())  # exec'd code: its closures are hashed
     return h.hexdigest()[:24]
 
 
