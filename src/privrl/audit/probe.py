@@ -397,8 +397,8 @@ def _value_fingerprint(value) -> str:
 def probe_key(swaps: _Swaps, structure: tuple) -> str:
     """sha256 (24 hex) of everything a compiled probe driver is made of: this module's source,
     the source files of every function the clone walk read (the agent's kernels and what they call
-    in privrl outside the mechanisms) and of the door modules they call, those functions' names
-    and closure values, every source file of the mechanisms and the engine (what the door wrappers
+    in privrl outside the mechanisms) and of the door modules they call, those functions' names,
+    bytecode and closure values, every source file of the mechanisms and the engine (what the door wrappers
     and the scripted engine call), and ``structure`` (the kernels' names, the number of extra
     arguments, the declared released calls): the key changes whenever the clones could."""
     h = hashlib.sha256()
@@ -409,11 +409,12 @@ def probe_key(swaps: _Swaps, structure: tuple) -> str:
     for py in swaps.visited:
         files.add(_source_file(py))
         h.update(f"{py.__module__}.{py.__qualname__}".encode())
+        h.update(py.__code__.co_code)
         for cell in py.__closure__ or ():
             h.update(_value_fingerprint(cell.cell_contents).encode())
     for f in sorted(f for f in files if f):
         h.update(Path(f).name.encode())
-        h.update(Path(f).read_bytes() if os.path.isfile(f) else f.encode())  # exec'd code: its closures are hashed
+        h.update(Path(f).read_bytes() if os.path.isfile(f) else f.encode())  # exec'd code: bytecode and closures
     return h.hexdigest()[:24]
 
 
