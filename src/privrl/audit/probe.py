@@ -24,7 +24,8 @@ root runs the agent's ``init_state`` and then all K episodes of its ``run_episod
 
 Compiled once per cache: a probe's *driver* (:func:`driver`: a loop of runs of the root, the
 clones linked into its machine code) is saved to numba's on-disk cache, in the directory privrl
-keys by the mechanism / agent / engine sources (:mod:`privrl`), under an index named by
+keys by the mechanism / agent / engine sources (:mod:`privrl`; subfolder ``privrl_probe``, shared
+by every copy of the same sources), under an index named by
 :func:`probe_key` -- a digest of this module, of the source files of every function the clone
 walk read (the agent's kernels and what they call) and of the swapped door modules, of those
 functions' closure values, and of the kernels' names, extra arguments and declared releases.
@@ -73,6 +74,7 @@ from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import carray, njit
 from numba import types as nt
+from numba.core import config as numba_config
 from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
@@ -422,14 +424,27 @@ class _ProbeDriverCache(FunctionCache):
     """numba's on-disk cache of one probe driver, keyed by :func:`probe_key` instead of the driver's
     bytecode: every driver shares the bytecode of :func:`_make_driver`'s ``drive``, and its callees
     (the clones, which share the agent modules' bytecode) are what differ. The driver's compiled
-    code holds its callees linked in, so loading it compiles nothing."""
+    code holds its callees linked in, so loading it compiles nothing.
+
+    The key is a digest of content, so neither the place of the sources nor their mtime is part of
+    it: in ``<NUMBA_CACHE_DIR>/privrl_probe`` (where privrl points numba's cache), a copy or a clean
+    clone of the same sources finds the drivers compiled by another (numba's index still checks
+    its own version and the CPU). Without ``NUMBA_CACHE_DIR``, numba's default place beside
+    this module, stamped by this file."""
 
     def __init__(self, py_func, key: str):
         super().__init__(py_func)
         self._probe_key = key
+        stamp = self._impl.locator.get_source_stamp()
+        if numba_config.CACHE_DIR:
+            self._cache_path, stamp = os.path.join(numba_config.CACHE_DIR, "privrl_probe"), key
         self._cache_file = IndexDataCacheFile(cache_path=self._cache_path,
                                               filename_base=f"probe.driver-{key}.{self._impl.filename_base}",
-                                              source_stamp=self._impl.locator.get_source_stamp())
+                                              source_stamp=stamp)
+
+    def _save_overload(self, sig, data):
+        os.makedirs(self._cache_path, exist_ok=True)
+        super()._save_overload(sig, data)
 
     def _index_key(self, sig, codegen):
         return sig, codegen.magic_tuple(), self._probe_key
