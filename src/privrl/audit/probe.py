@@ -443,8 +443,11 @@ class _ProbeDriverCache(FunctionCache):
                                               source_stamp=stamp)
 
     def _save_overload(self, sig, data):
-        os.makedirs(self._cache_path, exist_ok=True)
-        super()._save_overload(sig, data)
+        try:
+            os.makedirs(self._cache_path, exist_ok=True)
+            super()._save_overload(sig, data)
+        except OSError:  # a cache that cannot be written: the driver stays compiled in this process only
+            pass
 
     def _index_key(self, sig, codegen):
         return sig, codegen.magic_tuple(), self._probe_key
