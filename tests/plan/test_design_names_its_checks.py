@@ -52,7 +52,7 @@ def test_the_estimate_prices_only_the_named_jobs(tmp_path):
     named = _two_cells(tmp_path, {"audit": {}, "agent_audit": {}})
     jobs2, parts2 = cost.workflow_jobs(named, cost.estimate_cost(named, table), cold=True)
     assert len(jobs2) == len(jobs) + 3  # privacy_audit, agent_audit, theorem_claims
-    assert parts2["compile"] > parts["compile"]  # the audited agent's uncached probe
+    assert parts2["compile"] > parts["compile"]  # the audited agent's probe, compiled on the cold cache
 
 
 def test_snakemake_plans_no_mechanism_job_for_a_two_cell_config(tmp_path):

@@ -20,8 +20,23 @@ rebound:
   these, found by walking the globals the kernels use, is re-compiled the same way.
 
 So an agent that uses the door is probed with no declaration (:func:`probe_of`). A probe's
-root runs the agent's ``init_state`` and then all K episodes of its ``run_episodes``. Clones
-are compiled without numba's cache (they share the originals' code objects).
+root runs the agent's ``init_state`` and then all K episodes of its ``run_episodes``.
+
+Compiled once per cache: a probe's *driver* (:func:`driver`: a loop of runs of the root, the
+clones linked into its machine code) is saved to numba's on-disk cache, in the directory privrl
+keys by the mechanism / agent / engine sources (:mod:`privrl`; subfolder ``privrl_probe``, shared
+by every copy of the same sources), under an index named by
+:func:`probe_key` -- a digest of this module, of the source files of every function the clone
+walk read (the agent's kernels and what they call) and of the swapped door modules, of those
+functions' closure values, and of the kernels' names, extra arguments and declared releases.
+The clones themselves share the agent modules' bytecode, so numba's own cache key (the
+function's file, line and bytecode) cannot tell them from the production kernels: they are never
+cached one by one, only inside their driver, whose cache is keyed by :func:`probe_key` alone. A
+second process loads the driver and compiles nothing; processes starting at once compile it once
+(a lock beside the cache, as :func:`privrl.runs.run.compile_once` does for the kernels). Nothing
+process-specific is compiled in: the log buffer is reached through the linker symbol
+:data:`BUFFER_SYMBOL`, which this module binds to its buffer's address when imported, and which
+the machine code's relocation resolves when numba links it into the process (cold or from the cache).
 
 Test-only variants (``sample_releases(noise_multiplier=, variant=)``): the noise multiplier
 divides every privatizer's ``epsilon`` (0.5 halves every Laplace / tree scale and the bit-sum
@@ -38,17 +53,29 @@ input of a batch that consists of the absent user alone (and refuses a batch mix
 other users).
 
 Scripted env tuple: ``(P[H, S, A, S] (shapes only), s0[K] int64, nxt[K, H, S, A] int64,
-R[K, H, S, A] float64, absent[K] int64)``. The log lives in one float64 buffer shared through
-its address (compiled in as a constant):
-``[MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, - | log...]``.
+R[K, H, S, A] float64, absent[K] int64)``. The log lives in one float64 buffer of this module,
+``_BUFFER[HEAD + 3 * LOG_CAPACITY]``, that compiled code reaches through :data:`BUFFER_SYMBOL`
+(:func:`probe_buffer`): ``[MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, SERIAL |
+log[LOG_CAPACITY] | each value's privatizer serial | its release t]``. The test-only variants
+and the noise multiplier are run-time values of that buffer, not compile-time ones: one compiled
+driver serves them all.
 """
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import os
 import types
+from contextlib import contextmanager
+from pathlib import Path
 
 import numpy as np
+from llvmlite import binding as llvm_binding
+from llvmlite import ir
 from numba import carray, njit
 from numba import types as nt
+from numba.core import config as numba_config
+from numba.core.caching import FunctionCache, IndexDataCacheFile
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
@@ -64,25 +91,34 @@ MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, SERIAL, HEAD = 0, 1, 
 VARIANTS = {"exact": 0, "dropped-levels": 1, "reused-noise": 2, "shared-noise": 3}
 LOG_CAPACITY = 1 << 16
 #: [control | log | each logged value's privatizer serial (-1: a declared release) | its release t]
-_BUFFER = np.zeros(HEAD + 3 * LOG_CAPACITY)  # module-lifetime: its address is compiled into the probes
-_ADDR = _BUFFER.ctypes.data
+_BUFFER = np.zeros(HEAD + 3 * LOG_CAPACITY)  # module-lifetime: the linker symbol below points at it
 _SIZE = _BUFFER.size
+#: the linker symbol through which compiled probes find ``_BUFFER`` (resolved when their machine
+#: code is linked into this process, so no address is compiled in and the code can be cached)
+BUFFER_SYMBOL = "privrl_probe_buffer"
+llvm_binding.add_symbol(BUFFER_SYMBOL, _BUFFER.ctypes.data)
 _TREE = privatizer.CENTRAL_TREE
 
 
 @intrinsic
-def _float64_pointer(typingctx, addr):
-    sig = nt.CPointer(nt.float64)(nt.intp)
+def _buffer_pointer(typingctx):
+    """float64* to the first element of ``_BUFFER``: the address of the external symbol
+    :data:`BUFFER_SYMBOL`, declared in the caller's LLVM module."""
+    sig = nt.CPointer(nt.float64)()
 
     def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], context.get_value_type(nt.CPointer(nt.float64)))
+        symbol = builder.module.globals.get(BUFFER_SYMBOL)
+        if symbol is None:
+            symbol = ir.GlobalVariable(builder.module, ir.DoubleType(), BUFFER_SYMBOL)
+            symbol.linkage = "external"
+        return symbol
     return sig, codegen
 
 
 @njit
 def probe_buffer():
-    """The shared probe buffer (a view of ``_BUFFER``)."""
-    return carray(_float64_pointer(_ADDR), (_SIZE,))
+    """The shared probe buffer: a view ``[HEAD + 3 * LOG_CAPACITY]`` float64 of ``_BUFFER``."""
+    return carray(_buffer_pointer(), (_SIZE,))
 
 
 # ----------------------------------------------------------------------------- scripted engine
@@ -248,6 +284,8 @@ class _Swaps:
             for f in ("new", "release", "release_sums", "release_batch"):
                 self.by_id[id(getattr(mod, f))] = getattr(w, f)
         self.hits = 0  # door / released swaps made
+        self.visited = []  # every Python function the walk read (in walk order): what the clones are made of
+        self.doors = set()  # source files of what the walk swapped (door modules, engine, gaussian_noise)
 
     def clone(self, fn):
         """``fn`` re-compiled with its globals swapped (itself if nothing it reaches is swapped)."""
@@ -255,6 +293,7 @@ class _Swaps:
             return self.memo[id(fn)]
         self.memo[id(fn)] = fn  # recursion guard
         py = getattr(fn, "py_func", fn)
+        self.visited.append(py)
         g, changed = dict(py.__globals__), False
         for name in py.__code__.co_names:
             v = g.get(name)
@@ -277,6 +316,7 @@ class _Swaps:
             return _released_wrapper(v, self.released[name])
         if id(v) in self.by_id:
             self.hits += name not in ("engine", "gaussian_noise") and not name.endswith("new")  # a release reached
+            self.doors.add(_source_file(v))
             return self.by_id[id(v)]
         if isinstance(v, CPUDispatcher) and v.py_func.__module__.startswith("privrl.") \
                 and not v.py_func.__module__.startswith("privrl.mechanisms"):
@@ -334,11 +374,125 @@ def _make_driver(root, n_extra: int):
     return drive
 
 
+# ----------------------------------------------------------------------------- on-disk cache
+def _source_file(obj) -> str:
+    """The source file of a function, a dispatcher or a module ("" if it has none)."""
+    if isinstance(obj, types.ModuleType):
+        return getattr(obj, "__file__", None) or ""
+    code = getattr(getattr(obj, "py_func", obj), "__code__", None)
+    return code.co_filename if code is not None else ""
+
+
+def _value_fingerprint(value) -> str:
+    """What a closure cell contributes to compiled code: a function by name and file, an array by
+    its bytes, a scalar / string / tuple by its repr."""
+    if isinstance(value, CPUDispatcher) or isinstance(value, types.FunctionType):
+        py = getattr(value, "py_func", value)
+        return f"fn {py.__module__}.{py.__qualname__} {_source_file(py)}"
+    if isinstance(value, np.ndarray):
+        return f"array {value.dtype} {value.shape} {hashlib.sha256(value.tobytes()).hexdigest()}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_value_fingerprint(v) for v in value) + ")"
+    return f"{type(value).__name__} {value!r}"
+
+
+def probe_key(swaps: _Swaps, structure: tuple) -> str:
+    """sha256 (24 hex) of everything a compiled probe driver is made of: this module's source,
+    the source files of every function the clone walk read (the agent's kernels and what they call
+    in privrl outside the mechanisms) and of the door modules they call, those functions' names,
+    bytecode and closure values, every source file of the mechanisms and the engine (what the door wrappers
+    and the scripted engine call), and ``structure`` (the kernels' names, the number of extra
+    arguments, the declared released calls): the key changes whenever the clones could."""
+    h = hashlib.sha256()
+    h.update(repr(structure).encode())
+    files = {__file__, *swaps.doors}
+    for package_file in (privatizer.__file__, engine.__file__):
+        files.update(str(f) for f in Path(package_file).parent.glob("*.py"))
+    for py in swaps.visited:
+        files.add(_source_file(py))
+        h.update(f"{py.__module__}.{py.__qualname__}".encode())
+        h.update(py.__code__.co_code)
+        for cell in py.__closure__ or ():
+            h.update(_value_fingerprint(cell.cell_contents).encode())
+    for f in sorted(f for f in files if f):
+        h.update(Path(f).name.encode())
+        h.update(Path(f).read_bytes() if os.path.isfile(f) else f.encode())  # exec'd code: bytecode and closures
+    return h.hexdigest()[:24]
+
+
+class _ProbeDriverCache(FunctionCache):
+    """numba's on-disk cache of one probe driver, keyed by :func:`probe_key` instead of the driver's
+    bytecode: every driver shares the bytecode of :func:`_make_driver`'s ``drive``, and its callees
+    (the clones, which share the agent modules' bytecode) are what differ. The driver's compiled
+    code holds its callees linked in, so loading it compiles nothing.
+
+    The key is a digest of content, so neither the place of the sources nor their mtime is part of
+    it: in ``<NUMBA_CACHE_DIR>/privrl_probe`` (where privrl points numba's cache), a copy or a clean
+    clone of the same sources finds the drivers compiled by another (numba's index still checks
+    its own version and the CPU). Without ``NUMBA_CACHE_DIR``, numba's default place beside
+    this module, stamped by this file."""
+
+    def __init__(self, py_func, key: str):
+        super().__init__(py_func)
+        self._probe_key = key
+        stamp = self._impl.locator.get_source_stamp()
+        if numba_config.CACHE_DIR:
+            self._cache_path, stamp = os.path.join(numba_config.CACHE_DIR, "privrl_probe"), key
+        self._cache_file = IndexDataCacheFile(cache_path=self._cache_path,
+                                              filename_base=f"probe.driver-{key}.{self._impl.filename_base}",
+                                              source_stamp=stamp)
+
+    def _save_overload(self, sig, data):
+        try:
+            os.makedirs(self._cache_path, exist_ok=True)
+            super()._save_overload(sig, data)
+        except OSError:  # a cache that cannot be written: the driver stays compiled in this process only
+            pass
+
+    def _index_key(self, sig, codegen):
+        return sig, codegen.magic_tuple(), self._probe_key
+
+
+def _cache_driver(drive, key: str) -> bool:
+    """Give ``drive`` its on-disk cache (False where numba has no place for one: it then compiles
+    per process, as without a cache)."""
+    try:
+        drive._cache = _ProbeDriverCache(drive.py_func, key)
+    except RuntimeError:  # numba found no writable cache location
+        return False
+    return True
+
+
+@contextmanager
+def _compile_lock(key: str):
+    """Hold ``<NUMBA_CACHE_DIR>/.probe-<key>.lock`` while the first call compiles (or loads) a driver,
+    so that processes auditing the same agent at once compile it once per cache (the others wait,
+    then load it), as :func:`privrl.runs.run.compile_once` does for the kernels. No cache directory,
+    or one that cannot be locked: no lock."""
+    cache = os.environ.get("NUMBA_CACHE_DIR")
+    lock = None
+    if cache and os.path.isdir(cache) and os.access(cache, os.W_OK):
+        try:
+            lock = open(Path(cache, f".probe-{key}.lock"), "a")
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        except OSError:
+            if lock is not None:
+                lock.close()
+            lock = None
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+#: (kernels, extras, released) -> (compiled driver, its probe key)
 _DRIVERS: dict = {}
 
 
 def driver(agent: str, n_extra: int):
-    """The compiled driver of ``agent`` (one per distinct pair of kernels: presets share it)."""
+    """The driver of ``agent`` (one per distinct pair of kernels: presets share it), compiled on its
+    first call or loaded from numba's cache (:func:`probe_key`); (driver, key)."""
     spec, probe = probe_of(agent)
     init, episodes = probe.init_state or spec.init_state, probe.run_episodes or spec.run_episodes
     key = (id(init), id(episodes), n_extra, probe.n_extra_init, probe.released)
@@ -350,7 +504,12 @@ def driver(agent: str, n_extra: int):
             raise ValueError(f"agent {agent!r} (privacy model {spec.privacy_model}) cannot be probed: its kernels "
                              "reach no privatizer door release and it declares no released statistic; give its "
                              "AgentSpec an audit_probe (privrl.agents.audit_probe.AuditProbe)")
-        _DRIVERS[key] = _make_driver(root, n_extra)
+        structure = tuple(f"{f.__module__}.{f.__qualname__}" for f in (getattr(init, "py_func", init),
+                                                                       getattr(episodes, "py_func", episodes)))
+        disk_key = probe_key(swaps, (structure, n_extra, probe.n_extra_init, probe.released))
+        drive = _make_driver(root, n_extra)
+        _cache_driver(drive, disk_key)
+        _DRIVERS[key] = drive, disk_key
     return _DRIVERS[key]
 
 
@@ -370,13 +529,17 @@ def sample_releases(agent: str, params: dict, P: np.ndarray, script: tuple, n: i
     resolved = spec.resolve(params)
     vec = (probe.param_vector or spec.param_vector)(resolved)
     extra = tuple(probe.extra(resolved))
-    drive = driver(agent, len(extra))
+    drive, disk_key = driver(agent, len(extra))
     rec = engine.new_recorder(K, np.zeros(0))
     control = np.zeros(HEAD)
     control[MULT], control[VARIANT], control[DROP_FROM] = float(noise_multiplier), VARIANTS[variant], drop_from
     first = np.empty((1, 0))
     try:  # learn D from one run (the release pattern is data-independent)
-        drive(env, vec, np.int64(K), rng, rec, extra, control, first)
+        if drive.signatures:
+            drive(env, vec, np.int64(K), rng, rec, extra, control, first)
+        else:
+            with _compile_lock(disk_key):  # the first call compiles, or loads from the cache
+                drive(env, vec, np.int64(K), rng, rec, extra, control, first)
     except ValueError as e:
         if "number of released values" not in str(e):
             raise

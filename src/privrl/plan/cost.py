@@ -44,7 +44,8 @@ script preamble, privrl and matplotlib imports: 0.8-1.0 CPU s) plus its work at 
 (``RULE_CPU_S``, a floor at larger sizes); Snakemake itself parses the config and builds the
 DAG (``WORKFLOW_CPU_S``, serial); on a cold numba cache the first run job of each agent compiles
 its kernels (``COMPILE_CPU_S``: cold, and the load from a filled cache, which ``JOB_OVERHEAD_S``
-already holds), and the agent audit compiles its uncached kernel copies on every run.
+already holds); the agent audit's probes likewise compile on a cold cache and load from a filled one
+(:mod:`privrl.audit.probe`), priced as the audited agents' ``COMPILE_CPU_S``.
 
 Pure: a function of the config and the tables only (no timing, no files written). Not
 modelled: the theorem checks' and audits' work beyond smoke sizes. The jobs of one agent do not
@@ -102,7 +103,8 @@ def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) ->
               "fit_table": len(pairs), "run_cell": len(costs), "analysis": analyses, "theorem_checks": int(bool(checks)),
               "privacy_audit": int(audit), "agent_audit": int(bool(audited)),
               "theorem_claims": int(bool(checks or audit or audited)), "claims": 1}
-    audit_compile = sum(COMPILE_CPU_S.get(a, COMPILE_DEFAULT_S)[0] for a in audited)  # uncached copies: always
+    # the audit's probes: compiled on a cold cache, loaded from a filled one (privrl.audit.probe)
+    audit_compile = sum(COMPILE_CPU_S.get(a, COMPILE_DEFAULT_S)[0 if cold else 1] for a in audited)
     other = [RULE_CPU_S[r] + (audit_compile if r == "agent_audit" else 0.0) for r, n in counts.items() for _ in range(n)]
     runs = job_seconds(costs)
     compile_s = 0.0
