@@ -187,20 +187,10 @@ class _NoiseSwaps(pr._Swaps):
                 self.by_id[id(getattr(mod, f))] = getattr(w, f)
 
 
-_DRIVERS: dict = {}
-
-
 def noise_driver(agent: str, n_extra: int):
-    spec, probe = pr.probe_of(agent)
-    init, episodes = probe.init_state or spec.init_state, probe.run_episodes or spec.run_episodes
-    key = (id(init), id(episodes), n_extra, probe.n_extra_init)
-    if key not in _DRIVERS:
-        swaps = _NoiseSwaps(())
-        init_c, episodes_c = (pr._as_njit(swaps.clone(f)) for f in (init, episodes))
-        if swaps.hits == 0:
-            raise ValueError(f"agent {agent!r}: its kernels reach no privatizer door release (no noise to observe)")
-        _DRIVERS[key] = pr._make_driver(pr._root(init_c, episodes_c, probe.n_extra_init), n_extra)
-    return _DRIVERS[key]
+    """The noise-logging driver of ``agent``: :func:`privrl.audit.probe.driver` with this module's
+    door wrappers, compiled once per numba cache like the release probes; (driver, cache key)."""
+    return pr.driver(agent, n_extra, _NoiseSwaps)
 
 
 def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_multiplier: float = 1.0):
@@ -214,12 +204,16 @@ def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_
     resolved = spec.resolve(params)
     vec = (probe.param_vector or spec.param_vector)(resolved)
     extra = tuple(probe.extra(resolved))
-    drive = noise_driver(agent, len(extra))
+    drive, disk_key = noise_driver(agent, len(extra))
     rec = engine.new_recorder(K, np.zeros(0))
     control = np.zeros(pr.HEAD)
     control[pr.MULT] = float(noise_multiplier)
-    try:
-        drive(env, vec, np.int64(K), rng, rec, extra, control, np.empty((1, 0)))
+    try:  # learn D from one run; the first call compiles (or loads from the cache) under the lock
+        if drive.signatures:
+            drive(env, vec, np.int64(K), rng, rec, extra, control, np.empty((1, 0)))
+        else:
+            with pr._compile_lock(disk_key):
+                drive(env, vec, np.int64(K), rng, rec, extra, control, np.empty((1, 0)))
     except ValueError as e:
         if "number of released values" not in str(e):
             raise

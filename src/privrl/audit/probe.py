@@ -65,9 +65,11 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import sys
 import types
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 from llvmlite import binding as llvm_binding
@@ -405,7 +407,7 @@ def probe_key(swaps: _Swaps, structure: tuple) -> str:
     arguments, the declared released calls): the key changes whenever the clones could."""
     h = hashlib.sha256()
     h.update(repr(structure).encode())
-    files = {__file__, *swaps.doors}
+    files = {__file__, *swaps.doors, sys.modules[type(swaps).__module__].__file__}  # + the table's own module
     for package_file in (privatizer.__file__, engine.__file__):
         files.update(str(f) for f in Path(package_file).parent.glob("*.py"))
     for py in swaps.visited:
@@ -490,14 +492,17 @@ def _compile_lock(key: str):
 _DRIVERS: dict = {}
 
 
-def driver(agent: str, n_extra: int):
+def driver(agent: str, n_extra: int, swaps_of: Callable[[tuple], "_Swaps"] | None = None):
     """The driver of ``agent`` (one per distinct pair of kernels: presets share it), compiled on its
-    first call or loaded from numba's cache (:func:`probe_key`); (driver, key)."""
+    first call or loaded from numba's cache (:func:`probe_key`); (driver, key). ``swaps_of(released)``
+    builds the rebinding table (default :class:`_Swaps`; the label audit's noise log passes its own,
+    :mod:`privrl.audit.label_noise`): each kind of table is its own driver and its own cache key."""
     spec, probe = probe_of(agent)
+    swaps_of = swaps_of or _Swaps
     init, episodes = probe.init_state or spec.init_state, probe.run_episodes or spec.run_episodes
-    key = (id(init), id(episodes), n_extra, probe.n_extra_init, probe.released)
+    key = (id(init), id(episodes), n_extra, probe.n_extra_init, probe.released, swaps_of)
     if key not in _DRIVERS:
-        swaps = _Swaps(probe.released)
+        swaps = swaps_of(probe.released)
         init_c, episodes_c = (_as_njit(swaps.clone(f)) for f in (init, episodes))
         root = _root(init_c, episodes_c, probe.n_extra_init)
         if swaps.hits == 0:
