@@ -3,7 +3,7 @@
 A check that any learner passes says nothing about the agent it scores. So every agent-level
 paper row is run, through exactly its own scoring function, on the *wrong twins its statement is
 about*, and reads "reproduced" only when the real agent passes and every relevant twin is
-rejected (the same check contradicts it). A row whose real agent
+rejected (the same check fails on it, in regime). A row whose real agent
 passes but some relevant twin is not rejected (it passes too, or is undecided: short of its
 regime, inside the CI) reads "consistent" and names the twin it has no power against; a row whose
 twins were not run reads "consistent" and says so. docs/decisions/controls.md
@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
 from privrl.results import verdicts as V
-from privrl.results.eps_verdicts import EpsCell
+from privrl.results.eps_verdicts import BELOW_LOWER, EpsCell
 
 
 @dataclass(frozen=True)
@@ -106,8 +106,11 @@ class TwinOutcome:
 
     @property
     def rejected(self) -> bool:
-        """The check contradicts the twin (a twin short of its regime, or inside the CI, is not rejected)."""
-        return self.score is not None and self.score.verdict == V.CONTRADICTED
+        """The check fails on the twin, in regime: it contradicts it, or the twin lies below the side a
+        lower bound pins (``eps_verdicts.BELOW_LOWER``). A twin short of its regime, or inside the CI,
+        is not rejected."""
+        return self.score is not None and (self.score.verdict == V.CONTRADICTED or (
+            self.score.verdict == V.INCONCLUSIVE and BELOW_LOWER in self.score.regime))
 
     @property
     def outcome(self) -> str:

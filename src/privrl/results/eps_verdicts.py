@@ -14,6 +14,10 @@ import numpy as np
 from privrl.results.verdicts import (CONTRADICTED, INCONCLUSIVE, NOT_REACHED, REPRODUCED, THRESHOLDS, Regime,
                                      Score, Thresholds)
 
+# the regime note of a check that fails on the lower side of a two-sided test: a minimax lower bound is not
+# contradicted by one instance below it ("inconclusive"), but a twin that lands there fails the check
+BELOW_LOWER = "below the dependence the lower bound pins"
+
 EPS_LAWS: dict[str, Callable[[float], float]] = {  # the paper's function g(eps) in D ~ K^b g(eps)^gamma
     "power": lambda eps: 1.0 / eps,                                                 # eps^-c: gamma = c
     "garcelon_shuffle": lambda eps: math.exp(eps / 2.0) / math.expm1(eps),          # Thm 6, Eq. 9
@@ -94,7 +98,10 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     ``b_floor`` (b >= b_floor - allowance as well: the local model's sqrt(K)) and
     ``gamma_two_sided`` (gamma >= gamma_range[0] - allowance as well: the 1/eps of the JDP and LDP
     lower bounds), the latter only on >= ``two_sided_eps_cells`` eps cells in regime spanning
-    >= ``two_sided_eps_decades`` (else "not reached", with the K at which enough cells enter).
+    >= ``two_sided_eps_decades`` (else "not reached", with the K at which enough cells enter). Below
+    the lower side is "inconclusive" (a minimax lower bound is not contradicted by one instance;
+    regime note ``BELOW_LOWER``), and so is D <= 0 in regime. Where every seed gives the same D the
+    eps exponent is "inconclusive": the slope of a step function is not an estimate.
     """
     per_eps = "; ".join(f"eps {c.eps:g}: b {c.b:.2f} [{c.b_lo:.2f}, {c.b_hi:.2f}]"
                         f"{'' if c.regime.in_regime(th) else ' (pre-regime)'}" for c in cells)
@@ -102,8 +109,8 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     if b_floor is not None or gamma_two_sided:  # a lower bound: D = 0 in regime contradicts it
         zero = [c for c in cells if c.regime.in_regime(th) and c.D_hi <= 0.0]
         if zero:
-            s = Score(CONTRADICTED, f"D <= 0 (whole CI) at eps {', '.join(f'{c.eps:g}' for c in zero)} in regime; "
-                                    + per_eps, "no privacy cost where the lower bound requires one")
+            s = Score(INCONCLUSIVE, f"D <= 0 (whole CI) at eps {', '.join(f'{c.eps:g}' for c in zero)} in regime; "
+                                    + per_eps, f"{BELOW_LOWER}: no privacy cost on this instance")
             return s, s
     needs = sorted(c.regime.k_needed(th) for c in cells)
     gamma_need = needs[th.min_eps_cells - 1] if len(needs) >= th.min_eps_cells else math.inf
@@ -127,7 +134,7 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     if floor < blo and bhi < line:
         b_score = Score(REPRODUCED, b_meas, "homogeneous per-eps slopes")
     elif bhi < floor:
-        b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes; b below the lower bound's")
+        b_score = Score(INCONCLUSIVE, b_meas, f"{BELOW_LOWER}; homogeneous per-eps slopes")
     elif blo > line and not sat:
         b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes")
     else:
@@ -147,11 +154,16 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
               + (f"in [{lo_ok:.3g}, {hi_ok:.3g}] (two-sided)" if gamma_two_sided else f"<= {hi_ok:.3g}")
               + f" (widths allow [{gamma_range[0]:g}, {gamma_range[1]:g}]){fixed}")
     why = f"D at K over {len(live)} eps in regime"
+    if fixed:  # the eps dependence of a step function (e.g. the elimination schedule's): not an estimate
+        return b_score, Score(INCONCLUSIVE, g_meas, f"{why}; every seed the same D: the slope of a schedule, "
+                                                    "not an estimate of the eps dependence")
     if gamma_two_sided:
         if lo_ok < glo and ghi < hi_ok:
             return b_score, Score(REPRODUCED, g_meas, why)
-        if (ghi < lo_ok) or (glo > hi_ok and not sat):
-            return b_score, Score(CONTRADICTED, g_meas, f"{why}; outside the range the upper and lower bounds pin")
+        if ghi < lo_ok:
+            return b_score, Score(INCONCLUSIVE, g_meas, f"{BELOW_LOWER}; {why}")
+        if glo > hi_ok and not sat:
+            return b_score, Score(CONTRADICTED, g_meas, f"{why}; above the upper bound's dependence")
         return b_score, Score(INCONCLUSIVE, g_meas, why)
     if ghi < 0.0:  # D grows with eps: the bound is not exceeded, but its eps dependence is not seen
         return b_score, Score(INCONCLUSIVE, g_meas, f"{why}; gamma's CI lies below 0: D grows with eps, which no "
