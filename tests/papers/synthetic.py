@@ -81,8 +81,11 @@ def privacy_context(tmp_path, cells):
         p = tmp_path / f"{cell}.parquet"
         df.to_parquet(p)
         paths[("riverswim", cell)] = str(p)
-        model = {"pucb": "JDP", "ldp-obi": "LDP", "shuffled-obi": "SDP"}[agent]
-        infos.append({"agent": agent, "params": params, "privacy_model": model, "reconstruction": agent == "ldp-obi",
+        from privrl.agents import get
+
+        spec = get(agent)
+        model = spec.privacy_model
+        infos.append({"agent": agent, "params": params, "privacy_model": model, "reconstruction": spec.reconstruction,
                       "env_key": "riverswim", "cell": cell, "label": cell, "tags": tags, "guarantees": guar,
                       "episodes": 100_000})
         row = aggregate.fit_cell(df, seeding.generator("t", cell, 0), n_boot=50)

@@ -84,21 +84,23 @@ LABELS = {
 }
 
 
-#: the default label of an agent not in :data:`LABELS`, by its privatizer kind: the paper composition the
-#: door's kinds are used with (3H counters per user, Vietri et al. / Bai et al.; LDP: l1 diameter 6H)
-DEFAULT_BY_KIND = {"central-tree": _TREE_K, "local-laplace": _LAP_6H, "shuffle-bitsum": _BITSUM}
+#: the default label of an agent not in :data:`LABELS`, by the privacy model it *claims* (not by the
+#: privatizer it declares: an agent claiming SDP that calls the central tree must meet the bit-sum's
+#: noise): the paper composition of that model (3H counters per user, Vietri et al. / Bai et al.; LDP:
+#: l1 diameter 6H)
+DEFAULT_BY_MODEL = {"JDP": _TREE_K, "LDP": _LAP_6H, "SDP": _BITSUM}
 
 
 def label_of(agent: str) -> LabelNoise | None:
-    """The label reference of ``agent``: its :data:`LABELS` entry, else the default of its privatizer
-    kind (:data:`DEFAULT_BY_KIND`, for an agent whose labelled parameters include ``epsilon``), else
-    None (no analytic reference: Shuffled-OBI's shuffle-RR, RLSVI's Gaussian noise)."""
+    """The label reference of ``agent``: its :data:`LABELS` entry, else the default of the privacy
+    model it claims (:data:`DEFAULT_BY_MODEL`, for an agent whose labelled parameters include
+    ``epsilon``), else None (no analytic reference: Shuffled-OBI's shuffle-RR, RLSVI's Gaussian noise)."""
     from privrl.agents.registry import get
 
     if agent in LABELS:
         return LABELS[agent]
     spec = get(agent)
-    lab = DEFAULT_BY_KIND.get(getattr(spec, "privatizer", ""))
+    lab = DEFAULT_BY_MODEL.get(spec.privacy_model)
     try:
         return lab if lab is not None and "epsilon" in spec.resolve({}) else None
     except Exception:  # noqa: BLE001 -- an agent whose parameters do not resolve without arguments

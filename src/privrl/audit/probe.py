@@ -390,7 +390,7 @@ def _value_fingerprint(value) -> str:
     its bytes, a scalar / string / tuple by its repr."""
     if isinstance(value, CPUDispatcher) or isinstance(value, types.FunctionType):
         py = getattr(value, "py_func", value)
-        return f"fn {py.__module__}.{py.__qualname__} {_source_file(py)}"
+        return f"fn {py.__module__}.{py.__qualname__} {Path(_source_file(py)).name}"  # not the clone's path
     if isinstance(value, np.ndarray):
         return f"array {value.dtype} {value.shape} {hashlib.sha256(value.tobytes()).hexdigest()}"
     if isinstance(value, tuple):

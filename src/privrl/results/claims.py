@@ -91,7 +91,8 @@ def _mentions(text: str, agent: str) -> bool:
     return any(re.search(rf"(?<![\w-]){re.escape(n)}(?![\w-])", text) for n in names)
 
 
-_EPS = re.compile(r"\beps(?:ilon)?0?\s*=?\s*([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)")
+# "eps=100", "eps0 = 10", "epsilon=10", "eps100", "eps0.25"; not the symbol "eps0" of "eps0 K^(1/6)"
+_EPS = re.compile(r"(?<![a-z])eps(?:ilon)?(?:0?\s*=\s*|(?!0(?![\d.]))(?=[0-9.]))([0-9]*\.?[0-9]+(?:e[+-]?\d+)?)")
 
 
 def row_cells(c: V.Claim, cells: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

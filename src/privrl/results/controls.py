@@ -13,20 +13,22 @@ The twins (``CONTROLS``) are data, not new code paths: each is realised from run
 already makes, exactly in law --
 
 * ``non_private`` -- the same algorithm on exact counts (``noise = 0``; PE for SDP-PE). Its
-  privacy cost D is 0 by definition (it *is* the baseline D is measured from);
+  privacy cost D is 0 by definition (it *is* the baseline D is measured from): its rejection is
+  definitional, and the row says so;
 * ``eps_blind`` -- widths and noise at one fixed eps whatever the label: at every labelled eps
   it produces what the real agent produces at the fixed eps, so its eps cells are the real
   agent's cell at the largest eps of the sweep (the least noise: the misreport that helps it
   most), relabelled;
 * ``wrong_model`` -- the same algorithm under the other trust model (local noise where central
   is claimed and the reverse; ``SIBLINGS``), run beside it on the same instance, K and seeds;
-* ``over_exploring`` -- widths x10; for an explicit upper bound its rejection is read from the
-  bound's measured slack (regret x >= 10 under widths x10 is rejected only if the slack is below
-  10), and the row says so when the slack is larger.
+* ``over_exploring`` -- widths x10; for an explicit regret bound its rejection is read from the
+  bound's measured slack: the twin's regret is at least 10 x the measured lower CI end (capped at
+  K x the largest gap), rejected only where that exceeds the bound. Not defined for elimination
+  agents (no widths) nor for PAC mistake counts (no premise): "not run" there.
 
 Which twins a statement is about (``RELEVANT``): the K-exponent b of a privacy cost
-(``privacy_cost_b``) is about the trust model (a local twin has b = 1/2, a central one b = 0) and
-about privacy at all; its eps exponent (``privacy_cost_eps``) about whether the cost follows eps;
+(``privacy_cost_b``) is about the trust model (a local twin has b = 1/2, a central one b = 0); its
+eps exponent (``privacy_cost_eps``) about whether the cost follows eps;
 an explicit regret bound (``regret_bound``) about over-exploration; any other statement about a
 private agent's regret (``agent_regret``) about privacy at all and over-exploration. A fixed-gap rate row is a
 convergence check (:func:`privrl.results.claims.with_power`), not a statement any twin could
@@ -54,28 +56,30 @@ class Control:
 CONTROLS: dict[str, Control] = {
     "non_private": Control("non-private", "the same algorithm on exact counts (noise 0; PE for SDP-PE)"),
     "eps_blind": Control("eps-blind", "widths and noise at one fixed eps (the sweep's largest) whatever the label"),
-    "wrong_model": Control("wrong trust model", "the same algorithm with local noise where central is claimed, "
-                                                "central where local is"),
+    "wrong_model": Control("wrong trust model", "the same algorithm with local noise where central or shuffle "
+                                                "noise is claimed, central where local is"),
     "over_exploring": Control("over-exploring", "widths x10 (regret at least x10 on a gap instance)"),
 }
 
-# statement kind -> the twins it is about (and must reject)
+# statement kind -> the twins it is about (and must reject). The K-exponent b of a privacy cost is an
+# upper bound on how the cost grows: it separates the trust models (local noise: b = 1/2 before the
+# gap is resolved), while the non-private twin (D = 0) satisfies any upper bound on D -- it is the eps
+# exponent's twin, whose two-sided test needs a cost that follows eps (docs/decisions/controls.md)
 RELEVANT: dict[str, tuple[str, ...]] = {
-    "privacy_cost_b": ("non_private", "wrong_model"),
+    "privacy_cost_b": ("wrong_model",),
     "privacy_cost_eps": ("non_private", "eps_blind"),
     "regret_bound": ("over_exploring",),
     "agent_regret": ("non_private", "over_exploring"),  # any other statement about a private agent's regret
 }
 
-# agent -> its twin under the other trust model (same algorithm, other privatizer); the shuffle
-# agents' twin is the central one (less noise than the shuffle model: the twin a shuffle claim
-# must not be confused with)
+# agent -> the same algorithm under the other trust model (its privatizer swapped; central <-> local,
+# shuffle -> local: the OBI family has no central member, PUCB no local one)
 SIBLINGS: dict[str, str] = {
-    "pucb": "ldp-obi", "ldp-obi": "pucb", "shuffled-obi": "pucb",
+    "shuffled-obi": "ldp-obi",
     "dp-ucbvi-jdp": "dp-ucbvi-ldp", "dp-ucbvi-ldp": "dp-ucbvi-jdp",
     "private-ucbvi-jdp": "private-ucbvi-ldp", "private-ucbvi-ldp": "private-ucbvi-jdp",
-    "private-ucbvi-sdp": "private-ucbvi-jdp",
-    "sdp-pe": "sdp-pe-jdp", "sdp-pe-jdp": "sdp-pe-ldp", "sdp-pe-ldp": "sdp-pe-jdp",
+    "private-ucbvi-sdp": "private-ucbvi-ldp",
+    "sdp-pe": "sdp-pe-ldp", "sdp-pe-jdp": "sdp-pe-ldp", "sdp-pe-ldp": "sdp-pe-jdp",
 }
 
 OVER_EXPLORING_FACTOR = 10.0  # widths x10 -> regret x >= 10 on a gap instance (docs/decisions/controls.md)
@@ -125,7 +129,8 @@ class TwinOutcome:
         name = CONTROLS[self.control].name
         if self.score is None:
             return f"{name}: not run ({self.why})" if self.why else f"{name}: not run"
-        return f"{name}: {self.outcome} ({self.score.verdict}; {self.score.measured})"
+        how = f"{self.why}; " if self.why else ""
+        return f"{name}: {self.outcome} ({how}{self.score.verdict}; {self.score.measured})"
 
 
 def summary(outcomes: Sequence[TwinOutcome]) -> str:
@@ -161,13 +166,14 @@ def score_twins(score_fn: Callable[[Sequence[EpsCell]], V.Score], cells: Sequenc
     out = []
     for c in controls:
         if c == "non_private":
-            out.append(TwinOutcome(c, score_fn(non_private_cells(cells))))
+            out.append(TwinOutcome(c, score_fn(non_private_cells(cells)), "D = 0 by definition: it is the baseline"))
         elif c == "eps_blind":
             twin = eps_blind_cells(cells)
             out.append(TwinOutcome(c, score_fn(twin)) if twin else TwinOutcome(c, None, "one eps in the sweep"))
         elif c == "wrong_model":
             out.append(TwinOutcome(c, score_fn(sibling)) if sibling else
-                       TwinOutcome(c, None, f"{sibling_name or 'no sibling'} not run on this instance"))
+                       TwinOutcome(c, None, f"{sibling_name} not run on this instance" if sibling_name
+                                   else "no same-algorithm sibling under another trust model"))
     return out
 
 
@@ -183,21 +189,29 @@ def privacy_cost_with_twins(score_fn: Callable[[Sequence[EpsCell]], tuple[V.Scor
     return judge(b, "privacy_cost_b", b_twins), judge(g, "privacy_cost_eps", g_twins)
 
 
-def bound_outcome(measured_hi: float, bound: float) -> TwinOutcome:
-    """The over-exploring twin of an explicit upper bound, read from its slack: the twin's regret is
-    at least ``OVER_EXPLORING_FACTOR`` x this agent's, so the bound rejects it when the bound is below
-    that multiple of the measured regret's upper CI end, and passes it otherwise."""
-    if not (math.isfinite(measured_hi) and math.isfinite(bound) and measured_hi > 0):
+def bound_outcome(measured: tuple[float, float, float], bound: float, cap: float) -> TwinOutcome:
+    """The over-exploring twin of an explicit upper bound, read from its slack: the twin's regret is at
+    least ``OVER_EXPLORING_FACTOR`` x this agent's (lower CI end) and at most ``cap`` (K x the largest
+    gap), so the bound rejects it when min(factor x lower end, cap) exceeds the bound, and passes it
+    otherwise."""
+    lo = measured[1]
+    if not (math.isfinite(lo) and math.isfinite(bound) and lo > 0):
         return TwinOutcome("over_exploring", None, "slack undefined")
-    slack = bound / measured_hi
-    verdict = V.CONTRADICTED if slack < OVER_EXPLORING_FACTOR else V.REPRODUCED
-    return TwinOutcome("over_exploring", V.Score(verdict, f"slack: bound = {slack:.3g} x regret's upper CI end, "
-                                                          f"twin's regret >= {OVER_EXPLORING_FACTOR:g} x"))
+    twin = min(OVER_EXPLORING_FACTOR * lo, cap)
+    verdict = V.CONTRADICTED if twin > bound else V.REPRODUCED
+    return TwinOutcome("over_exploring", V.Score(verdict, f"the twin's regret >= {twin:.4g} (min of "
+                                                          f"{OVER_EXPLORING_FACTOR:g} x {lo:.4g}, K x max gap) vs bound "
+                                                          f"{bound:.4g}"))
 
 
-def judge_bound(score: V.Score, measured: tuple[float, float, float], bound: float) -> V.Score:
+def judge_bound(score: V.Score, measured: tuple[float, float, float], bound: float, cap: float) -> V.Score:
     """An explicit regret bound's score judged on its over-exploring twin (:func:`bound_outcome`)."""
-    return judge(score, "regret_bound", [bound_outcome(measured[2], bound)])[0]
+    return judge(score, "regret_bound", [bound_outcome(measured, bound, cap)])[0]
+
+
+def judge_without_twin(score: V.Score, statement_kind: str, why: str) -> V.Score:
+    """A score whose twins cannot be realised for this statement (``why``): "consistent" if it agrees."""
+    return judge(score, statement_kind, [TwinOutcome(c, None, why) for c in RELEVANT[statement_kind]])[0]
 
 
 def controls_text(statement_kind: str) -> str:

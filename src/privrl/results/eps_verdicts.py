@@ -80,7 +80,7 @@ def eps_decades(cells: Sequence[EpsCell]) -> float:
 
 def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
                          gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS,
-                         b_floor: float | None = None, gamma_two_sided: bool = False) -> tuple[Score, Score]:
+                         gamma_two_sided: bool = False) -> tuple[Score, Score]:
     """Privacy cost D(K, eps) <~ K^b_claimed g(eps)^gamma, gamma in gamma_range (the range the
     paper's widths allow on a gap instance, e.g. [1, 2] for LDP's 1/eps widths).
 
@@ -95,20 +95,21 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     (inf with fewer eps cells than that).
 
     Two-sided where a paper's lower bound pins the dependence (docs/decisions/controls.md):
-    ``b_floor`` (b >= b_floor - allowance as well: the local model's sqrt(K)) and
     ``gamma_two_sided`` (gamma >= gamma_range[0] - allowance as well: the 1/eps of the JDP and LDP
-    lower bounds), the latter only on >= ``two_sided_eps_cells`` eps cells in regime spanning
+    lower bounds), only on >= ``two_sided_eps_cells`` eps cells in regime spanning
     >= ``two_sided_eps_decades`` (else "not reached", with the K at which enough cells enter). Below
     the lower side is "inconclusive" (a minimax lower bound is not contradicted by one instance;
-    regime note ``BELOW_LOWER``), and so is D <= 0 in regime. Where every seed gives the same D the
+    regime note ``BELOW_LOWER``), and so is D <= 0 (whole CI) at every eps cell in regime; a cell with
+    D <= 0 among others with a cost is left out of the estimate. Where every seed gives the same D the
     eps exponent is "inconclusive": the slope of a step function is not an estimate.
     """
     per_eps = "; ".join(f"eps {c.eps:g}: b {c.b:.2f} [{c.b_lo:.2f}, {c.b_hi:.2f}]"
                         f"{'' if c.regime.in_regime(th) else ' (pre-regime)'}" for c in cells)
     live = [c for c in cells if c.regime.in_regime(th) and c.D > 0 and c.D_lo > 0]
-    if b_floor is not None or gamma_two_sided:  # a lower bound: D = 0 in regime contradicts it
-        zero = [c for c in cells if c.regime.in_regime(th) and c.D_hi <= 0.0]
-        if zero:
+    if gamma_two_sided:  # a lower bound: no cost at any eps in regime is below it
+        in_regime = [c for c in cells if c.regime.in_regime(th)]
+        zero = [c for c in in_regime if c.D_hi <= 0.0]
+        if zero and len(zero) == len(in_regime):
             s = Score(INCONCLUSIVE, f"D <= 0 (whole CI) at eps {', '.join(f'{c.eps:g}' for c in zero)} in regime; "
                                     + per_eps, f"{BELOW_LOWER}: no privacy cost on this instance")
             return s, s
@@ -128,13 +129,8 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     line = b_claimed + th.log_allowance
     b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}{fixed}"
     sat = any(c.regime.saturated(th) for c in live)
-    floor = -math.inf if b_floor is None else b_floor - th.log_allowance
-    if b_floor is not None:
-        b_meas = b_meas.replace(f"vs <= {line:.3g}", f"vs in [{floor:.3g}, {line:.3g}] (two-sided)")
-    if floor < blo and bhi < line:
+    if bhi < line:
         b_score = Score(REPRODUCED, b_meas, "homogeneous per-eps slopes")
-    elif bhi < floor:
-        b_score = Score(INCONCLUSIVE, b_meas, f"{BELOW_LOWER}; homogeneous per-eps slopes")
     elif blo > line and not sat:
         b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes")
     else:

@@ -36,19 +36,25 @@ def test_privacy_cost_analysis_end_to_end(tmp_path, monkeypatch):
     res = registry.analysis("privacy_cost")(_context(tmp_path, _pucb_cells(priv, base)))
     assert len(res.table) == 1
     r = res.table.iloc[0]
-    # the eps exponent is pinned two-sided (Vietri Thm 6's lower bound) and rejects both of its twins;
-    # b cannot reject the local-noise twin when that twin was not run: consistent, not reproduced
+    # the eps exponent is two-sided (Vietri Thm 6's 1/eps) and rejects both of its twins; b has no
+    # same-algorithm local twin (PUCB has no local member): consistent, not reproduced
     assert r.agent == "pucb" and r.b_paper == 0.0 and r.b_verdict == "consistent" and r.eps_verdict == "reproduced"
     assert r.eps_controls == "rejects: non-private, eps-blind"
-    assert r.b_controls == "rejects: non-private; not run: wrong trust model"
+    assert r.b_controls == "not run: wrong trust model"
     assert set(res.claims.paper) == {"vietri2020"} and "claim_id" in res.claims.columns
-    # with the local twin (LDP-OBI, b = 1/2) run beside it, both b rows reject the other trust model
+    # DP-UCBVI JDP beside its local sibling (b = 1/2): the JDP b row rejects the local twin; the local
+    # b row (an upper bound, <= 1/2) cannot reject the central twin (b = 0 meets it): consistent
     _, lpriv, _ = _cost_curves(0.5, 1.0, seed=7)
-    ldp = [("l_off", "ldp-obi", {"epsilon": 1.0, "noise": 0.0, "bonus_scale": 0.1}, {}, base, [])]
-    ldp += [(f"l_{e}", "ldp-obi", {"epsilon": e, "noise": 1.0, "bonus_scale": 0.1}, {}, lpriv[e], []) for e in EPS]
-    res = registry.analysis("privacy_cost")(_context(tmp_path, _pucb_cells(priv, base) + ldp))
-    assert len(res.claims) == 4 and set(res.claims.verdict) == {"reproduced"}, list(res.claims.regime)
-    assert set(res.table.b_controls) == {"rejects: non-private, wrong trust model"}
+    dp = {"bonus_scale": 0.1, "delta": 0.05, "z": 0.0}
+    cells = [("j_off", "dp-ucbvi-jdp", {**dp, "epsilon": 1.0, "noise": 0.0}, {}, base, [])]
+    cells += [(f"j_{e}", "dp-ucbvi-jdp", {**dp, "epsilon": e, "noise": 1.0}, {}, priv[e], []) for e in EPS]
+    cells += [("l_off", "dp-ucbvi-ldp", {**dp, "epsilon": 1.0, "noise": 0.0}, {}, base, [])]
+    cells += [(f"l_{e}", "dp-ucbvi-ldp", {**dp, "epsilon": e, "noise": 1.0}, {}, lpriv[e], []) for e in EPS]
+    t = registry.analysis("privacy_cost")(_context(tmp_path, cells)).table.set_index("agent")
+    assert t.loc["dp-ucbvi-jdp", "b_verdict"] == "reproduced", t.loc["dp-ucbvi-jdp", "b_note"]
+    assert t.loc["dp-ucbvi-jdp", "b_controls"] == "rejects: wrong trust model"
+    assert t.loc["dp-ucbvi-ldp", "b_verdict"] == "consistent"
+    assert t.loc["dp-ucbvi-ldp", "b_controls"] == "passes: wrong trust model"
     assert "| riverswim | pucb |" in res.markdown and res.figure is not None
     assert "b=nan" not in " ".join(t.get_text() for ax in res.figure.axes for t in ax.texts + [ax.title])
     from privrl.results import figure_check, style
@@ -87,7 +93,7 @@ def test_ldp_eps_exponent_is_two_sided_and_shuffle_uses_its_own_law(tmp_path, mo
     r = registry.analysis("privacy_cost")(_context(tmp_path, cells)).table.iloc[0]
     # gamma = 1.8 in [1, 2], two-sided (the local lower bound sqrt(K)/eps); b without its central twin run: consistent
     assert r.b_verdict == "consistent" and r.eps_verdict == "reproduced" and r.eps_law == "power"
-    assert "(two-sided)" in r.eps_measured and "(two-sided)" in r.b_measured
+    assert "(two-sided)" in r.eps_measured and "(two-sided)" not in r.b_measured  # b: an upper bound
     _, sh, _ = _cost_curves(0.5, 1.0, law=EV.EPS_LAWS["garcelon_shuffle"], seed=5)
     cells = [("s_off", "shuffled-obi", {"epsilon": 1.0, "noise": 0.0, "bonus_scale": 0.1}, {}, base, [])]
     cells += [(f"s_{e}", "shuffled-obi", {"epsilon": e, "noise": 1.0, "bonus_scale": 0.1}, {}, sh[e], []) for e in EPS]

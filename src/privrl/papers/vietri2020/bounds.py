@@ -197,8 +197,10 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
             B = thm3_explicit_bound(mdp.S, mdp.A, mdp.H, alpha, eps, K, info["params"].get("beta", 0.05))
             tag = f"{info['env_key']}_{info['cell']}_a{alpha:g}".replace(".", "p")
             also = "" if len(same) == 1 else f" (same episodes as alpha = {', '.join(f'{a:g}' for a in same[1:])})"
-            s = controls.judge_bound(score_bound_one_sided(m, lambda k, B=B: B, K, 1.0, "the polylog(T, S, A, H, "
-                                                           "1/alpha, 1/beta, 1/eps) of (7), (9), (10)"), m, B)
+            s = controls.judge_without_twin(
+                score_bound_one_sided(m, lambda k, B=B: B, K, 1.0, "the polylog(T, S, A, H, 1/alpha, 1/beta, 1/eps) "
+                                      "of (7), (9), (10)"),
+                "regret_bound", "mistake counts under widths x10: no premise to read from the slack")
             claims.append(V.make_claim(
                 PAPER, "Thm 3", f"vietri2020_pac_bound_{tag}",
                 f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes{also} <= Thm 3 with App. B.1's "
@@ -254,7 +256,7 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
             return thm4_explicit_bound(T, mdp.S, mdp.A, mdp.H, p["epsilon"], p["beta"])
 
         tag = f"{info['env_key']}_{info['cell']}".replace(".", "p")
-        s = controls.judge_bound(V.score_bound(m, bound, K, max_policy_gap(mdp)), m, bound(K))
+        s = controls.judge_bound(V.score_bound(m, bound, K, max_policy_gap(mdp)), m, bound(K), K * max_policy_gap(mdp))
         if p.get("bonus_scale", 1.0) != 1.0:
             s = with_note(s, "bonus scaled: the bound is proved for bonus_scale 1 only")
         claims.append(V.make_claim(

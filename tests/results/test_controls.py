@@ -1,0 +1,62 @@
+"""Negative controls (privrl.results.controls): a row is reproduced only when the twins its statement is
+about fail its own check; the twins' realisations; the over-exploring twin read from a bound's slack."""
+import math
+
+from privrl.results import controls as C
+from privrl.results import verdicts as V
+from privrl.results.eps_verdicts import EpsCell, score_eps_dependence
+
+REG = V.Regime(10.0, 1e5, 1e6)  # in regime
+
+
+def _cells(D, b=0.0):
+    """Four eps cells over a decade with D(eps) and 5 % CIs."""
+    return [EpsCell(e, b, b - 0.01, b + 0.01, D(e), 0.95 * D(e), 1.05 * D(e), REG) for e in (1.0, 2.0, 4.0, 10.0)]
+
+
+def _score(cells):
+    return score_eps_dependence(cells, 0.0, "power", (1.0, 1.0), gamma_two_sided=True)
+
+
+def test_reproduced_needs_every_relevant_twin_rejected():
+    ok = V.Score(V.REPRODUCED, "m", "r")
+    rejected = C.TwinOutcome("eps_blind", V.Score(V.CONTRADICTED, "x"))
+    passing = C.TwinOutcome("non_private", V.Score(V.REPRODUCED, "y"))
+    score, cell = C.judge(ok, "privacy_cost_eps", [rejected, passing])
+    assert score.verdict == V.CONSISTENT and score.regime.startswith("no power against non-private")
+    assert cell == "rejects: eps-blind; passes: non-private" and score.controls == cell
+    # a twin not run counts as no power; a twin short of its regime is undecided, not rejected
+    undecided = C.TwinOutcome("non_private", V.Score(V.NOT_REACHED, "z"))
+    score, cell = C.judge(ok, "privacy_cost_eps", [undecided])
+    assert score.verdict == V.CONSISTENT and cell == "undecided: non-private; not run: eps-blind"
+    # a row the data contradict keeps its verdict, with its twins listed
+    bad, _ = C.judge(V.Score(V.CONTRADICTED, "m"), "privacy_cost_eps", [rejected])
+    assert bad.verdict == V.CONTRADICTED
+
+
+def test_privacy_cost_twins_on_a_one_over_eps_cost():
+    (b, b_cell), (g, g_cell) = C.privacy_cost_with_twins(_score, _cells(lambda e: 100.0 / e))
+    assert g.verdict == V.REPRODUCED and g_cell == "rejects: non-private, eps-blind"
+    assert "D = 0 by definition" in g.regime  # the non-private rejection is said to be definitional
+    assert b.verdict == V.CONSISTENT and b_cell == "not run: wrong trust model"
+    # a local sibling (b = 1/2) is rejected by the additive b <= 0 bound
+    sib = _cells(lambda e: 100.0 / e, b=0.5)
+    (b, b_cell), _ = C.privacy_cost_with_twins(_score, _cells(lambda e: 100.0 / e), sib, "dp-ucbvi-ldp")
+    assert b.verdict == V.REPRODUCED and b_cell == "rejects: wrong trust model"
+
+
+def test_the_eps_blind_twin_is_the_largest_eps_relabelled():
+    cells = _cells(lambda e: 100.0 / e)
+    twin = C.eps_blind_cells(cells)
+    assert [c.eps for c in twin] == [c.eps for c in cells] and {c.D for c in twin} == {10.0}
+    assert C.eps_blind_cells(cells[:1]) == []  # one eps: nothing to fake
+
+
+def test_over_exploring_twin_from_the_slack():
+    # regret 100 [90, 110]: the twin has >= 900; a bound at 500 rejects it, a bound at 5000 does not
+    assert C.bound_outcome((100.0, 90.0, 110.0), 500.0, math.inf).rejected
+    assert C.bound_outcome((100.0, 90.0, 110.0), 5000.0, math.inf).outcome == "passes"
+    # the twin's regret cannot exceed K x the largest gap: with that cap below the bound it passes
+    assert C.bound_outcome((100.0, 90.0, 110.0), 500.0, 400.0).outcome == "passes"
+    s = C.judge_without_twin(V.Score(V.REPRODUCED, "m"), "regret_bound", "no widths")
+    assert s.verdict == V.CONSISTENT and s.controls == "not run: over-exploring"
