@@ -133,50 +133,21 @@ def label_variance(label: LabelNoise, p: dict, H: int, K: int, serial, t, m) -> 
 
 
 # ----------------------------------------------------------------------------- the probe's noise log
+@njit
+def _log_noise(state, out, m):
+    """After the real door released ``out``: log it (serial s), the exact cumulative counts (serial
+    s + 0.25) and the users of the release (serial s + 0.5)."""
+    f = state[0]
+    s, t = f[f.shape[0] - 1, 0], state[1][I_T]
+    pr._log(out, s, t)
+    pr._log(f[f.shape[0] - 3].copy(), s + 0.25, t)
+    pr._log(np.full(out.shape[0], float(m)), s + 0.5, t)
+
+
 def noise_door_wrappers(real) -> types.ModuleType:
-    """Door wrappers (as :func:`privrl.audit.probe.door_wrappers`, variant "exact") that log, per
-    release, the released vector (serial s), the exact cumulative counts (serial s + 0.25) and the
-    users of the release (serial s + 0.5)."""
-    real_new, real_sums = real.new, real.release_sums
-    probe_buffer, _log, _before_release, MULT, SERIAL = pr.probe_buffer, pr._log, pr._before_release, pr.MULT, pr.SERIAL
-
-    @njit
-    def new(code, n, horizon, epsilon, sensitivity, beta, bits_per_entry):
-        b = probe_buffer()
-        f, i, p = real_new(code, n, horizon, epsilon / b[MULT], sensitivity, beta, bits_per_entry)
-        g = np.zeros((f.shape[0] + 3, f.shape[1]))
-        g[:f.shape[0]] = f
-        b[SERIAL] += 1.0
-        g[f.shape[0] + 2, 0] = b[SERIAL]
-        return g, i, p
-
-    @njit
-    def release_sums(code, state, colsum, m, rng, out):
-        _before_release(colsum)
-        f = state[0]
-        true = f[f.shape[0] - 3]
-        for c in range(colsum.shape[0]):
-            true[c] += colsum[c]
-        real_sums(code, state, colsum, m, rng, out)
-        s, t = f[f.shape[0] - 1, 0], state[1][I_T]
-        _log(out, s, t)
-        _log(true.copy(), s + 0.25, t)
-        _log(np.full(out.shape[0], float(m)), s + 0.5, t)
-
-    @njit
-    def release(code, state, x, rng, out):
-        release_sums(code, state, x, np.int64(1), rng, out)
-
-    @njit
-    def release_batch(code, state, X, rng, out):
-        colsum = np.zeros(X.shape[1])
-        for r in range(X.shape[0]):
-            colsum += X[r]
-        release_sums(code, state, colsum, np.int64(X.shape[0]), rng, out)
-
-    mod = types.ModuleType("privrl_noise_door")
-    mod.new, mod.release, mod.release_sums, mod.release_batch = new, release, release_sums, release_batch
-    return mod
+    """Door wrappers (:func:`privrl.audit.probe.door_wrappers`, no broken variant) that log, per
+    release, the released vector, the exact cumulative counts and the users of the release."""
+    return pr.door_wrappers(real, _log_noise, "privrl_noise_door")
 
 
 class _NoiseSwaps(pr._Swaps):

@@ -216,9 +216,20 @@ def _break(state, out):
         cum[c] = out[c]
 
 
-def door_wrappers(real) -> types.ModuleType:
+@njit
+def _break_and_log(state, out, m):
+    """The release probe's step after the real door released ``out``: the broken variant, then the log."""
+    _break(state, out)
+    f = state[0]
+    _log(out, f[f.shape[0] - 1, 0], state[1][I_T])
+
+
+def door_wrappers(real, after_release=_break_and_log, name: str = "privrl_probe_door") -> types.ModuleType:
     """A module with recording ``new`` / ``release`` / ``release_sums`` / ``release_batch`` around
-    the functions of the door module ``real``."""
+    the functions of the door module ``real``: ``new`` appends the exact cumulative counts, the kept
+    noise and the serial to the state; ``release_sums`` adds the batch to the exact counts, calls the
+    real door, then ``after_release(state, out, m)`` (an njit function: here the broken variant and
+    the log; :mod:`privrl.audit.label_noise` logs the noise)."""
     real_new, real_sums = real.new, real.release_sums
 
     @njit
@@ -239,8 +250,7 @@ def door_wrappers(real) -> types.ModuleType:
         for c in range(colsum.shape[0]):
             true[c] += colsum[c]
         real_sums(code, state, colsum, m, rng, out)
-        _break(state, out)
-        _log(out, f[f.shape[0] - 1, 0], state[1][I_T])
+        after_release(state, out, m)
 
     @njit
     def release(code, state, x, rng, out):
@@ -253,7 +263,7 @@ def door_wrappers(real) -> types.ModuleType:
             colsum += X[r]
         release_sums(code, state, colsum, np.int64(X.shape[0]), rng, out)
 
-    mod = types.ModuleType("privrl_probe_door")
+    mod = types.ModuleType(name)
     mod.new, mod.release, mod.release_sums, mod.release_batch = new, release, release_sums, release_batch
     return mod
 
