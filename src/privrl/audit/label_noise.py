@@ -204,30 +204,31 @@ def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_
     return noise, np.floor(tag[rel]).astype(np.int64), tt[rel], out[0, us]
 
 
+def _ratio_test(scores: np.ndarray) -> tuple[float, float, float]:
+    """(one-sided p of 'mean score below 1', the mean, its s.e.) of per-run scores (i.i.d. runs)."""
+    from scipy import stats
+
+    ratio, se = float(scores.mean()), float(scores.std(ddof=1) / math.sqrt(len(scores)))
+    p = float(stats.norm.cdf((ratio - 1.0) / se)) if se > 0 else (0.0 if ratio < 1 else 1.0)
+    return p, ratio, se
+
+
+def _run_scores(noise: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each run's mean of noise^2 / label variance over its values (v = 0 dropped): scores[N]."""
+    keep = v > 0
+    return (noise[:, keep] ** 2 / v[keep]).mean(1)
+
+
 def variance_ratio_test(noise: np.ndarray, v: np.ndarray) -> tuple[float, float, float]:
     """(one-sided p of 'noise variance below the label's', empirical/label ratio, its s.e.) from
     noise[N, D] (i.i.d. runs) and the label's variances v[D] (values with v = 0 dropped)."""
-    keep = v > 0
-    s = (noise[:, keep] ** 2 / v[keep]).mean(1)
-    ratio, se = float(s.mean()), float(s.std(ddof=1) / math.sqrt(len(s)))
-    from scipy import stats
-    p = float(stats.norm.cdf((ratio - 1.0) / se)) if se > 0 else (0.0 if ratio < 1 else 1.0)
-    return p, ratio, se
+    return _ratio_test(_run_scores(noise, v))
 
 
-def label_calibration(agent: str, samples: dict, label: dict) -> tuple[float, float, float]:
+def label_calibration(agent: str, samples: dict, label: dict, H: int) -> tuple[float, float, float]:
     """(p, ratio, s.e.) of :func:`variance_ratio_test` pooled over ``samples = {name: (noise, serial,
-    t, m)}`` (the neighbouring sequences) against the label ``label`` (resolved parameters)."""
-    from privrl.audit.privacy import H_
+    t, m)}`` (the neighbouring sequences; each run scored over its own values) against the label
+    ``label`` (resolved parameters, ``_K`` the users) on the audit's horizon ``H``."""
     lab = label_of(agent)
-    noises, vs = [], []
-    for noise, serial, t, m in samples.values():
-        v = label_variance(lab, label, H_, label["_K"], serial, t, m)
-        noises.append(noise / np.sqrt(np.where(v > 0, v, 1.0)))
-        vs.append(np.where(v > 0, 1.0, 0.0))
-    # pool the sequences' runs (each run's score over its own values)
-    s = np.concatenate([(z[:, w > 0] ** 2).mean(1) for z, w in zip(noises, vs)])
-    ratio, se = float(s.mean()), float(s.std(ddof=1) / math.sqrt(len(s)))
-    from scipy import stats
-    p = float(stats.norm.cdf((ratio - 1.0) / se)) if se > 0 else (0.0 if ratio < 1 else 1.0)
-    return p, ratio, se
+    return _ratio_test(np.concatenate([_run_scores(noise, label_variance(lab, label, H, label["_K"], serial, t, m))
+                                       for noise, serial, t, m in samples.values()]))

@@ -423,7 +423,7 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
         t0 = time.process_time()
         if label_ref is not None:
             _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k], sample_noise)
-            pv, vratio, _se = label_calibration(agent, aud, lab)
+            pv, vratio, _se = label_calibration(agent, aud, lab, H_)
             ratio = math.nan
             statistic = (f"user {k} of {users}: released noise variance vs the label's "
                          f"({label_ref.rule}; one-sided variance-ratio z)")
