@@ -45,7 +45,6 @@ from privrl.mechanisms.bitsum import bitsum_tau
 from privrl.mechanisms.bounds import bitsum_variance
 from privrl.mechanisms.kinds import I_T
 from privrl.mechanisms.tree import tree_levels
-from privrl.rl import engine
 
 
 @dataclass(frozen=True)
@@ -169,32 +168,10 @@ def noise_driver(agent: str, n_extra: int):
 def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_multiplier: float = 1.0):
     """``n`` runs of ``agent``'s kernel run with ``params`` on the scripted users: (noise[n, D] =
     released - exact, serial[D], t[D], m[D]) of every value its privatizers released."""
-    spec, probe = pr.probe_of(agent)
-    s0, nxt, R, absent = (np.ascontiguousarray(a) for a in script)
-    K = int(s0.shape[0])
-    env = (np.ascontiguousarray(P, dtype=np.float64), s0.astype(np.int64), nxt.astype(np.int64),
-           R.astype(np.float64), absent.astype(np.int64))
-    resolved = spec.resolve(params)
-    vec = (probe.param_vector or spec.param_vector)(resolved)
-    extra = tuple(probe.extra(resolved))
-    drive, disk_key = noise_driver(agent, len(extra))
-    rec = engine.new_recorder(K, np.zeros(0))
     control = np.zeros(pr.HEAD)
     control[pr.MULT] = float(noise_multiplier)
-    try:  # learn D from one run; the first call compiles (or loads from the cache) under the lock
-        if drive.signatures:
-            drive(env, vec, np.int64(K), rng, rec, extra, control, np.empty((1, 0)))
-        else:
-            with pr._compile_lock(disk_key):
-                drive(env, vec, np.int64(K), rng, rec, extra, control, np.empty((1, 0)))
-    except ValueError as e:
-        if "number of released values" not in str(e):
-            raise
-    D3 = int(pr._BUFFER[pr.CURSOR])
-    if D3 == 0:
-        raise ValueError(f"agent {agent!r}: no privatizer release recorded")
-    out = np.empty((n, D3))
-    drive(env, vec, np.int64(K), rng, rec, extra, control, out)
+    out = pr.run_probe(agent, params, P, script, n, rng, control, _NoiseSwaps)
+    D3 = out.shape[1]
     base = pr.HEAD + pr.LOG_CAPACITY
     tag = pr._BUFFER[base:base + D3].copy()
     tt = pr._BUFFER[base + pr.LOG_CAPACITY:base + pr.LOG_CAPACITY + D3].astype(np.int64)

@@ -528,14 +528,12 @@ def driver(agent: str, n_extra: int, swaps_of: Callable[[tuple], "_Swaps"] | Non
     return _DRIVERS[key]
 
 
-def sample_releases(agent: str, params: dict, P: np.ndarray, script: tuple, n: int, rng,
-                    noise_multiplier: float = 1.0, variant: str = "exact", drop_from: int = 1) -> np.ndarray:
-    """``n`` runs of ``agent``'s kernel on the scripted users: out[n, D], every released vector
-    of a run concatenated in release order. ``script = (s0[K], nxt[K, H, S, A], R[K, H, S, A],
-    absent[K])``; K = len(s0). ``noise_multiplier`` / ``variant`` / ``drop_from``: the test-only
-    broken variants of the module docstring (1.0 / "exact": the agent exactly)."""
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown probe variant {variant!r}; choose from {sorted(VARIANTS)}")
+def run_probe(agent: str, params: dict, P: np.ndarray, script: tuple, n: int, rng, control: np.ndarray,
+              swaps_of: Callable[[tuple], "_Swaps"] | None = None) -> np.ndarray:
+    """``n`` runs of ``agent``'s probe driver (:func:`driver` with ``swaps_of``) on the scripted users
+    under the buffer head ``control`` (multiplier, variant, ...): out[n, D], every logged vector of a
+    run concatenated in log order (the log's tags and release indices stay in the buffer:
+    :func:`release_layout`). ``script = (s0[K], nxt[K, H, S, A], R[K, H, S, A], absent[K])``."""
     spec, probe = probe_of(agent)
     s0, nxt, R, absent = (np.ascontiguousarray(a) for a in script)
     K = int(s0.shape[0])
@@ -544,10 +542,8 @@ def sample_releases(agent: str, params: dict, P: np.ndarray, script: tuple, n: i
     resolved = spec.resolve(params)
     vec = (probe.param_vector or spec.param_vector)(resolved)
     extra = tuple(probe.extra(resolved))
-    drive, disk_key = driver(agent, len(extra))
+    drive, disk_key = driver(agent, len(extra), swaps_of)
     rec = engine.new_recorder(K, np.zeros(0))
-    control = np.zeros(HEAD)
-    control[MULT], control[VARIANT], control[DROP_FROM] = float(noise_multiplier), VARIANTS[variant], drop_from
     first = np.empty((1, 0))
     try:  # learn D from one run (the release pattern is data-independent)
         if drive.signatures:
@@ -565,6 +561,19 @@ def sample_releases(agent: str, params: dict, P: np.ndarray, script: tuple, n: i
     out = np.empty((n, D))
     drive(env, vec, np.int64(K), rng, rec, extra, control, out)
     return out
+
+
+def sample_releases(agent: str, params: dict, P: np.ndarray, script: tuple, n: int, rng,
+                    noise_multiplier: float = 1.0, variant: str = "exact", drop_from: int = 1) -> np.ndarray:
+    """``n`` runs of ``agent``'s kernel on the scripted users: out[n, D], every released vector
+    of a run concatenated in release order. ``script = (s0[K], nxt[K, H, S, A], R[K, H, S, A],
+    absent[K])``; K = len(s0). ``noise_multiplier`` / ``variant`` / ``drop_from``: the test-only
+    broken variants of the module docstring (1.0 / "exact": the agent exactly)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown probe variant {variant!r}; choose from {sorted(VARIANTS)}")
+    control = np.zeros(HEAD)
+    control[MULT], control[VARIANT], control[DROP_FROM] = float(noise_multiplier), VARIANTS[variant], drop_from
+    return run_probe(agent, params, P, script, n, rng, control)
 
 
 def release_layout(D: int) -> tuple[np.ndarray, np.ndarray]:
