@@ -206,7 +206,8 @@ def with_power(claims: Sequence[V.Claim], cells: Mapping[str, Mapping[str, Seque
     """The papers' agent rows (rows of an experiment in ``cells`` = {experiment: {env: [{agent,
     params}]}}, :func:`cell_crossovers`) read for what they can show:
 
-    * measured at an eps above ``CONTEXT_EPS`` (any cell the row is about): scope "context";
+    * measured at an eps above ``CONTEXT_EPS`` (any cell the row is about): scope "context" (algebra
+      checks, kind "check", stay: they hold at any eps);
     * a fixed-gap rate row that agrees (its statement says "converges"): a convergence check,
       kind "check", verdict "checked" -- never a reproduction of an O~(sqrt K) rate;
     * a "reproduced" row whose producer ran no wrong twins: "consistent", the twins its statement
@@ -222,7 +223,7 @@ def with_power(claims: Sequence[V.Claim], cells: Mapping[str, Mapping[str, Seque
             continue
         about = [x for env_cells in by_env.values() for x in row_cells(c, env_cells)]
         eps = [float(x["params"]["epsilon"]) for x in about if "epsilon" in (x.get("params") or {})]
-        if eps and max(eps) > CONTEXT_EPS:
+        if eps and max(eps) > CONTEXT_EPS and c.kind != "check":  # algebra is checked at any eps
             c = dataclasses.replace(c, scope="context", regime=f"measured at eps up to {max(eps):g} > {CONTEXT_EPS:g}, "
                                                                f"where the papers' privacy terms vanish (context); {c.regime}")
         elif c.kind == "rate" and "converges" in c.statement and c.verdict == V.REPRODUCED:
