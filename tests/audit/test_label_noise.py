@@ -81,7 +81,7 @@ def test_every_labelled_agent_passes_at_x1_and_its_half_noise_is_flagged(agent):
 
 @pytest.mark.slow  # compiles the private-UCBVI noise probe (~20 s)
 def test_a_central_privatizer_where_shuffle_noise_is_claimed_is_flagged(temporary_agent):
-    """A new agent (no LABELS entry: its label is the default of the privatizer kind it declares) that
+    """A new agent (no LABELS entry: its label is the default of the privacy model it claims) that
     declares the shuffle bit-sum privatizer and the SDP guarantee but whose code calls the central
     tree (private-UCBVI's kernels with the central-tree kind): flagged at x1; the same kernels
     registered honestly (central-tree declared) pass."""
@@ -93,11 +93,15 @@ def test_a_central_privatizer_where_shuffle_noise_is_claimed_is_flagged(temporar
     sdp = registry.get("private-ucbvi-sdp")
     probe = dataclasses.replace(sdp.audit_probe, extra=lambda p: (CENTRAL_TREE, False))
     wrong = temporary_agent(dataclasses.replace(sdp, name="test-central-door-claims-shuffle", audit_probe=probe))
-    assert ln.label_of(wrong) is ln.DEFAULT_BY_KIND["shuffle-bitsum"]
+    assert ln.label_of(wrong) is ln.DEFAULT_BY_MODEL["SDP"]
     row = pa.power_curve(wrong, ev.REPLACEMENT, np.random.default_rng(8), 1000, ALPHA, (1.0,))[0]
     assert row["verdict"] == "UNDER-NOISED" and row["variance_ratio"] < 0.5, row
     jdp = registry.get("private-ucbvi-jdp")
     honest = temporary_agent(dataclasses.replace(jdp, name="test-central-door-honest"))
-    assert ln.label_of(honest) is ln.DEFAULT_BY_KIND["central-tree"]
+    assert ln.label_of(honest) is ln.DEFAULT_BY_MODEL["JDP"]
+    # an agent claiming SDP that declares the central tree still gets the shuffle label
+    liar = temporary_agent(dataclasses.replace(sdp, name="test-declares-central-claims-shuffle",
+                                               privatizer="central-tree"))
+    assert ln.label_of(liar) is ln.DEFAULT_BY_MODEL["SDP"]
     row = pa.power_curve(honest, ev.REPLACEMENT, np.random.default_rng(9), 1000, ALPHA, (1.0,))[0]
     assert row["verdict"] == "pass" and 0.93 < row["variance_ratio"] < 1.07, row

@@ -88,6 +88,10 @@ LABELS = {
 #: noise): the paper composition of that model (3H counters per user, Vietri et al. / Bai et al.; LDP:
 #: l1 diameter 6H)
 DEFAULT_BY_MODEL = {"JDP": _TREE_K, "LDP": _LAP_6H, "SDP": _BITSUM}
+#: privatizers whose release has no analytic noise variance to check against: Shuffled-OBI's shuffled
+#: randomized response (a debiased unary sum over a data-dependent number of bits) and RLSVI's Gaussian
+#: perturbation inside the regression (the released values are nonlinear in it)
+NO_REFERENCE = frozenset({"shuffle-rr", "none (its own exploration noise)"})
 
 
 def label_of(agent: str) -> LabelNoise | None:
@@ -99,6 +103,8 @@ def label_of(agent: str) -> LabelNoise | None:
     if agent in LABELS:
         return LABELS[agent]
     spec = get(agent)
+    if spec.privatizer in NO_REFERENCE:
+        return None
     lab = DEFAULT_BY_MODEL.get(spec.privacy_model)
     try:
         return lab if lab is not None and "epsilon" in spec.resolve({}) else None
