@@ -215,7 +215,7 @@ def test_table_with_the_power_curve_and_its_claim():
     cal = df[df["test"] == pa.CALIBRATION]
     assert set(cal.loc[cal["variant"] == "noise x1", "verdict"]) == {"pass"}
     assert set(cal.loc[cal["variant"] != "noise x1", "verdict"]) == {"flagged"}
-    assert (df["cpu_seconds"] >= 0).all()
+    assert "cpu_seconds" not in df.columns  # no timing in an output: byte-identical run to run
     power = pa.power_table(df)
     assert len(power) == 2 and set(power["smallest_detected"]) == {"x1/1.2 and below"}
     md = pa.agent_audit_markdown(df)

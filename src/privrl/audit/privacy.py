@@ -66,7 +66,7 @@ from privrl.rl import envs
 #: every registered agent with a privacy model (each must be probe-able: privacy_probe.probe_of)
 AGENTS = tuple(n for n, s in REGISTRY.items() if s.privacy_model != "none")
 COLUMNS = ["agent", "relation", "test", "variant", "claimed_epsilon", "delta", "epsilon_lower_bound", "p_value",
-           "spread_ratio", "variance_ratio", "n_samples", "row_alpha", "verdict", "statistic", "claim_source", "cpu_seconds"]
+           "spread_ratio", "variance_ratio", "n_samples", "row_alpha", "verdict", "statistic", "claim_source"]
 #: the two tests of a row: the privacy-loss lower bound against the claim, the noise calibration
 PRIVACY_LOSS, CALIBRATION = "privacy loss", "noise calibration"
 #: the power curve's noise multipliers (the probe's ``noise_multiplier``: divides every privatizer's
@@ -300,7 +300,7 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
     return {"agent": agent, "relation": relation, "test": PRIVACY_LOSS, "variant": name, "claimed_epsilon": eps,
             "delta": delta, "epsilon_lower_bound": lb, "p_value": math.nan, "spread_ratio": math.nan,
             "variance_ratio": math.nan, "n_samples": held_out(n, fit_frac, select_frac), "row_alpha": alpha, "verdict": verdict,
-            "statistic": statistic, "claim_source": src, "cpu_seconds": math.nan}
+            "statistic": statistic, "claim_source": src}
 
 
 def noise_name(multiplier: float) -> str:
@@ -394,8 +394,6 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     At x1 a flag is "UNDER-NOISED" (the agent as run releases less noise than its label implies: a false
     alarm for a correct agent, a finding for a wrong one, like the privacy-loss rows' "VIOLATION");
     below 1 ``flagged`` is the audit's power."""
-    import time
-
     from privrl.audit.label_noise import label_calibration, label_of
 
     users = int(users or probe_of(agent)[1].users)
@@ -406,7 +404,6 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     eps, delta, src = claim if claim else (math.nan, 0.0, "no claim under this relation")
     order = [0, users // 2] + [k for k in range(users) if k not in (0, users // 2)]
     rows = []
-    t0 = time.process_time()
     label_ref = label_of(agent)
     if label_ref is not None:
         spec = probe_of(agent)[0]
@@ -414,13 +411,10 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
         from privrl.audit.label_noise import sample_noise
 
         k, _ = _neighbour_pair(agent, relation, rng, 2, users, 1.0, params, order, sample_noise)  # the position only
-        base = time.process_time() - t0
     else:
         k, fit = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, order)
         _, ref = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, [k])
-        base = time.process_time() - t0
     for m in multipliers:
-        t0 = time.process_time()
         if label_ref is not None:
             _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k], sample_noise)
             pv, vratio, _se = label_calibration(agent, aud, lab, H_)
@@ -443,8 +437,7 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
         rows.append({"agent": agent, "relation": relation, "test": CALIBRATION, "variant": noise_name(float(m)),
                      "claimed_epsilon": eps, "delta": delta, "epsilon_lower_bound": math.nan, "p_value": pv,
                      "spread_ratio": ratio, "variance_ratio": vratio, "n_samples": n, "row_alpha": alpha,
-                     "verdict": verdict, "statistic": statistic, "claim_source": src,
-                     "cpu_seconds": time.process_time() - t0 + base / len(multipliers)})
+                     "verdict": verdict, "statistic": statistic, "claim_source": src})
     return rows
 
 
@@ -494,10 +487,9 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     ``agents`` (default all of :data:`AGENTS`), ``variants`` (default "noise" -- the power curve --
     and :data:`BROKEN`), ``wrong_agents`` (default :data:`WRONG_AGENTS` of the table's agents when the power
 curve runs: (agent, kernel params, label params), one label-calibration row per relation). ``rng``:
-Generator or SeedSequence. ``cpu_seconds``: process CPU time of
-    the row's sampling and statistics (the first row of an agent includes compiling its probe).
+Generator or SeedSequence. No timing goes into the table (an output is byte-identical run to run;
+    the job's benchmark file has its CPU time).
     """
-    import time
 
     sizes = dict(sizes or {})
     if isinstance(rng, np.random.SeedSequence):
@@ -517,9 +509,7 @@ Generator or SeedSequence. ``cpu_seconds``: process CPU time of
     for agent, relation, vs in plan:
         gens = rng.spawn(len(vs) + 1)
         for (mult, variant), g in zip(vs, gens):
-            t0 = time.process_time()
-            row = audit_agent(agent, relation, g, n, mult, a_row, variant=variant, users=users)
-            rows.append(row | {"cpu_seconds": time.process_time() - t0})
+            rows.append(audit_agent(agent, relation, g, n, mult, a_row, variant=variant, users=users))
         if curve:
             rows += power_curve(agent, relation, gens[-1], n_cal, a_row, curve, users=users)
     for (agent, relation, kernel, label), g in zip(wrong, rng.spawn(len(wrong))):
@@ -540,7 +530,7 @@ def wrong_agent_rows(agent: str, relation: str, rng, n: int, alpha: float, kerne
 def power_table(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (agent, relation) of an agent-audit table: the privacy-loss verdict at x1, the
     calibration verdict at each noise multiplier, the smallest under-noising detected, the broken
-    variants flagged and the CPU seconds of the agent's rows."""
+    variants flagged."""
     out = []
     for (agent, relation), g in df.groupby(["agent", "relation"], sort=False):
         loss, cal = g[g["test"] == PRIVACY_LOSS], g[g["test"] == CALIBRATION]
@@ -561,7 +551,6 @@ def power_table(df: pd.DataFrame) -> pd.DataFrame:
         wr = g[g["test"] == WRONG_AGENT]
         row["wrong_agent"] = ("; ".join(f"{v}: {vd} (variance ratio {q:.3g})" for v, vd, q in
                                         zip(wr["variant"], wr["verdict"], wr["variance_ratio"])) or "none run")
-        row["cpu_seconds"] = float(g["cpu_seconds"].sum())
         out.append(row)
     return pd.DataFrame(out)
 
@@ -606,8 +595,7 @@ def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
             "* **wrong agent**: an agent's kernel run with other parameters than its label (PUCB handed eps x10 "
             "while labelled eps): the same label calibration at x1; `flagged` = seen (the `wrong_agent` column).\n\n"
             "`smallest_detected`: the largest under-noising flagged together with every stronger one tried "
-            "(\"x1/1.2 and below\"). cpu_seconds: process CPU of the pair's rows (2-core AMD EPYC, shared; "
-            "the first rows of an agent include compiling its probe).\n\n")
+            "(\"x1/1.2 and below\").\n\n")
     parts = [head, "## Power\n\n", "\n".join(_markdown_table(power_table(df))), "\n\n## Every row\n\n",
              "\n".join(_markdown_table(df)), "\n"]
     return "".join(parts)
