@@ -232,8 +232,8 @@ def with_power(claims: Sequence[V.Claim], cells: Mapping[str, Mapping[str, Seque
                                            f"not an O~(sqrt K) rate); {c.regime}")
         elif c.verdict == V.REPRODUCED and not c.controls:
             kind = "regret_bound" if c.kind == "bound" else "agent_regret"
-            score, text = controls.judge(V.Score(c.verdict, c.measured, c.regime, c.k_needed), kind, [])
-            c = dataclasses.replace(c, verdict=score.verdict, regime=score.regime, controls=text)
+            score = controls.judge_without_twin(V.Score(c.verdict, c.measured, c.regime, c.k_needed), kind, "")
+            c = dataclasses.replace(c, verdict=score.verdict, regime=score.regime, controls=score.controls)
         out.append(c)
     return out
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 from privrl.results import verdicts as V
 from privrl.results.eps_verdicts import BELOW_LOWER, EpsCell
@@ -212,12 +212,3 @@ def judge_bound(score: V.Score, measured: tuple[float, float, float], bound: flo
 def judge_without_twin(score: V.Score, statement_kind: str, why: str) -> V.Score:
     """A score whose twins cannot be realised for this statement (``why``): "consistent" if it agrees."""
     return judge(score, statement_kind, [TwinOutcome(c, None, why) for c in RELEVANT[statement_kind]])[0]
-
-
-def controls_text(statement_kind: str) -> str:
-    """The twins a statement kind is about, named: "non-private, wrong trust model"."""
-    return ", ".join(CONTROLS[c].name for c in RELEVANT[statement_kind])
-
-
-def meanings() -> Mapping[str, str]:
-    return {c.name: c.meaning for c in CONTROLS.values()}
