@@ -100,6 +100,22 @@ def diff_ci(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, n_boot: int,
     return float(x.mean() - y.mean()), lo, hi
 
 
+def probability_of_improvement(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, n_boot: int,
+                               level: float = LEVEL) -> tuple[float, float, float]:
+    """P(X < Y) + P(X = Y) / 2 of two independent per-seed samples float64[n_x], float64[n_y] of a
+    cost (regret: lower is better), i.e. the Mann-Whitney U / (n_x n_y) of rliable's probability of
+    improvement read for costs, with a CI from independent seed resamples of x and y.
+    Returns (estimate, low, high); 0.5 = no evidence either way."""
+    def p_better(bx, by):  # [n_boot, n_x], [n_boot, n_y] -> [n_boot]
+        a, b = bx[:, :, None], by[:, None, :]
+        return ((a < b).mean(axis=(1, 2)) + 0.5 * (a == b).mean(axis=(1, 2)))
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    point = float(p_better(x[None], y[None])[0])
+    lo, hi = percentile_ci(bootstrap([x, y], p_better, rng, n_boot, batched=True), level)
+    return point, lo, hi
+
+
 def seed_matrix(df, value: str = "cum_regret") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pivot long per-seed results into (seeds[n], episodes[C], values[n, C])."""
     wide = df.pivot(index="seed", columns="episode", values=value).sort_index()

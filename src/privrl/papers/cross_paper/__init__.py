@@ -40,7 +40,7 @@ from privrl.results import eps_verdicts as EV
 from privrl.results.claims import claims_frame
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import seed_matrix
-from privrl.papers.cross_paper import cross_model
+from privrl.papers.cross_paper import cross_model, surface
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import env_mdp
 from privrl.papers.registry import Paper
@@ -70,21 +70,32 @@ PINNED = {
     "LDP": "Omega(sqrt(K)/eps), minimax (Garcelon et al. 2021, cited in the Garcelon et al. note, Sec. 1)",
 }
 FIXED = ("epsilon", "noise")
+# private agent -> its non-private run when that is another agent (the same algorithm without a Privatizer:
+# Bai et al. Alg. 1 with exact counts is PE); matched on the baseline's own parameters (C, C1, delta, ...)
+BASELINE_AGENT = {"sdp-pe": "pe", "sdp-pe-jdp": "pe", "sdp-pe-ldp": "pe"}
 
 
 def _groups(ctx: AnalysisContext) -> dict:
-    """(env, agent, other params) -> {'base': info or None, 'private': {eps: info}}."""
+    """(env, agent, other params) -> {'base': info or None, 'private': {eps: info}}: the baseline is
+    the agent's ``noise = 0`` cell, or the run of ``BASELINE_AGENT`` with the same shared parameters."""
     out: dict = {}
+    others = []
     for info in ctx.infos:
         p = info["params"]
-        if "noise" not in p or "epsilon" not in p:
+        if "epsilon" not in p or ("noise" not in p and info["agent"] not in BASELINE_AGENT):
+            others.append(info)
             continue
         key = (info["env_key"], info["agent"], tuple(sorted((k, v) for k, v in p.items() if k not in FIXED)))
         g = out.setdefault(key, {"base": None, "private": {}})
-        if p["noise"] < 0.5:
+        if p.get("noise", 1.0) < 0.5:
             g["base"] = info
         else:
             g["private"][float(p["epsilon"])] = info
+    for (env, agent, items), g in out.items():
+        if agent in BASELINE_AGENT:
+            mine = dict(items)
+            g["base"] = next((o for o in others if o["env_key"] == env and o["agent"] == BASELINE_AGENT[agent]
+                              and all(mine.get(k) == v for k, v in o["params"].items())), None)
     return out
 
 
@@ -147,7 +158,8 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
     art = ctx.artifact("privacy_cost", "md")
     fits = _fits(ctx)
     for (env, agent, items), (g, fit, regimes, base, priv, ep0) in fits.items():
-        model = g["base"]["privacy_model"]
+        info0 = g["base"] if agent not in BASELINE_AGENT else next(iter(g["private"].values()))
+        model = info0["privacy_model"]
         (b_paper, law, gamma_range), paper, item, src = TARGETS.get(
             agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))
         lower = PINNED.get(model, "") if law == "power" else ""
@@ -173,7 +185,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
             f"gamma in [{gamma_range[0]:g}, {gamma_range[1]:g}]" + (" (two-sided)" if two_sided else " (upper bound)"),
             "rate", art, g_score, ctx.experiment, src + pin), controls=g_controls))
         rows.append({
-            "env": env, "agent": agent, "privacy_model": model, "reconstruction": g["base"]["reconstruction"],
+            "env": env, "agent": agent, "privacy_model": model, "reconstruction": info0["reconstruction"],
             "params": params, "n_eps": fit["n_eps"], "n_seeds": int(base.shape[0]),
             "b_paper": b_paper, "eps_law": law, "b_verdict": b_score.verdict, "b_measured": b_score.measured, "b_note": b_score.regime,
             "eps_verdict": g_score.verdict, "eps_measured": g_score.measured, "eps_note": g_score.regime,
@@ -183,7 +195,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
             "window_lo": fit["window_lo"], "window_hi": fit["window_hi"],
             "b_per_eps": "; ".join(f"{e:g}: {v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]" for e, v in fit["b_eps"].items()),
             "D_at_K": "; ".join(f"{e:g}: {d:.4g}" for e, d in fit["D_at_K"].items()),
-            "source": src, "label": g["base"].get("label", agent),
+            "source": src, "label": info0.get("label", agent),
         })
         curves[(env, agent, items)] = (ep0, {e: c.mean(axis=0) - base.mean(axis=0) for e, c in priv.items()},
                                        fit, regimes)
@@ -340,5 +352,6 @@ PAPER = Paper(
     title="Privacy cost across the papers (Vietri et al. 2020, Garcelon et al. 2021, Bai et al.)",
     authors=(), year=None, venue="", link="", file="",
     note="no single paper: scores each private agent's privacy cost against the paper that predicts it",
-    analyses={"privacy_cost": privacy_cost, "cross_model_coverage": cross_model.cross_model_coverage},
+    analyses={"privacy_cost": privacy_cost, "cross_model_coverage": cross_model.cross_model_coverage,
+              "privacy_surface": surface.privacy_surface},
 )

@@ -10,14 +10,20 @@ from privrl.papers.planned import ExperimentCells, PlannedClaim, order_need, sec
 
 def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
     out, groups = [], {}
+    from privrl.papers.cross_paper import BASELINE_AGENT
+
     for c in x.cells:  # resolved params, as the analysis reads them (a private cell's noise is its default 1)
         p = agents.get(c.agent).resolve(c.params)
-        if "noise" in p and "epsilon" in p:
+        if "epsilon" in p and ("noise" in p or c.agent in BASELINE_AGENT):
             rest = tuple(sorted((k, float(v)) for k, v in c.params.items() if k not in ("epsilon", "noise")))
             groups.setdefault((c.env, c.agent, rest), []).append(c)
     for (env, agent, rest), cells in sorted(groups.items()):
         priv = [c for c in cells if float(c.params.get("noise", 1.0)) > 0.5]
-        if len(priv) == len(cells) or not priv:
+        has_base = len(priv) < len(cells) or any(
+            b.agent == BASELINE_AGENT.get(agent) and b.env == env
+            and all(math.isclose(float(dict(rest).get(k, math.nan)), float(v)) for k, v in b.params.items())
+            for b in x.cells)
+        if not has_base or not priv:
             continue
         needs = [x.window(c) for c in priv]
         tag = f"{agent}_{env}" + "".join(f"_{k}{v:g}" for k, v in rest)
@@ -47,5 +53,27 @@ def cross_model(x: ExperimentCells) -> list[PlannedClaim]:
     return out
 
 
+def privacy_surface(x: ExperimentCells) -> list[PlannedClaim]:
+    """The trust-model rows of privrl.papers.cross_paper.surface: the separation needs the central cell's
+    window past 10 x its crossover and ends at the local crossover (k_max); an order needs both windows."""
+    from privrl.papers.cross_paper.surface import FAMILIES
+
+    out = []
+    for fam, (c_ag, s_ag, l_ag) in FAMILIES.items():
+        for c in x.private(c_ag):
+            e = float(c.params["epsilon"])
+            loc = [d for d in x.private(l_ag, c.env) if math.isclose(float(d.params["epsilon"]), e)]
+            shf = [d for d in x.private(s_ag, c.env) if math.isclose(float(d.params["epsilon"]), e)] if s_ag else []
+            if not loc:
+                continue
+            key = f"{c.env}_{fam.lower().replace('-', '_')}"
+            out.append(x.claim(f"{key}_separation_eps{e:g}", "separation: central in regime, before the local crossover",
+                               [c, loc[0]], x.window(c), x.cross[loc[0].setting]))
+            for lo, hi, what in ((c, shf[0], "central_below_shuffle"), (shf[0], loc[0], "shuffle_below_local")) if shf else ():
+                out.append(x.claim(f"{key}_{what}_eps{e:g}", "order: both cells in regime", [lo, hi],
+                                   max(x.window(lo), x.window(hi))))
+    return out
+
+
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
-RULES = {"privacy_cost": privacy_cost, "cross_model_coverage": cross_model}
+RULES = {"privacy_cost": privacy_cost, "cross_model_coverage": cross_model, "privacy_surface": privacy_surface}
