@@ -40,10 +40,27 @@ def test_orders_and_eps_exponents_follow_the_verdict_rules(default_plan):
 
 
 def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
+    """Every experiment designed to reach its claims has >= 90 % of them in regime at paper scale.
+    The privacy-cost surfaces (analysis privacy_surface) are the exception by design: their eps grid
+    spans 0.1-10 (the cost of privacy issue's requirement), where the local agents need K ~ 1e9-1e12
+    episode by episode; their rows are registered and print the K they need (docs/decisions/
+    privacy_surface.md). For them the plan must be honest instead: every row short of its regime
+    needs more than the K run, and the central rows the paper design is sized for are in regime."""
+    from privrl.plan import validate
+
     claims, unplanned = _plan("config/paper.yaml")
     assert not unplanned
-    s = claim_plan.summary(claims, with_no_k=False)
-    assert s["fraction"] >= 0.9, [c.text() for c in claims if not c.in_regime]
+    config = validate.read_design("config/paper.yaml")
+    surfaces = {n for n, e in config["experiments"].items() if e and "privacy_surface" in e.get("analyses", [])}
+    assert surfaces == {"privacy_cost_surface", "privacy_cost_surface_elimination"}
+    rest = [c for c in claims if c.experiment not in surfaces]
+    s = claim_plan.summary(rest, with_no_k=False)
+    assert s["fraction"] >= 0.9, [c.text() for c in rest if not c.in_regime]
+    surface = [c for c in claims if c.experiment in surfaces]
+    assert all(c.k_needed > c.k_run or c.past_its_phase for c in surface if not c.in_regime)
+    in_regime = {c.claim for c in surface if c.in_regime}
+    assert {"pucb_riverswim_z3_b", "dp-ucbvi-jdp_riverswim_z3_b", "riverswim_dp_ucbvi_separation_eps1",
+            "riverswim_sdp_pe_separation_eps1", "riverswim_sdp_pe_central_below_shuffle_eps10"} <= in_regime, in_regime
 
 
 def test_estimate_prints_the_claim_plan(capsys):

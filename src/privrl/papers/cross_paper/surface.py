@@ -57,6 +57,11 @@ FAMILIES = {
     "Private-UCBVI": ("private-ucbvi-jdp", "private-ucbvi-sdp", "private-ucbvi-ldp"),
     "SDP-PE": ("sdp-pe-jdp", "sdp-pe", "sdp-pe-ldp"),
 }
+FAMILY_OF = {  # the figure's legend: one entry per algorithm, coloured alike in every trust model's panel
+    "pucb": "PUCB", "dp-ucbvi-jdp": "DP-UCBVI", "dp-ucbvi-ldp": "DP-UCBVI", "private-ucbvi-jdp": "Private-UCBVI",
+    "private-ucbvi-sdp": "Private-UCBVI", "private-ucbvi-ldp": "Private-UCBVI", "sdp-pe": "SDP-PE", "sdp-pe-jdp": "SDP-PE",
+    "sdp-pe-ldp": "SDP-PE", "ldp-obi": "OBI (LDP-OBI, Shuffled-OBI τ = 0)", "shuffled-obi": "OBI (LDP-OBI, Shuffled-OBI τ = 0)",
+}
 SEPARATION_EXPONENT = 0.5  # Omega(sqrt(K)/eps) of the local model against O~(1/eps) of the central one
 SEPARATION_SOURCE = ("Garcelon et al. note, Sec. 1 (LDP lower bound Omega(sqrt K / eps), minimax); Vietri et al. "
                      "Thm 4 and Bai et al. Table I (central privacy cost additive, O~(1/eps))")
@@ -79,11 +84,11 @@ class Member:
 
 
 def members(ctx: AnalysisContext) -> list[Member]:
-    from privrl.papers.cross_paper import BASELINE_AGENT, _fits
+    from privrl.papers.cross_paper import _fits
 
     out = []
     for (env, agent, _items), (g, fit, regimes, base, priv, ep0) in _fits(ctx).items():
-        info = g["base"] if agent not in BASELINE_AGENT else next(iter(g["private"].values()))
+        info = next(iter(g["private"].values()))  # a private cell's label (the noise-off one says so)
         out.append(Member(env, agent, _label(info, agent), info["privacy_model"], ep0, priv, base, regimes, fit))
     return out
 
@@ -111,13 +116,19 @@ def surface_rows(ms: list[Member]) -> pd.DataFrame:
                          "non_private_regret_at_K": float(m.base[:, -1].mean()),
                          "D_at_K": d, "D_lo": lo, "D_hi": hi,
                          "b_measured": m.fit["b_eps"][eps][0], "b_lo": m.fit["b_eps"][eps][1], "b_hi": m.fit["b_eps"][eps][2],
+                         "deterministic": _deterministic(m.private[eps], m.base),
                          "crossover_K": reg.crossover_K, "in_regime": reg.in_regime(),
                          "k_needed": reg.k_needed() if not reg.in_regime() else float("nan")})
     return pd.DataFrame(rows)
 
 
-def _d_curves(m: Member, eps: float) -> tuple[np.ndarray, np.ndarray]:
-    return m.private[eps], m.base
+def _deterministic(*samples: np.ndarray) -> bool:
+    """Every seed gives the same curve in every sample (e.g. SDP-PE's elimination schedule on expected
+    regret): a bootstrap CI is then zero-width and says nothing about sampling error -- said instead."""
+    return all(np.all(s == s[:1]) for s in samples)
+
+
+DETERMINISTIC = " (deterministic: every seed the same; the interval is not a sampling CI)"
 
 
 def d_ratio_exponent(num: Member, den: Member, eps: float, rng: np.random.Generator, decades: float,
@@ -200,6 +211,8 @@ def trust_model_claims(ctx: AnalysisContext, ms: list[Member]) -> tuple[list, li
                 rng = seeding.generator("privacy_surface", f"{ctx.experiment}/{env}/{fam}/{eps!r}", 0)
                 fit = d_ratio_exponent(loc, c, eps, rng, decades, ctx.n_boot)
                 score = score_separation(fit, c.regimes[eps], loc.regimes[eps].crossover_K)
+                if _deterministic(loc.private[eps], loc.base, c.private[eps], c.base):
+                    score = dataclasses.replace(score, measured=score.measured + DETERMINISTIC)
                 # the twin is the central run itself: log D ratio 0 at every K, on every resample
                 twin_fit = V.RateFit(0.0, 0.0, 0.0, fit.window_lo, fit.window_hi, fit.n_seeds)
                 twin = controls.TwinOutcome("wrong_model", score_separation(twin_fit, c.regimes[eps], loc.regimes[eps].crossover_K),
@@ -221,6 +234,8 @@ def trust_model_claims(ctx: AnalysisContext, ms: list[Member]) -> tuple[list, li
                     need = max(lo_m.regimes[eps].k_needed(), hi_m.regimes[eps].k_needed())
                     note = (f"{lo_m.agent}: {lo_m.regimes[eps].note()}; {hi_m.agent}: {hi_m.regimes[eps].note()}")
                     sc = V.score_order(ratio, False, cond, note, need)
+                    if _deterministic(lo_m.private[eps], lo_m.base, hi_m.private[eps], hi_m.base):
+                        sc = dataclasses.replace(sc, measured=sc.measured + DETERMINISTIC)
                     # the wrong twin: the larger-cost member adding only the smaller one's noise (it is that run:
                     # D ratio 1, rejected by construction, as the non-private twin's D = 0 is)
                     tw = _order_twin((1.0, 1.0, 1.0),  # the twin is lo_m's own run: D ratio 1 on every resample
@@ -281,13 +296,16 @@ def markdown(ctx: AnalysisContext, surf: pd.DataFrame, trust: list[dict], front:
     lines = [f"# The privacy-cost surface: {ctx.experiment}", "",
              f"D(K, ε) = R(K, ε) − R(K, non-private) at K = {K:.3g} episodes, 95 % seed-bootstrap CI; the non-private "
              "run is the same algorithm with its noise off (PE for SDP-PE). 'in regime' = the cell's fit window starts "
-             "past 10 × its crossover K; otherwise the K it needs. Agents grouped by trust model.", "",
+             "past 10 × its crossover K; otherwise the K it needs. Agents grouped by trust model. 'deterministic': every "
+             "seed gives the same regret (SDP-PE's elimination schedule on expected regret), so no sampling CI is printed.", "",
              "| trust model | agent | ε | regret at K | non-private regret | D at K [95 % CI] | K-slope of D [CI] | crossover K | regime |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in surf.sort_values(["trust_model", "label", "epsilon"], key=lambda s: s.map(_model_rank) if s.name == "trust_model" else s).itertuples():
         reg = "in regime" if r.in_regime else f"needs K ≥ {r.k_needed:.3g}"
+        det = r.deterministic
         lines.append(f"| {r.trust_model} | {r.label} | {r.epsilon:g} | {r.regret_at_K:.4g} | {r.non_private_regret_at_K:.4g} "
-                     f"| {_fmt_ci(r.D_at_K, r.D_lo, r.D_hi)} | {_fmt_ci(r.b_measured, r.b_lo, r.b_hi)} "
+                     f"| {f'{r.D_at_K:.4g} (deterministic)' if det else _fmt_ci(r.D_at_K, r.D_lo, r.D_hi)} "
+                     f"| {f'{r.b_measured:.4g} (deterministic)' if det else _fmt_ci(r.b_measured, r.b_lo, r.b_hi)} "
                      f"| {r.crossover_K:.3g} | {reg} |")
     lines += ["", "## Trust models: separation and order (pre-registered, one-sided)", "",
               "Separation: K-exponent of D_LDP / D_JDP ≥ 1/2 − 0.1 (the local model's minimax Ω(√K/ε) against the central "
@@ -320,6 +338,9 @@ def _model_rank(name: str) -> int:
     return order.index(name) if name in order else len(order)
 
 
+DECADES_DRAWN = 4  # the bottom row's K range: the early episodes' D is exploration noise of either sign
+
+
 def figure(ctx: AnalysisContext, ms: list[Member]):
     """D at K against eps per trust model (top row) and D against K at eps = 1 (bottom row)."""
     if not ms:
@@ -338,14 +359,17 @@ def figure(ctx: AnalysisContext, ms: list[Member]):
         ylabels[top], xlabels[top] = f"D(K = {facets.sci(K)}, ε)", "privacy level ε"
         ylabels[bottom], xlabels[bottom] = f"D(K, ε = {eps_k:g})", "episodes K"
         for m in (m for m in ms if m.model == k):
-            es = sorted(m.private)
-            d = np.array([m.fit["D_at_K_ci"][e] for e in es])
-            parts.append(pd.DataFrame({"x": es, "y": d[:, 0], "lo": d[:, 1], "hi": d[:, 2], "panel": top, "line": m.label,
-                                       "curve": f"{top}|{m.label}"}))
-            if eps_k in m.private:
+            line = FAMILY_OF.get(m.agent, m.label)  # one legend entry per algorithm: the panel says the model
+            es = [e for e in sorted(m.private) if m.fit["D_at_K_ci"][e][0] > 0]  # D <= 0: in the table, not on a log axis
+            d = np.array([m.fit["D_at_K_ci"][e] for e in es]).reshape(-1, 3)
+            parts.append(pd.DataFrame({"x": es, "y": d[:, 0], "lo": np.maximum(d[:, 1], d[:, 0] * 1e-3), "hi": d[:, 2],
+                                       "panel": top, "line": line, "curve": f"{top}|{line}"}))
+            if eps_k in m.private:  # the last DECADES_DRAWN decades of K, where D > 0 (a log axis)
                 D = m.private[eps_k].mean(axis=0) - m.base.mean(axis=0)
-                parts.append(pd.DataFrame({"x": m.episodes.astype(float), "y": D, "panel": bottom, "line": m.label,
-                                           "curve": f"{bottom}|{m.label}"}))
+                ep = m.episodes.astype(float)
+                keep = (ep >= ep[-1] / 10.0 ** DECADES_DRAWN) & (D > 0)
+                parts.append(pd.DataFrame({"x": ep[keep], "y": D[keep], "panel": bottom, "line": line,
+                                           "curve": f"{bottom}|{line}"}))
     data = pd.concat(parts, ignore_index=True)
     order = [MODELS[k] for k in models] + [f"{MODELS[k]}, ε = {eps_k:g}" for k in models]
     envs = sorted({m.env for m in ms})
