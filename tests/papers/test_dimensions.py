@@ -52,7 +52,7 @@ def test_vietri_slopes_of_regret_and_privacy_cost_beside_thm4_powers(tmp_path):
 
     # regret R = 100 A^0.8, noise-off twin R0 = 40 A^0.8: D = 60 A^0.8 (slope 0.8 on both)
     cells = [("pucb", {"epsilon": 10.0, "noise": 1.0}, lambda m: 100.0 * m.A ** 0.8, "PUCB eps=10"),
-             ("pucb", {"epsilon": 10.0, "noise": 0.0}, lambda m: 40.0 * m.A ** 0.8, "PUCB eps=10 noise off")]
+             ("pucb", {"epsilon": 1.0, "noise": 0.0}, lambda m: 40.0 * m.A ** 0.8, "PUCB eps=10 noise off")]
     out = ANALYSES["vietri2020_dimensions"](_context(tmp_path, BANDITS, cells))
     t = out.table
     assert set(t.quantity) == {"regret", "privacy cost D"} and set(t.x) == {2, 3, 4, 6}

@@ -66,6 +66,7 @@ class Cost:
     base: float          # 0.0
     upper: Power | None  # the bound's term for this part
     lower: Power | None = None
+    free: tuple[str, ...] = ()  # parameters the twin may differ in besides ``param`` (a noise-off twin's eps)
 
 
 @dataclass(frozen=True)
@@ -106,12 +107,6 @@ def family_axis(mdps: Mapping[str, object]) -> str:
     return varying[0]
 
 
-def _key(info: Mapping, drop: str | None = None) -> tuple:
-    """A cell's identity across envs: agent and parameters (without ``drop``)."""
-    return (info["agent"], tuple(sorted((k, float(v)) for k, v in info["params"].items()
-                                        if k != drop and isinstance(v, (int, float)))))
-
-
 def _pow(p: float) -> str:
     return "n/a" if not np.isfinite(p) else f"{p:g}"
 
@@ -122,6 +117,19 @@ def _power_text(term: Power | None, axis: str) -> str:
     return f"{axis}^{_pow(term.of(axis))} ({term.source}: {term.text})"
 
 
+def _twin(infos: Sequence[Mapping], info: Mapping, cost: Cost) -> Mapping | None:
+    """The cell of ``info``'s env and agent with ``cost.param`` at its base value and every other
+    parameter but ``cost.free`` equal; None when the experiment runs none."""
+    skip = {cost.param, *cost.free}
+
+    def rest(i):
+        return {k: float(v) for k, v in i["params"].items() if k not in skip and isinstance(v, (int, float))}
+
+    return next((i for i in infos if i["env_key"] == info["env_key"] and i["agent"] == info["agent"]
+                 and math.isclose(float(i["params"].get(cost.param, math.nan)), cost.base)
+                 and rest(i) == rest(info)), None)
+
+
 def _src(term: Power | None) -> str:
     return term.source if term is not None else "dimensions"
 
@@ -129,7 +137,6 @@ def _src(term: Power | None) -> str:
 def _rows(ctx: AnalysisContext, spec: DimensionSpec, axis: str, mdps) -> pd.DataFrame:
     """One row per (cell, env) and quantity: regret, and each cost with a twin on that env."""
     rows = []
-    by_key = {(i["env_key"], _key(i)): i for i in ctx.infos}
     for info in ctx.infos:
         env, m = info["env_key"], mdps[info["env_key"]]
         bound = spec.bounds.get(info["agent"], AgentBound(None))
@@ -149,9 +156,7 @@ def _rows(ctx: AnalysisContext, spec: DimensionSpec, axis: str, mdps) -> pd.Data
             p = info["params"].get(cost.param)
             if p is None or math.isclose(float(p), cost.base):
                 continue
-            twin_key = (info["agent"], tuple(sorted(
-                [(k, v) for k, v in _key(info, cost.param)[1]] + [(cost.param, float(cost.base))])))
-            twin = by_key.get((env, twin_key))
+            twin = _twin(ctx.infos, info, cost)
             if twin is None:
                 continue
             ep2, R2 = curves(ctx, env, twin["cell"])

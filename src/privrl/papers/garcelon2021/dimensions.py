@@ -15,13 +15,13 @@ EQ9_PRIVACY = Power("sqrt(2K) e^{eps/2}/(e^eps - 1), S, A, H removed", {}, "Thm 
 EQ9_BURN_IN = Power("tau H", {"H": 1.0}, "Thm 6")
 TABLE1_LDP = Power("sqrt(K)/eps0, S, A, H removed", {}, "Table 1")
 
-PRIVACY = Cost("privacy cost D", "D = R - R(noise off)", "noise", 0.0, EQ9_PRIVACY)
+PRIVACY = Cost("privacy cost D", "D = R - R(noise off)", "noise", 0.0, EQ9_PRIVACY, free=("epsilon",))
 SPEC = DimensionSpec(
     paper="garcelon2021", source="Garcelon et al. ICML-21 note, Thm 6 (Eq. 9), Table 1",
     bounds={"shuffled-obi": AgentBound(regret=EQ9_LEADING, note=NOTE, costs=(
                 PRIVACY, Cost("burn-in cost", "B = R(tau) - R(tau=0)", "tau", 0.0, EQ9_BURN_IN))),
             "ldp-obi": AgentBound(regret=TABLE1_LDP, note=NOTE, costs=(
-                Cost("privacy cost D", "D = R - R(noise off)", "noise", 0.0, TABLE1_LDP),))})
+                Cost("privacy cost D", "D = R - R(noise off)", "noise", 0.0, TABLE1_LDP, free=("epsilon",)),))})
 
 ANALYSES = {"garcelon2021_dimensions": analysis(SPEC, "garcelon2021_dimensions",
                                                 "Garcelon et al. Thm 6 (Eq. 9): Shuffled-OBI across a dimension")}

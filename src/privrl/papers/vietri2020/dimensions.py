@@ -17,7 +17,8 @@ SPEC = DimensionSpec(
     paper="vietri2020", source="Vietri et al. ICML 2020, Thm 4 and Thm 6",
     bounds={"pucb": AgentBound(
         regret=THM4_LEADING, lower=THM6_LEADING,
-        costs=(Cost("privacy cost D", "D = R - R(noise off)", "noise", 0.0, THM4_PRIVACY, THM6_PRIVACY),))})
+        costs=(Cost("privacy cost D", "D = R - R(noise off)", "noise", 0.0, THM4_PRIVACY, THM6_PRIVACY,
+                     free=("epsilon",)),))})
 
 ANALYSES = {"vietri2020_dimensions": analysis(SPEC, "vietri2020_dimensions",
                                               "Vietri et al. Thm 4 / Thm 6: PUCB across a dimension")}
