@@ -224,11 +224,12 @@ def _claims(ctx: AnalysisContext, spec: DimensionSpec, df: pd.DataFrame, axis: s
         power, lower = float(d.bound_power.iloc[0]), float(d.lower_power.iloc[0])
         term = d.bound_term.iloc[0]
         xs = ", ".join(str(v) for v in sorted(d.x.unique()))
+        fitted = ", ".join(str(v) for v in sorted(use.x.unique()))
         pre = d[~d.in_regime]
         need = float((V.THRESHOLDS.regime_factor * pre.crossover_K).max()) if len(pre) else math.nan
         slope_text = (f"{fit.exponent:.2f} [{fit.lo:.2f}, {fit.hi:.2f}]" if fit is not None
                       else "n/a")
-        slopes.append({"quantity": q, "line": line, "axis": axis, "members": xs, "fit_over": used,
+        slopes.append({"quantity": q, "line": line, "axis": axis, "members": fitted, "fit_over": used,
                        "slope": fit.exponent if fit else math.nan, "slope_lo": fit.lo if fit else math.nan,
                        "slope_hi": fit.hi if fit else math.nan, "bound_power": power,
                        "bound_term": term, "lower_power": lower})
@@ -245,7 +246,7 @@ def _claims(ctx: AnalysisContext, spec: DimensionSpec, df: pd.DataFrame, axis: s
             pinned = "no lower bound gives this power: not pinned"
         agent = d.agent.iloc[0]
         note = spec.bounds.get(agent, AgentBound(None)).note
-        measured = f"slope of log {quantities[q]} on log {axis} = {slope_text} over {axis} in {{{xs}}} ({used})"
+        measured = f"slope of log {quantities[q]} on log {axis} = {slope_text} over {axis} in {{{fitted}}} ({used})"
         regime = "; ".join(x for x in [
             f"context: {versus}; bound term {term}; {pinned}",
             "an upper bound's power of a dimension is a worst case over instances, and a fixed family past its "
@@ -261,6 +262,11 @@ def _claims(ctx: AnalysisContext, spec: DimensionSpec, df: pd.DataFrame, axis: s
     return claims, pd.DataFrame(slopes)
 
 
+def _short(panel: str) -> str:
+    """The y label's quantity: the panel name to its symbol ("privacy cost D = ..." -> "privacy cost D")."""
+    return panel.split(" (")[0].split(" = ")[0]
+
+
 def _figure(df: pd.DataFrame, slopes: pd.DataFrame, axis: str, panels: Mapping[str, str]):
     """A panel per quantity (regret, each cost, each computed series) against the dimension, log-log
     (a slope is a power), one line per cell (95 % CI band), and per line its bound's power drawn as
@@ -271,11 +277,10 @@ def _figure(df: pd.DataFrame, slopes: pd.DataFrame, axis: str, panels: Mapping[s
 
     if not len(df):
         return None
-    title = {q: panels[q] for q in panels if q in set(df.quantity)}
+    title = {q: _panel_title(panels[q], slopes[slopes.quantity == q], axis) for q in panels if q in set(df.quantity)}
     data = pd.DataFrame({"x": df.x.astype(float), "y": df.value, "lo": df.lo, "hi": df.hi,
                          "panel": df.quantity.map(title), "line": [facets.human(s) for s in df.line],
                          "curve": df.quantity + "|" + df.line})
-    data.loc[data.y <= 0, ["y"]] = np.nan  # a non-positive difference has no place on a log axis (the table has it)
     powers = {(r.quantity, r.line): r for r in slopes.itertuples()}
     drawn_powers = {}
 
@@ -283,25 +288,41 @@ def _figure(df: pd.DataFrame, slopes: pd.DataFrame, axis: str, panels: Mapping[s
         for cid, c in rows.groupby("curve", sort=False):
             q, line = cid.split("|", 1)
             s = powers.get((q, line))
-            c = c.dropna(subset=["y"]).sort_values("x")
-            if s is None or not np.isfinite(s.bound_power) or not len(c):
+            c = c[c.y > 0].sort_values("x")  # from the first positive point (a difference may be <= 0)
+            if s is None or not np.isfinite(s.bound_power) or len(c) < 2:
                 continue
             colour = next((ln.get_color() for ln in ax.get_lines() if ln.get_label() == f"_{cid}"), "0.3")
             x0, y0 = float(c.x.iloc[0]), float(c.y.iloc[0])
             xs = np.geomspace(x0, float(c.x.iloc[-1]), 20)
-            ax.plot(xs, y0 * (xs / x0) ** s.bound_power, color=colour, ls=(0, (4, 2)), lw=0.9, scaley=False,
+            ax.plot(xs, y0 * (xs / x0) ** s.bound_power, color=colour, ls=GUIDE, lw=1.0, scaley=False,
                     label="_guide")
             drawn_powers.setdefault(panel, set()).add(s.bound_power)
 
     order = list(title.values())
     fig = facets.line_grid(data, xlabel=AXIS_NAMES[axis], ylabel="", panel_order=order, sharey=False,
-                           ylabels={title[q]: at_k(df[df.quantity == q].K, panels[q].split(" (")[0])
+                           ylabels={title[q]: at_k(df[df.quantity == q].K, _short(panels[q]))
                                     for q in title},
                            sharex=False, xlabels={t: AXIS_NAMES[axis] for t in order}, markers=True,
                            data_xticks=True, decorate=guides,
-                           extra_legend=[(Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9),
-                                          f"the bound's power of {axis}, in the line's colour, from its first point")])
+                           extra_legend=[(Line2D([], [], color="0.3", ls=GUIDE, lw=1.0),
+                                          "the bound's power, from the first point")])
     return fig
+
+
+GUIDE = (0, (1, 1.6))  # dotted: a reference slope, never a data line's dash pattern
+
+
+def _power_tex(axis: str, p: float) -> str:
+    return f"${axis}^{{{p:g}}}$" if p != 1 else f"${axis}$"
+
+
+def _panel_title(name: str, s: pd.DataFrame, axis: str) -> str:
+    """The panel's quantity and the bound's power its dotted guides draw (or that none is printed)."""
+    powers = sorted({float(p) for p in s.bound_power if np.isfinite(p)})
+    terms = sorted({t.split(" (")[1].split(":")[0] for t, p in zip(s.bound_term, s.bound_power) if np.isfinite(p)})
+    if not powers:
+        return f"{name}; no power of {axis} printed"
+    return f"{name}; dotted: " + " / ".join(_power_tex(axis, p) for p in powers) + f" ({', '.join(terms)})"
 
 
 def analysis(spec: DimensionSpec, name: str, title: str) -> Callable[[AnalysisContext], AnalysisResult]:
@@ -316,7 +337,9 @@ def analysis(spec: DimensionSpec, name: str, title: str) -> Callable[[AnalysisCo
         for b in spec.bounds.values():
             for c in b.costs:
                 quantities[c.name] = c.symbol.split(" =")[0]
-                panels[c.name] = f"{c.name} ({c.symbol})"
+                sym, _, rhs = c.symbol.partition(" = ")
+                named = c.name if c.name.endswith(" " + sym) else f"{c.name} {sym}"
+                panels[c.name] = f"{named} = {rhs}" if rhs else named
         for e in spec.extras:
             quantities[e.name] = e.name
             panels[e.name] = e.ylabel
@@ -343,7 +366,7 @@ def _markdown(ctx: AnalysisContext, title: str, df: pd.DataFrame, slopes: pd.Dat
          "members in regime remain.", "",
          f"| quantity | cell | {axis} | K | crossover K | in regime | value at K [95% CI] |", "|---|---|---|---|---|---|---|"]
     for r in df.itertuples():
-        val = fmt_ci(r.value, r.lo, r.hi) if r.lo != r.hi else f"{r.value:.4g} (computed)"
+        val = fmt_ci(r.value, r.lo, r.hi) if r.n_seeds else f"{r.value:.4g} (computed)"
         L.append(f"| {r.quantity} | {r.line} | {r.x} | {r.K:.3g} | "
                  f"{r.crossover_K:.3g} | {'yes' if r.in_regime else 'no (pre-regime)'} | {val} |")
     L += ["", f"## Slopes against {axis}", "",
