@@ -70,7 +70,7 @@ def test_vietri_slopes_of_regret_and_privacy_cost_beside_thm4_powers(tmp_path):
     assert "Slopes against A" in out.markdown and "| 0.5 |" in out.markdown
     assert out.figure is not None
     axes = out.figure.axes
-    assert any("privacy cost" in a.get_ylabel() for a in axes) and all(a.get_xscale() == "log" for a in axes[:2])
+    assert any("R(noise off)" in a.get_ylabel() for a in axes) and all(a.get_xscale() == "log" for a in axes[:2])
     # the bound's power is drawn as a reference slope in every panel
     assert sum(ln.get_label() == "_guide" for a in axes for ln in a.get_lines()) >= 3
 

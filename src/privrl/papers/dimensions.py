@@ -262,11 +262,6 @@ def _claims(ctx: AnalysisContext, spec: DimensionSpec, df: pd.DataFrame, axis: s
     return claims, pd.DataFrame(slopes)
 
 
-def _short(panel: str) -> str:
-    """The y label's quantity: the panel name to its symbol ("privacy cost D = ..." -> "privacy cost D")."""
-    return panel.split(" (")[0].split(" = ")[0]
-
-
 def _figure(df: pd.DataFrame, slopes: pd.DataFrame, axis: str, panels: Mapping[str, str]):
     """A panel per quantity (regret, each cost, each computed series) against the dimension, log-log
     (a slope is a power), one line per cell (95 % CI band), and per line its bound's power drawn as
@@ -277,7 +272,8 @@ def _figure(df: pd.DataFrame, slopes: pd.DataFrame, axis: str, panels: Mapping[s
 
     if not len(df):
         return None
-    title = {q: _panel_title(panels[q], slopes[slopes.quantity == q], axis) for q in panels if q in set(df.quantity)}
+    title = {q: facets.human(_panel_title(panels[q][0], slopes[slopes.quantity == q], axis))
+             for q in panels if q in set(df.quantity)}
     data = pd.DataFrame({"x": df.x.astype(float), "y": df.value, "lo": df.lo, "hi": df.hi,
                          "panel": df.quantity.map(title), "line": [facets.human(s) for s in df.line],
                          "curve": df.quantity + "|" + df.line})
@@ -300,7 +296,7 @@ def _figure(df: pd.DataFrame, slopes: pd.DataFrame, axis: str, panels: Mapping[s
 
     order = list(title.values())
     fig = facets.line_grid(data, xlabel=AXIS_NAMES[axis], ylabel="", panel_order=order, sharey=False,
-                           ylabels={title[q]: at_k(df[df.quantity == q].K, _short(panels[q]))
+                           ylabels={title[q]: at_k(df[df.quantity == q].K, facets.human(panels[q][1]))
                                     for q in title},
                            sharex=False, xlabels={t: AXIS_NAMES[axis] for t in order}, markers=True,
                            data_xticks=True, decorate=guides,
@@ -313,7 +309,7 @@ GUIDE = (0, (1, 1.6))  # dotted: a reference slope, never a data line's dash pat
 
 
 def _power_tex(axis: str, p: float) -> str:
-    return f"${axis}^{{{p:g}}}$" if p != 1 else f"${axis}$"
+    return f"${axis}^{{{p:g}}}$"
 
 
 def _panel_title(name: str, s: pd.DataFrame, axis: str) -> str:
@@ -321,7 +317,7 @@ def _panel_title(name: str, s: pd.DataFrame, axis: str) -> str:
     powers = sorted({float(p) for p in s.bound_power if np.isfinite(p)})
     terms = sorted({t.split(" (")[1].split(":")[0] for t, p in zip(s.bound_term, s.bound_power) if np.isfinite(p)})
     if not powers:
-        return f"{name}; no power of {axis} printed"
+        return f"{name}; power of {axis} not printed"
     return f"{name}; dotted: " + " / ".join(_power_tex(axis, p) for p in powers) + f" ({', '.join(terms)})"
 
 
@@ -333,16 +329,14 @@ def analysis(spec: DimensionSpec, name: str, title: str) -> Callable[[AnalysisCo
         axis = family_axis(mdps)
         df = _rows(ctx, spec, axis, mdps)
         quantities = {REGRET: "R"}
-        panels = {REGRET: "regret"}
+        panels = {REGRET: ("regret", "regret")}  # quantity -> (panel name, y label's quantity)
         for b in spec.bounds.values():
             for c in b.costs:
                 quantities[c.name] = c.symbol.split(" =")[0]
-                sym, _, rhs = c.symbol.partition(" = ")
-                named = c.name if c.name.endswith(" " + sym) else f"{c.name} {sym}"
-                panels[c.name] = f"{named} = {rhs}" if rhs else named
+                panels[c.name] = (c.name, c.symbol.replace(" - ", " − "))
         for e in spec.extras:
             quantities[e.name] = e.name
-            panels[e.name] = e.ylabel
+            panels[e.name] = (e.name, e.ylabel)
         claims, slopes = _claims(ctx, spec, df, axis, name, quantities)
         fig = _figure(df, slopes, axis, panels)
         save_pdf(fig, ctx, name)

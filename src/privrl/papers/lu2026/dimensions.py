@@ -26,7 +26,7 @@ def certified_epsilon(info, mdp, K: int) -> float:
 SPEC = DimensionSpec(
     paper="lu2026", source="Lu, Gajane, Bai & Talebi (2026), Lemma 12, Cor. 14",
     bounds={"rlsvi": AgentBound(regret=NOT_PRINTED)},
-    extras=(Extra("certified eps", "ε(δ) certified by Cor. 14 (δ = $10^{-5}$)", ("rlsvi",), certified_epsilon,
+    extras=(Extra("certified eps", "ε(δ), δ = $10^{-5}$ (Cor. 14)", ("rlsvi",), certified_epsilon,
                   LEMMA12),))
 
 ANALYSES = {"lu2026_dimensions": analysis(SPEC, "lu2026_dimensions",
