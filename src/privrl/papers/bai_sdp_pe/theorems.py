@@ -407,6 +407,7 @@ def _slopes_md(slopes: list[dict]) -> str:
 
 
 SCALING_AXES = {"X": "states X", "A": "actions A", "H": "horizon H"}
+POWER_GUIDE = (0, (6, 2, 1, 2))  # dash-dot: the bound's power (data lines are solid / dashed, Eq. (29) dotted)
 
 
 def _scaling_figure(ctx: AnalysisContext, points: pd.DataFrame):
@@ -438,14 +439,14 @@ def _scaling_figure(ctx: AnalysisContext, points: pd.DataFrame):
             power = BOUND_EXPONENT.get(agent, {}).get(axis)
             if power is not None and len(c) > 1 and c.y.iloc[0] > 0:  # the bound's power, from the first size
                 xs = np.geomspace(float(c.x.iloc[0]), float(c.x.iloc[-1]), 20)
-                ax.plot(xs, float(c.y.iloc[0]) * (xs / float(c.x.iloc[0])) ** power, color=colour, ls=(0, (4, 2)),
+                ax.plot(xs, float(c.y.iloc[0]) * (xs / float(c.x.iloc[0])) ** power, color=colour, ls=POWER_GUIDE,
                         lw=0.9, scaley=False, label="_guide")
 
     from matplotlib.lines import Line2D
 
     key = [(Line2D([], [], color="0.3", ls=(0, (1, 1.5)), lw=0.9, marker="_", ms=7),
             "Eq. (29) bound (Lemma 25), in the line's colour")] if data.bound.notna().any() else []
-    key.append((Line2D([], [], color="0.3", ls=(0, (4, 2)), lw=0.9),
+    key.append((Line2D([], [], color="0.3", ls=POWER_GUIDE, lw=0.9),
                 "bound's power (SDP-PE: Thm 11's $X^3A^2H^6$; PE: Thm 6's $\\sqrt{H^5X^2AK}$), from the first size"))
     return facets.line_grid(data, xlabel="", ylabel=at_k(points.get("K")), panel_order=order, sharex=False, sharey=False,
                             xlabels={title[a]: SCALING_AXES[a] for a in title}, markers=True, data_xticks=True,
