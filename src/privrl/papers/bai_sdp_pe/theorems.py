@@ -16,7 +16,7 @@
 * ``bai_sdp_pe_scaling`` -- the X, A, H dependence of Thm 6 / 11 on garnets with <= 64 policies,
   one axis varied at a time. Scored: regret at K below Lemma 25's explicit Eq. (29) at every size
   (:mod:`privrl.papers.bai_sdp_pe.eq29`). The slope of log R(K) on log X (A, H) against the bound's
-  exponent (X^3, A^2, H^6 shuffle / H^5 none) is context: past their crossover fixed instances
+  exponent (Thm 11 X^3 A^2 H^6 for the shuffle agent; Thm 6 sqrt(H^5 X^2 A K), i.e. X^1 A^1/2 H^5/2, for PE) is context: past their crossover fixed instances
   have instance-dependent regret, and an upper bound's dimension factor is a worst case.
 
 All scoring by :mod:`privrl.results.verdicts`; crossover K from ``AgentSpec.crossover``. Every
@@ -50,7 +50,8 @@ PAPER_ID = "bai_sdp_pe"
 MODEL = {"sdp-pe-jdp": "central (Laplace)", "sdp-pe": "shuffle (Alg. 4)", "sdp-pe-ldp": "local (Laplace)", "pe": "none"}
 AXES = {"X": "S", "A": "A", "H": "H"}
 HEADERS = {"lost_optimum": "seeds that eliminated pi*"}
-BOUND_EXPONENT = {"sdp-pe": {"X": 3.0, "A": 2.0, "H": 6.0}, "pe": {"X": 3.0, "A": 2.0, "H": 5.0}}  # Thm 11 / Thm 6
+# Thm 11's privacy term X^3 A^2 H^6 / eps (SDP-PE, shuffle); Thm 6 at E = 0 (PE, no privacy): sqrt(H^5 X^2 A K)
+BOUND_EXPONENT = {"sdp-pe": {"X": 3.0, "A": 2.0, "H": 6.0}, "pe": {"X": 1.0, "A": 0.5, "H": 2.5}}
 
 
 def run_error_level(info: dict, mdp, K: int) -> float:
@@ -354,7 +355,7 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
                             for r in df.itertuples()]
     claims = _below_eq29_claims(ctx, df) if len(df) else []
     sets = _axis_sets(df) if len(df) else {}
-    points = []
+    points, slopes = [], []
     for axis, envs in sets.items():
         for agent, d in df[df.env.isin(envs.env)].groupby("agent"):
             d = d.sort_values(axis)
@@ -364,6 +365,8 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
             if not d.in_regime.all():
                 reg = V.Regime(max(reg.crossover_K, reg.window_lo), reg.window_lo, reg.window_hi)
             claim_e = BOUND_EXPONENT[agent][axis]
+            slopes.append({"axis": axis, "agent": agent, "sizes": ", ".join(str(v) for v in d[axis]),
+                           "slope": fit.exponent, "lo": fit.lo, "hi": fit.hi, "power": claim_e})
             sc = V.score_rate_upper(fit, claim_e, V.THRESHOLDS.log_allowance, reg)
             # context, never a verdict on Thm 6: fixed instances past their crossover have instance-dependent
             # regret (O(log K)/gap), whose ratio across sizes says nothing of a worst-case factor X^3 A^2 H^5
@@ -380,15 +383,31 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
                 "Bai et al. Thm 6 / Thm 11"), scope="context"))
     fig = _scaling_figure(ctx, pd.concat(points, ignore_index=True) if points else df)
     save_pdf(fig, ctx, "bai_sdp_pe_scaling")
-    return _result(df, claims, fig, f"Bai et al.: regret across X, A, H ({ctx.experiment})",
-             "One variable varied at a time on garnets with <= 64 policies. Scored: regret at K below Eq. (29) "
-             "(eq29_bound, Lemma 25's explicit sum at the run's C, iota, E) at each size. The slopes across sizes "
-             "are context (instance-dependent regret says nothing of a worst-case dimension exponent).",
-             ["env", "agent", "X", "A", "H", "policies", "C", "crossover_K", "active_at_K", "in_regime",
-              "lost_optimum", "eq29_bound", "regret"])
+    out = _result(df, claims, fig, f"Bai et al.: regret across X, A, H ({ctx.experiment})",
+                  "One variable varied at a time on garnets with <= 64 policies. Scored: regret at K below Eq. (29) "
+                  "(eq29_bound, Lemma 25's explicit sum at the run's C, iota, E) at each size. The slopes across sizes "
+                  "are context (instance-dependent regret says nothing of a worst-case dimension exponent).",
+                  ["env", "agent", "X", "A", "H", "policies", "C", "crossover_K", "active_at_K", "in_regime",
+                   "lost_optimum", "eq29_bound", "regret"])
+    if slopes:
+        out.markdown += _slopes_md(slopes)
+    return out
+
+
+def _slopes_md(slopes: list[dict]) -> str:
+    """The measured slope of log regret at K on log X (A, H) beside the bound's power (context)."""
+    L = ["", "## Slopes against X, A, H (context)", "",
+         "Seed-bootstrap 95 % CI. Bound's power: Thm 11's X^3 A^2 H^6 / eps term for SDP-PE (shuffle), "
+         "Thm 6's sqrt(H^5 X^2 A K) term for PE (E = 0); a worst case over instances, not a test on one family.", "",
+         "| variable | agent | sizes | measured slope [95% CI] | bound's power |", "|---|---|---|---|---|"]
+    for r in slopes:
+        L.append(f"| {r['axis']} | {r['agent']} | {r['sizes']} | {r['slope']:.2f} [{r['lo']:.2f}, {r['hi']:.2f}] | "
+                 f"{r['axis']}^{r['power']:g} |")
+    return "\n".join(L) + "\n"
 
 
 SCALING_AXES = {"X": "states X", "A": "actions A", "H": "horizon H"}
+POWER_GUIDE = (0, (6, 2, 1, 2))  # dash-dot: the bound's power (data lines are solid / dashed, Eq. (29) dotted)
 
 
 def _scaling_figure(ctx: AnalysisContext, points: pd.DataFrame):
@@ -413,14 +432,22 @@ def _scaling_figure(ctx: AnalysisContext, points: pd.DataFrame):
     def eq29_lines(ax, _panel, rows):  # the bound each size is scored against, in its line's colour
         for cid, c in rows.groupby("curve", sort=False):
             c = c.sort_values("x")
+            colour = next(ln.get_color() for ln in ax.get_lines() if ln.get_label() == f"_{cid}")
             if c.bound.notna().all():
-                colour = next(ln.get_color() for ln in ax.get_lines() if ln.get_label() == f"_{cid}")
                 ax.plot(c.x, c.bound, color=colour, ls=(0, (1, 1.5)), lw=0.9, marker="_", ms=7, label="_guide")
+            axis, agent = cid.split("|")
+            power = BOUND_EXPONENT.get(agent, {}).get(axis)
+            if power is not None and len(c) > 1 and c.y.iloc[0] > 0:  # the bound's power, from the first size
+                xs = np.geomspace(float(c.x.iloc[0]), float(c.x.iloc[-1]), 20)
+                ax.plot(xs, float(c.y.iloc[0]) * (xs / float(c.x.iloc[0])) ** power, color=colour, ls=POWER_GUIDE,
+                        lw=0.9, scaley=False, label="_guide")
 
     from matplotlib.lines import Line2D
 
     key = [(Line2D([], [], color="0.3", ls=(0, (1, 1.5)), lw=0.9, marker="_", ms=7),
             "Eq. (29) bound (Lemma 25), in the line's colour")] if data.bound.notna().any() else []
+    key.append((Line2D([], [], color="0.3", ls=POWER_GUIDE, lw=0.9),
+                "bound's power (SDP-PE: Thm 11's $X^3A^2H^6$; PE: Thm 6's $\\sqrt{H^5X^2AK}$), from the first size"))
     return facets.line_grid(data, xlabel="", ylabel=at_k(points.get("K")), panel_order=order, sharex=False, sharey=False,
                             xlabels={title[a]: SCALING_AXES[a] for a in title}, markers=True, data_xticks=True,
                             decorate=eq29_lines, extra_legend=key)

@@ -50,6 +50,7 @@ from privrl.papers.garcelon2021.thm6 import garcelon2021_thm6
 from privrl.papers.garcelon2021.prop7 import PROP7
 from privrl.papers.common import as_generator, check_axes, check_legend, column_axes, env_mdp, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
+from privrl.papers.garcelon2021.dimensions import ANALYSES as DIMENSIONS
 from privrl.results.coverage_verdicts import within_stated
 
 ROWS = [  # tag, algorithm, theoretical regret (Table 1)
@@ -335,6 +336,6 @@ PAPER = Paper(
     authors=("Evrard Garcelon", "Vianney Perchet", "Ciara Pike-Burke", "Matteo Pirotta"),
     year=2021, venue="ICML 2021 Workshop on Reinforcement Learning Theory", link="",
     file="000_becb116b9d580893.txt",
-    analyses={"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6},
+    analyses={"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6, **DIMENSIONS},
     theorem_checks=(COVERAGE, PROP5, PROP7),
 )

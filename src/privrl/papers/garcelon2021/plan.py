@@ -45,5 +45,11 @@ def garcelon2021_thm6(x: ExperimentCells) -> list[PlannedClaim]:
     return out
 
 
+def dimensions(x) -> list:
+    """Dimension slopes (privrl.papers.dimensions) are context rows only: no paper claim to plan."""
+    return []
+
+
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
-RULES = {"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6}
+RULES = {"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6,
+         "garcelon2021_dimensions": dimensions}

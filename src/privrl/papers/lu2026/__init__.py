@@ -58,6 +58,7 @@ from privrl.papers.common import (
     rng_for,
 )
 from privrl.papers.registry import Paper
+from privrl.papers.lu2026.dimensions import ANALYSES as DIMENSIONS
 from privrl.results.labels import env_title
 
 PAPER_ID = "lu2026"
@@ -315,6 +316,6 @@ PAPER = Paper(
     authors=("Haiyang Lu", "Pratik Gajane", "Shaojie Bai", "Mohammad Sadegh Talebi"),
     year=2026, venue="arXiv preprint (cs.LG)", link="https://arxiv.org/abs/2606.01952",
     file="003_dc371eb3b7a8685a.txt",
-    analyses={"rlsvi_privacy": rlsvi_privacy, **COMPARISONS},
+    analyses={"rlsvi_privacy": rlsvi_privacy, **COMPARISONS, **DIMENSIONS},
     theorem_checks=(COR14, RLSVI_AUDIT, LEMMA11),
 )

@@ -20,5 +20,10 @@ def lu2026_fixed_eps(x: ExperimentCells) -> list[PlannedClaim]:  # the orders ag
             for c in x.private("rlsvi") if float(c.params.get("beta_scale", 1.0)) == 1.0]
 
 
+def dimensions(x) -> list:
+    """Dimension slopes (privrl.papers.dimensions) are context rows only: no paper claim to plan."""
+    return []
+
+
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
-RULES = {"rlsvi_privacy": rlsvi_privacy, "lu2026_fixed_eps": lu2026_fixed_eps}
+RULES = {"rlsvi_privacy": rlsvi_privacy, "lu2026_fixed_eps": lu2026_fixed_eps, "lu2026_dimensions": dimensions}

@@ -21,6 +21,7 @@ from privrl.papers.registry import Paper, TheoremCheck
 from privrl.papers.vietri2020.minimax import ANALYSES as MINIMAX
 from privrl.papers.vietri2020.bounds import ANALYSES
 from privrl.papers.vietri2020.checks import CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E, LEMMA8
+from privrl.papers.vietri2020.dimensions import ANALYSES as DIMENSIONS
 
 
 def check_binary_mechanism(rng, T_grid: Iterable[int] = tuple(2**j for j in range(6, 17)),
@@ -78,6 +79,6 @@ PAPER = Paper(
     authors=("Giuseppe Vietri", "Borja Balle", "Akshay Krishnamurthy", "Zhiwei Steven Wu"),
     year=2020, venue="ICML 2020", link="",
     file="001_62dda6bb64c1eaea.txt",
-    analyses={**ANALYSES, **MINIMAX},
+    analyses={**ANALYSES, **MINIMAX, **DIMENSIONS},
     theorem_checks=(BINARY_MECHANISM, CLAIM1_SENSITIVITY, COUNTERS_WITHIN_E, LEMMA8),
 )

@@ -58,6 +58,12 @@ def lower_bound(x: ExperimentCells) -> list[PlannedClaim]:
     return out
 
 
+def dimensions(x) -> list:
+    """Dimension slopes (privrl.papers.dimensions) are context rows only: no paper claim to plan."""
+    return []
+
+
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
 RULES = {"vietri2020_pac": lambda x: pucb(x, "pac"), "vietri2020_thm4": lambda x: pucb(x, "thm4"),
-               "vietri2020_minimax": minimax, "vietri2020_lower_bound": lower_bound}
+               "vietri2020_minimax": minimax, "vietri2020_lower_bound": lower_bound,
+               "vietri2020_dimensions": dimensions}
