@@ -23,11 +23,12 @@ it shows but says nothing yet. Scored with :func:`privrl.results.verdicts.score_
 condition: K >= 10 x both crossovers and K past the printed-margin K), on the non-private twin of
 the faster row as well (:mod:`privrl.results.controls`): an order "A below B" holds for A with its
 noise off too, so it reads at best "consistent" naming that twin. A row is a paper claim only
-where the printed orders separate the rows by the margin at some K; otherwise it is context (scope
-``context``) with the reason. Rows are compared at one *label* eps, as the tables print them; where
-their guarantees differ under one neighbour relation (PUCB's and DP-UCBVI-JDP's eps-JDP is 2 eps under
-replacement, :func:`privrl.papers.cross_paper.cross_model.replacement_epsilon`) the why says so (the
-matched-relation comparison is the ``cross_model_coverage`` analysis).
+where the printed orders separate the rows by the margin at some K and both rows hold one eps under
+replacement neighbours (:func:`privrl.papers.cross_paper.cross_model.replacement_epsilon`; as
+``garcelon_table1`` and ``cross_model_coverage`` compare JDP with LDP); otherwise it is context
+(scope ``context``) with the reason. Rows are shown at one *label* eps, as the tables print them:
+PUCB's, DP-UCBVI-JDP's and SDP-PE's eps is 2 eps under replacement, so on a grid without eps pairs 2x
+apart their orders against the LDP rows are context, the measured ratio printed.
 """
 from __future__ import annotations
 
@@ -83,14 +84,19 @@ def printed_need(fast: Form, slow: Form, eps: float, K: float) -> tuple[float, f
     return ratio, V.first_k(1.0, lambda k: slow(eps, k) / fast(eps, k) >= MARGIN)
 
 
-def order_scope(order: Order, k_form: float) -> tuple[str, str]:
+def order_scope(order: Order, k_form: float, eps_fast: float, eps_slow: float) -> tuple[str, str]:
     """(scope, why context): a paper claim only where the printed orders separate the rows by the
-    margin at some K (their privacy terms dominate) and the order is not marked context."""
+    margin at some K (their privacy terms dominate), both rows hold one eps under replacement
+    neighbours (as ``garcelon_table1`` and ``cross_model_coverage`` compare them), and the order is
+    not marked context."""
     if order.context:
         return "context", order.context
     if not math.isfinite(k_form):
         return "context", (f"the printed orders never put one row >= {MARGIN:g} x the other at this eps (their "
                            "privacy terms do not dominate): not the table's statement")
+    if not math.isclose(eps_fast, eps_slow, rel_tol=1e-6):
+        return "context", ("the rows hold different eps under one neighbour relation (replacement): the table's "
+                           "order is a statement at one eps; the matched comparison is cross_model_coverage")
     return "paper_claim", ""
 
 
@@ -188,7 +194,7 @@ def evaluate_order(ctx: AnalysisContext, order: Order, rows: Mapping[str, Row], 
     """The order's table row, its Score (judged on the faster row's non-private twin) and scope."""
     K = min(fast["K"], slow["K"])
     r_form, k_form = printed_need(rows[order.fast].form, rows[order.slow].form, eps, K)
-    scope, _ = order_scope(order, k_form)
+    scope, why_context = order_scope(order, k_form, fast["eps_replacement"], slow["eps_replacement"])
     relation = relation_note(names, order, fast["eps_replacement"], slow["eps_replacement"])
     cf, cs = fast["crossover_K"], slow["crossover_K"]
     need = order_k_needed(k_form, (cf, cs))
@@ -215,7 +221,8 @@ def evaluate_order(ctx: AnalysisContext, order: Order, rows: Mapping[str, Row], 
     if order.context:
         why.append(f"context: {order.context}")
     if relation:
-        why.append(relation)
+        why.append(relation + ("; context: the table's order is a statement at one eps (the matched comparison "
+                               "is cross_model_coverage)" if math.isfinite(k_form) and not order.context else ""))
     if guard_notes:
         why.append("inconclusive whatever it shows: " + "; ".join(guard_notes))
     note = (f"crossover K: {nf} {cf:.3g}, {ns} {cs:.3g}; K run {K:.3g}; printed {rows[order.slow].form_text} / "

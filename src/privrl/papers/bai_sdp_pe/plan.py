@@ -107,6 +107,7 @@ def bai_table1_printed(x: ExperimentCells) -> list[PlannedClaim]:
     import math
 
     from privrl.papers import printed_tables as PT
+    from privrl.papers.cross_paper.cross_model import replacement_epsilon
     from privrl.papers.bai_sdp_pe.printed_table import ORDERS, PRINTED, rows
 
     out = []
@@ -125,7 +126,8 @@ def bai_table1_printed(x: ExperimentCells) -> list[PlannedClaim]:
                 if (o.fast, e) not in by or (o.slow, e) not in by:
                     continue
                 _, k_form = PT.printed_need(printed[o.fast].form, printed[o.slow].form, e, x.K)
-                if PT.order_scope(o, k_form)[0] != "paper_claim":
+                rel = [replacement_epsilon(by[(k, e)].agent, dict(by[(k, e)].params), m, x.K) for k in (o.fast, o.slow)]
+                if PT.order_scope(o, k_form, *rel)[0] != "paper_claim":
                     continue
                 cells = [by[(o.fast, e)], by[(o.slow, e)]]
                 need = PT.order_k_needed(k_form, [x.cross[c.setting] for c in cells])

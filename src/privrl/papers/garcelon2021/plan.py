@@ -53,6 +53,7 @@ def garcelon_table1_printed(x: ExperimentCells) -> list[PlannedClaim]:
     """The paper-claim orders of Table 1 as printed (context orders left out), K needed as the analysis
     reads it: 10 x the larger crossover and the K from which the printed orders reach the margin."""
     from privrl.papers import printed_tables as PT
+    from privrl.papers.cross_paper.cross_model import replacement_epsilon
     from privrl.papers.garcelon2021.printed_table import ORDERS, row_of, rows
 
     out = []
@@ -71,7 +72,10 @@ def garcelon_table1_printed(x: ExperimentCells) -> list[PlannedClaim]:
                 if (o.fast, e0) not in by or (o.slow, e0) not in by:
                     continue
                 _, k_form = PT.printed_need(printed[o.fast].form, printed[o.slow].form, e0, x.K)
-                if PT.order_scope(o, k_form)[0] != "paper_claim":
+                rel = [e0 if by[(k, e0)].tags.get("eps0") is not None else
+                       replacement_epsilon(by[(k, e0)].agent, dict(by[(k, e0)].params), x.mdp[env], x.K)
+                       for k in (o.fast, o.slow)]
+                if PT.order_scope(o, k_form, *rel)[0] != "paper_claim":
                     continue
                 cells = [by[(o.fast, e0)], by[(o.slow, e0)]]
                 need = PT.order_k_needed(k_form, [x.cross[c.setting] for c in cells])
