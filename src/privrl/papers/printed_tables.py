@@ -189,9 +189,11 @@ def shows(ratio: tuple[float, float, float], th: V.Thresholds = V.THRESHOLDS) ->
 
 
 def evaluate_order(ctx: AnalysisContext, order: Order, rows: Mapping[str, Row], fast: dict, slow: dict,
-                   eps: float, names: Mapping[str, str], cid: str, guard_notes: Sequence[str] = ()
-                   ) -> tuple[dict, V.Score, str]:
-    """The order's table row, its Score (judged on the faster row's non-private twin) and scope."""
+                   eps: float, names: Mapping[str, str], cid: str, guard_notes: Sequence[str] = (),
+                   notes: Sequence[str] = ()) -> tuple[dict, V.Score, str]:
+    """The order's table row, its Score (judged on the faster row's non-private twin) and scope;
+    ``notes``: what else the why must say about the two rows (e.g. an elimination run that has
+    eliminated nothing)."""
     K = min(fast["K"], slow["K"])
     r_form, k_form = printed_need(rows[order.fast].form, rows[order.slow].form, eps, K)
     scope, why_context = order_scope(order, k_form, fast["eps_replacement"], slow["eps_replacement"])
@@ -214,6 +216,8 @@ def evaluate_order(ctx: AnalysisContext, order: Order, rows: Mapping[str, Row], 
             late = ns if cs >= cf else nf
             why.append(f"before regime: {late} crosses over at K = {max(cf, cs):.2g}, so both rows still pay "
                        f"near-linear exploration regret; K needed {V.THRESHOLDS.regime_factor * max(cf, cs):.2g}")
+        if seen == "reversed" and not cond:
+            why.insert(0, "reversed, before the regime the table is about")
         if cond and seen != "yes":
             why.append("in regime, " + ("the CI reaches parity" if seen == "no" else "the order is reversed"))
         if seen == "yes" and not cond:
@@ -225,6 +229,7 @@ def evaluate_order(ctx: AnalysisContext, order: Order, rows: Mapping[str, Row], 
                                "is cross_model_coverage)" if math.isfinite(k_form) and not order.context else ""))
     if guard_notes:
         why.append("inconclusive whatever it shows: " + "; ".join(guard_notes))
+    why.extend(notes)
     note = (f"crossover K: {nf} {cf:.3g}, {ns} {cs:.3g}; K run {K:.3g}; printed {rows[order.slow].form_text} / "
             f"{rows[order.fast].form_text} = {r_form:.3g} at K"
             + (f", >= {MARGIN:g} from K = {k_form:.3g}" if math.isfinite(k_form) else f", < {MARGIN:g} at every K")
@@ -272,6 +277,24 @@ def order_lines(orders: pd.DataFrame, names: Mapping[str, str]) -> list[str]:
                      f"{r.k_needed:.2g}" if math.isfinite(r.k_needed) else "never", r.why or "-"])
     return markdown_table(["eps", "predicted order (A < B)", "printed B/A at K", f"printed B/A >= {MARGIN:g} from K",
                            "measured R_B/R_A at K [95% CI]", "shows?", "verdict", "K needed", "why"], body)
+
+
+def reading(orders: pd.DataFrame) -> list[str]:
+    """A one-paragraph reading of the orders table: how many show, how many are the table's statements,
+    how many are in regime, the K they need."""
+    if orders.empty:
+        return []
+    n = len(orders)
+    c = orders.shows.value_counts()
+    in_regime = int((orders.verdict != V.NOT_REACHED).sum())
+    need = orders.k_needed[np.isfinite(orders.k_needed)]
+    claims = int((orders.scope == "paper_claim").sum())
+    return [f"**Reading.** Of the {n} orders predicted at eps <= 1, {c.get('yes', 0)} show in the measured regret at "
+            f"K, {c.get('reversed', 0)} are reversed and {c.get('no', 0)} sit within the CI; {claims} are the table's "
+            f"statements under one neighbour relation (the rest context, the why says which). {in_regime} of {n} are "
+            "in the regime the table is about" + (f"; the others need K = {need.min():.2g} to {need.max():.2g} "
+                                                  f"(K run {orders.K.max():.2g})" if len(need) and in_regime < n else "")
+            + ": an order shown before its regime is one of two explorers' regrets, not the table's statement.", ""]
 
 
 def eps_grid(ctx: AnalysisContext, infos: Sequence[dict], eps_of: Callable[[dict], float]) -> list[float]:

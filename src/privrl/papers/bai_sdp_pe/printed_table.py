@@ -24,7 +24,7 @@ import pandas as pd
 
 from privrl.papers import printed_tables as PT
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.bai_sdp_pe import ROWS as TABLE_I
+from privrl.papers.bai_sdp_pe import ROWS as TABLE_I, _final_aux
 from privrl.papers.bai_sdp_pe.theorems import MODEL as ELIMINATION_AGENTS, lost_optimum_of
 from privrl.papers.common import env_mdp, fmt_ci
 from privrl.papers.scoring import frame
@@ -85,6 +85,7 @@ def tables(ctx: AnalysisContext) -> tuple[pd.DataFrame, pd.DataFrame, list]:
         for eps in PT.eps_grid(ctx, cells, lambda i: float(i["params"]["epsilon"])):
             here = {i["agent"]: i for i in cells if math.isclose(float(i["params"]["epsilon"]), eps, rel_tol=1e-9)}
             measured = {a: PT.measure(ctx, info, mdp, f"{NAME}/{eps:g}") for a, info in here.items()}
+            active = {a: _final_aux(ctx, env, info["cell"]) for a, info in here.items() if a in ELIMINATION_AGENTS}
             lost = {a: lost_optimum_of(ctx, info) for a, info in here.items() if a in ELIMINATION_AGENTS}
             base_lost = {}
             for a, info in here.items():
@@ -104,6 +105,7 @@ def tables(ctx: AnalysisContext) -> tuple[pd.DataFrame, pd.DataFrame, list]:
                     "eps_replacement": m["eps_replacement"] if m else float("nan"), "cell": m["cell"] if m else "",
                     "baseline": m["baseline"] if m else "", "n_seeds": m["n_seeds"] if m else 0,
                     "lost_optimum": lost[a][0].fraction() if a in lost else "-",
+                    "active_at_K": active.get(a, float("nan")),
                     "note": "" if m else f"not run at eps = {eps:g} in this design"})
             for o in ORDERS:
                 if o.fast not in measured or o.slow not in measured:
@@ -111,8 +113,11 @@ def tables(ctx: AnalysisContext) -> tuple[pd.DataFrame, pd.DataFrame, list]:
                 notes = [n for a in (o.fast, o.slow) for n in (lost.get(a, (None, ""))[1],
                                                                base_lost.get(a, (None, ""))[1]) if n]
                 cid = f"{ctx.experiment}_tableI_printed_{o.fast}_below_{o.slow}_{env}_eps{eps:g}".replace(".", "p")
+                idle = [f"{NAMES[a]} has eliminated no policy by K (fraction active {active[a]:.3f}): its regret is "
+                        "that of uniform exploration, the same at every eps" for a in (o.fast, o.slow)
+                        if a in active and active[a] >= 1.0 - 1e-12]
                 r, score, scope = PT.evaluate_order(ctx, o, printed, measured[o.fast], measured[o.slow], eps, NAMES,
-                                                    cid, notes)
+                                                    cid, notes, idle)
                 order_out.append({"env": env, **r})
                 cross = (f"{o.fast}: {measured[o.fast]['crossover_K']:.3g}; "
                          f"{o.slow}: {measured[o.slow]['crossover_K']:.3g}")
@@ -132,7 +137,8 @@ def _markdown(ctx: AnalysisContext, t: pd.DataFrame, o: pd.DataFrame) -> str:
          "the row's crossover K (a comparison read at K is in regime from 10 x the larger crossover). DP-UCBVI is "
          "a reconstruction, its privacy width z = 3 sd of its own noise (TUNED, labelled; noise exactly at eps); "
          "PBPE = SDP-PE at the paper's C = 1, C1 = 6 (aggregate simulation). `pi* lost`: seeds of an SDP-PE cell "
-         "that eliminated the optimal policy.", ""]
+         "that eliminated the optimal policy; `active`: the fraction of its policies still active at K (1: nothing "
+         "eliminated yet, uniform exploration).", ""]
     if t.empty:
         return "\n".join(L + ["(no Table I rows at eps <= 1 in this experiment)"]) + "\n"
     for (env, eps), g in t.groupby(["env", "eps"], sort=True):
@@ -146,10 +152,11 @@ def _markdown(ctx: AnalysisContext, t: pd.DataFrame, o: pd.DataFrame) -> str:
                          fmt_ci(r.regret, r.regret_lo, r.regret_hi) if r.cell else r.note,
                          (fmt_ci(r.D, r.D_lo, r.D_hi) if r.baseline else "no noise-off twin run") if r.cell else "-",
                          PT.regime_text({"crossover_K": r.crossover_K, "K": r.K}) if r.cell else "-",
-                         r.lost_optimum])
+                         r.lost_optimum if r.lost_optimum == "-" else
+                         f"{r.lost_optimum}; active {r.active_at_K:.3f}"])
         L += PT.markdown_table(["Algorithm", "Privacy model", "Best-known regret bounds", "X, A, H factors",
                                 "bound at K (constants 1)", "regret at K [95% CI]", "D at K [95% CI]",
-                                "crossover K", "pi* lost"], body) + [""]
+                                "crossover K", "pi* lost; policies active at K"], body) + [""]
     L += ["## The orders Table I predicts between its rows", "",
           "A < B: row A's regret below row B's. `printed B/A`: the rows' printed bounds at K on this instance; the "
           f"order is the table's statement (a paper claim) where that ratio reaches {PT.MARGIN:g} (the privacy terms "
@@ -158,6 +165,7 @@ def _markdown(ctx: AnalysisContext, t: pd.DataFrame, o: pd.DataFrame) -> str:
           "measured ratio's CI above 1.1 (yes), below 1 (reversed), else no. Verdicts: the order scored in regime "
           "(K >= 10 x both crossovers and past the printed-margin K), and on the faster row with its noise off "
           "(an order A < B holds for a non-private A too: it reads at best 'consistent').", ""]
+    L += PT.reading(o)
     L += PT.order_lines(o, NAMES) if len(o) else ["(no pair of rows run at one eps)"]
     return "\n".join(L) + "\n"
 

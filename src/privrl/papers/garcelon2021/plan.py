@@ -72,8 +72,7 @@ def garcelon_table1_printed(x: ExperimentCells) -> list[PlannedClaim]:
                 if (o.fast, e0) not in by or (o.slow, e0) not in by:
                     continue
                 _, k_form = PT.printed_need(printed[o.fast].form, printed[o.slow].form, e0, x.K)
-                rel = [e0 if by[(k, e0)].tags.get("eps0") is not None else
-                       replacement_epsilon(by[(k, e0)].agent, dict(by[(k, e0)].params), x.mdp[env], x.K)
+                rel = [replacement_epsilon(by[(k, e0)].agent, dict(by[(k, e0)].params), x.mdp[env], x.K)
                        for k in (o.fast, o.slow)]
                 if PT.order_scope(o, k_form, *rel)[0] != "paper_claim":
                     continue
