@@ -2,6 +2,8 @@
 between Local and Joint Differential Privacy in RL*: what reproduces it.
 
 * analysis ``garcelon_table1`` -- Table 1, measured (below);
+* analysis ``garcelon_table1_printed`` -- Table 1 as printed beside the measured regret and privacy cost at
+  eps0 <= 1 (:mod:`privrl.papers.garcelon2021.printed_table`);
 * analysis ``garcelon2021_thm6`` -- Thm 6's terms, the tau = K^(1/3) row at its local eps, Prop. 5
   on the exact eps (:mod:`privrl.papers.garcelon2021.thm6`);
 * theorem check ``garcelon_coverage`` -- Eq. 7-8, coverage of the shuffled-RR counter bounds;
@@ -47,6 +49,7 @@ from privrl.mechanisms.rr import (
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.scoring import frame
 from privrl.papers.garcelon2021.thm6 import garcelon2021_thm6
+from privrl.papers.garcelon2021.printed_table import NAME as PRINTED_NAME, garcelon_table1_printed
 from privrl.papers.garcelon2021.prop7 import PROP7
 from privrl.papers.common import as_generator, check_axes, check_legend, column_axes, env_mdp, save_check_figure
 from privrl.papers.registry import Paper, TheoremCheck
@@ -336,6 +339,7 @@ PAPER = Paper(
     authors=("Evrard Garcelon", "Vianney Perchet", "Ciara Pike-Burke", "Matteo Pirotta"),
     year=2021, venue="ICML 2021 Workshop on Reinforcement Learning Theory", link="",
     file="000_becb116b9d580893.txt",
-    analyses={"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6, **DIMENSIONS},
+    analyses={"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6,
+              PRINTED_NAME: garcelon_table1_printed, **DIMENSIONS},
     theorem_checks=(COVERAGE, PROP5, PROP7),
 )
