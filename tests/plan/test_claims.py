@@ -57,10 +57,15 @@ def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
     s = claim_plan.summary(rest, with_no_k=False)
     assert s["fraction"] >= 0.9, [c.text() for c in rest if not c.in_regime]
     surface = [c for c in claims if c.experiment in surfaces]
-    assert all(c.k_needed > c.k_run or c.past_its_phase for c in surface if not c.in_regime)
-    in_regime = {c.claim for c in surface if c.in_regime}
-    assert {"pucb_riverswim_z3_b", "dp-ucbvi-jdp_riverswim_z3_b", "riverswim_dp_ucbvi_separation_eps1",
-            "riverswim_sdp_pe_separation_eps1", "riverswim_sdp_pe_central_below_shuffle_eps10"} <= in_regime, in_regime
+    # the rows the paper design is sized for: the central agents at eps >= 1 (K = 2e8) and SDP-PE's central
+    # and shuffle members (K = 1e11, aggregate simulation); the local rows need 1e9-1e16 (printed per row)
+    in_regime = {(c.experiment.removeprefix("privacy_cost_surface"), c.claim) for c in surface if c.in_regime}
+    assert in_regime == {("", "pucb_riverswim_z3_b"), ("", "pucb_riverswim_z3_eps"), ("", "dp-ucbvi-jdp_riverswim_z3_b"),
+                         ("", "dp-ucbvi-jdp_riverswim_z3_eps"), ("", "ldp-obi_riverswim_z3_b"),
+                         ("", "shuffled-obi_riverswim_tau0_z3_b"),
+                         ("_elimination", "sdp-pe-jdp_riverswim_C1_C16_b"), ("_elimination", "sdp-pe-jdp_riverswim_C1_C16_eps"),
+                         ("_elimination", "sdp-pe_riverswim_C1_C16_b"), ("_elimination", "sdp-pe_riverswim_C1_C16_eps")}, in_regime
+    assert all(c.k_needed > 1e8 for c in surface if not c.in_regime)  # beyond any episode-by-episode budget here
 
 
 def test_estimate_prints_the_claim_plan(capsys):

@@ -70,10 +70,6 @@ RELEVANT: dict[str, tuple[str, ...]] = {
     "privacy_cost_eps": ("non_private", "eps_blind"),
     "regret_bound": ("over_exploring",),
     "agent_regret": ("non_private", "over_exploring"),  # any other statement about a private agent's regret
-    # the trust models compared (privrl.papers.cross_paper.surface): a "local" agent that adds central noise,
-    # or a shuffle one that adds local noise, must fail the separation / order
-    "trust_model_separation": ("wrong_model",),
-    "trust_model_order": ("wrong_model",),
 }
 
 # agent -> the same algorithm under the other trust model (its privatizer swapped; central <-> local,

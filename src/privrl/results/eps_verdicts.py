@@ -135,6 +135,9 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
         b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes")
     else:
         b_score = Score(INCONCLUSIVE, b_meas, "homogeneous per-eps slopes")
+    if fixed:  # as gamma's below: every seed the same schedule is not a sample of the K-dependence
+        b_score = Score(INCONCLUSIVE, b_meas, "every seed the same D: the slope of a schedule no seed departed from, "
+                                              f"not an estimate (it would read {b_score.verdict})")
     if len(live) < th.min_eps_cells:
         return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime",
                               f"eps exponent needs {th.min_eps_cells}", gamma_need)

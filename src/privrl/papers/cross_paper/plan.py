@@ -54,25 +54,9 @@ def cross_model(x: ExperimentCells) -> list[PlannedClaim]:
 
 
 def privacy_surface(x: ExperimentCells) -> list[PlannedClaim]:
-    """The trust-model rows of privrl.papers.cross_paper.surface: the separation needs the central cell's
-    window past 10 x its crossover and ends at the local crossover (k_max); an order needs both windows."""
-    from privrl.papers.cross_paper.surface import FAMILIES
-
-    out = []
-    for fam, (c_ag, s_ag, l_ag) in FAMILIES.items():
-        for c in x.private(c_ag):
-            e = float(c.params["epsilon"])
-            loc = [d for d in x.private(l_ag, c.env) if math.isclose(float(d.params["epsilon"]), e)]
-            shf = [d for d in x.private(s_ag, c.env) if math.isclose(float(d.params["epsilon"]), e)] if s_ag else []
-            if not loc:
-                continue
-            key = f"{c.env}_{fam.lower().replace('-', '_')}"
-            out.append(x.claim(f"{key}_separation_eps{e:g}", "separation: central in regime, before the local crossover",
-                               [c, loc[0]], x.window(c), x.cross[loc[0].setting]))
-            for lo, hi, what in ((c, shf[0], "central_below_shuffle"), (shf[0], loc[0], "shuffle_below_local")) if shf else ():
-                out.append(x.claim(f"{key}_{what}_eps{e:g}", "order: both cells in regime", [lo, hi],
-                                   max(x.window(lo), x.window(hi))))
-    return out
+    """The surface's trust-model comparisons are context rows (privrl.papers.cross_paper.surface): none is
+    planned; its scored rows are the privacy_cost analysis's, planned by :func:`privacy_cost`."""
+    return []
 
 
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
