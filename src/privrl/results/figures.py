@@ -102,6 +102,10 @@ def regret_vs_k(agg: pd.DataFrame, fits: pd.DataFrame, path_stem, title: str = "
     log_intercept, window_lo, window_hi, reconstruction, param_<name>...).
     """
     data, panels = regret_frame(agg, fits, view)
+    if view == "regret":  # a log axis holds no regret of 0 (first episodes): dropped, not a symlog axis
+        data = data[data["y"] > 0].copy()
+        if "lo" in data:  # a band reaching 0 is drawn down to the axis floor (the smallest regret shown)
+            data.loc[~(data["lo"] > 0), "lo"] = float(data["y"].min()) if len(data) else np.nan
     fit_of = fits.set_index("cell")
 
     def fitted(ax, _name, rows):

@@ -66,22 +66,10 @@ from privrl.papers.bai_sdp_pe.lemma42 import BITSUM
 from privrl.papers.bai_sdp_pe.lemmas import ASSUMPTION4, ELIMINATION
 from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
 from privrl.papers.registry import Paper
+from privrl.papers.bai_sdp_pe.table_i import ROWS, final_aux as _final_aux
 
 PAPER_ID = "bai_sdp_pe"
 SOURCE = "Bai, Talebi, Zhao, Cheng & Chen, Table I"
-ROWS = {  # agent: (algorithm, model, bound text, bound(X, A, H, K, eps), (b claimed, gamma range))
-    "dp-ucbvi-jdp": ("DP-UCBVI (Qiao & Wang 2023; reconstruction)", "eps-JDP", "O~(sqrt(XAH^3K) + X^2AH^3/eps)",
-                     lambda X, A, H, K, e: math.sqrt(X * A * H**3 * K) + X**2 * A * H**3 / e,
-                     (V.THRESHOLDS.additive_exponent, (1.0, 1.0))),
-    "dp-ucbvi-ldp": ("DP-UCBVI (Qiao & Wang 2023; reconstruction)", "eps-LDP",
-                     "O~(sqrt(XAH^3K) + X^2AH^3 sqrt(K)/eps)",
-                     lambda X, A, H, K, e: math.sqrt(X * A * H**3 * K) + X**2 * A * H**3 * math.sqrt(K) / e,
-                     (V.THRESHOLDS.sqrt_k_exponent, (1.0, 2.0))),
-    "sdp-pe": ("SDP-PE (Bai et al. Alg. 1-3; 'PBPE' in Table I)", "(eps, beta)-SDP",
-               "O~(sqrt(X^2AH^5K) + X^3A^2H^6/eps)",
-               lambda X, A, H, K, e: math.sqrt(X**2 * A * H**5 * K) + X**3 * A**2 * H**6 / e,
-               (V.THRESHOLDS.additive_exponent, (1.0, 1.0))),
-}
 TRUST = (("central", "sdp-pe-jdp"), ("shuffle", "sdp-pe"), ("local", "sdp-pe-ldp"))
 
 
@@ -103,13 +91,6 @@ def _baseline(ctx: AnalysisContext, agent: str, env: str, s: tuple) -> dict | No
         b = [i for a in (agent, "dp-ucbvi-jdp", "dp-ucbvi-ldp")
              for i in infos_of(ctx, a, env, {"bonus_scale": s[0], "noise": 0.0})]
     return b[0] if b else None
-
-
-def _final_aux(ctx: AnalysisContext, env: str, cell: str) -> float:
-    ep, aux = curves(ctx, env, cell, "cum_aux")
-    if ep.size < 2:
-        return float(aux[:, -1].mean() / ep[-1])
-    return float(((aux[:, -1] - aux[:, -2]) / (ep[-1] - ep[-2])).mean())
 
 
 def _lost(ctx: AnalysisContext, *infos) -> tuple[str, list[str]]:
@@ -321,7 +302,7 @@ def bai_table1(ctx: AnalysisContext) -> AnalysisResult:
     return AnalysisResult(table=table, markdown=_markdown(ctx, t1, tr), figure=fig, claims=frame(c1 + c2))
 
 
-from privrl.papers.bai_sdp_pe.printed_table import NAME as PRINTED_NAME, bai_table1_printed  # noqa: E402 (needs ROWS)
+from privrl.papers.bai_sdp_pe.printed_table import NAME as PRINTED_NAME, bai_table1_printed  # noqa: E402
 
 PAPER = Paper(
     key="bai_sdp_pe",

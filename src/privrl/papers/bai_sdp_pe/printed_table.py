@@ -4,7 +4,7 @@ eps <= 1: analysis ``bai_table1_printed`` (:mod:`privrl.papers.printed_tables` h
 Rows and columns as printed (Algorithm, Privacy model, Best-known regret bounds): DP-UCBVI [17]
 eps-JDP and eps-LDP (registry ``dp-ucbvi-jdp`` / ``dp-ucbvi-ldp``, reconstructions of Qiao & Wang
 2023) and PBPE (Ours) (eps, beta)-SDP (``sdp-pe``, the paper's SDP-PE). The row texts, models
-and bounds are :data:`privrl.papers.bai_sdp_pe.ROWS` (the ``bai_table1`` analysis's), evaluated on
+and bounds are :data:`privrl.papers.bai_sdp_pe.table_i.ROWS` (the ``bai_table1`` analysis's), evaluated on
 the run's instance: X = S, A, H of its MDP, so the X, A, H factors are numbers here, printed beside.
 One block per eps <= 1 of the sweep; baselines: the DP-UCBVI cell with its noise off, PE at the
 same C, C1 for SDP-PE. SDP-PE cells that eliminated pi* on some seed make a claim on them
@@ -24,7 +24,7 @@ import pandas as pd
 
 from privrl.papers import printed_tables as PT
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.bai_sdp_pe import ROWS as TABLE_I, _final_aux
+from privrl.papers.bai_sdp_pe.table_i import ROWS as TABLE_I, final_aux as _final_aux
 from privrl.papers.bai_sdp_pe.theorems import MODEL as ELIMINATION_AGENTS, lost_optimum_of
 from privrl.papers.common import env_mdp, fmt_ci
 from privrl.papers.scoring import frame

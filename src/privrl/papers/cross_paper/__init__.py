@@ -276,6 +276,11 @@ def privacy_cost(ctx: AnalysisContext) -> AnalysisResult:
                           claims=claims_frame(claims))
 
 
+def privacy_surface(ctx: AnalysisContext) -> AnalysisResult:
+    """The privacy-cost surface (:mod:`privrl.papers.cross_paper.surface`) on this module's per-group fits."""
+    return surface.privacy_surface(ctx, _fits(ctx))
+
+
 def privacy_audit_claim(audit: pd.DataFrame, artifact: str):
     """The mechanism audit's Claim: no mechanism's empirical or exact eps exceeds its claim
     (:mod:`privrl.mechanisms.audit`): "reproduced", or "contradicted" naming the failures."""
@@ -353,5 +358,5 @@ PAPER = Paper(
     authors=(), year=None, venue="", link="", file="",
     note="no single paper: scores each private agent's privacy cost against the paper that predicts it",
     analyses={"privacy_cost": privacy_cost, "cross_model_coverage": cross_model.cross_model_coverage,
-              "privacy_surface": surface.privacy_surface},
+              "privacy_surface": privacy_surface},
 )

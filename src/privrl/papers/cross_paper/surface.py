@@ -83,11 +83,10 @@ class Member:
     fit: dict                         # privrl.results.privacy_fits.fit_privacy_cost
 
 
-def members(ctx: AnalysisContext) -> list[Member]:
-    from privrl.papers.cross_paper import _fits
-
+def members(fits: dict) -> list[Member]:
+    """The agent groups of :func:`privrl.papers.cross_paper._fits` (the privacy_cost analysis's fits)."""
     out = []
-    for (env, agent, _items), (g, fit, regimes, base, priv, ep0) in _fits(ctx).items():
+    for (env, agent, _items), (g, fit, regimes, base, priv, ep0) in fits.items():
         info = next(iter(g["private"].values()))  # a private cell's label (the noise-off one says so)
         out.append(Member(env, agent, _label(info, agent), info["privacy_model"], ep0, priv, base, regimes, fit))
     return out
@@ -381,8 +380,9 @@ def figure(ctx: AnalysisContext, ms: list[Member]):
     return fig
 
 
-def privacy_surface(ctx: AnalysisContext) -> AnalysisResult:
-    ms = members(ctx)
+def privacy_surface(ctx: AnalysisContext, fits: dict) -> AnalysisResult:
+    """The analysis (registered by privrl.papers.cross_paper, which hands it its per-group fits)."""
+    ms = members(fits)
     surf = surface_rows(ms)
     claims, trust = trust_model_rows(ctx, ms)
     front = frontier_rows(ctx)
