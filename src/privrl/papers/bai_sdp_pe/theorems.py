@@ -447,7 +447,7 @@ def _scaling_figure(ctx: AnalysisContext, points: pd.DataFrame):
     key = [(Line2D([], [], color="0.3", ls=(0, (1, 1.5)), lw=0.9, marker="_", ms=7),
             "Eq. (29) bound (Lemma 25), in the line's colour")] if data.bound.notna().any() else []
     key.append((Line2D([], [], color="0.3", ls=POWER_GUIDE, lw=0.9),
-                "bound's power (SDP-PE: Thm 11's $X^3A^2H^6$; PE: Thm 6's $\\sqrt{H^5X^2AK}$), from the first size"))
+                "bound's power (Thm 11 / Thm 6; caption)"))
     return facets.line_grid(data, xlabel="", ylabel=at_k(points.get("K")), panel_order=order, sharex=False, sharey=False,
                             xlabels={title[a]: SCALING_AXES[a] for a in title}, markers=True, data_xticks=True,
                             decorate=eq29_lines, extra_legend=key)
