@@ -42,7 +42,7 @@ def test_orders_and_eps_exponents_follow_the_verdict_rules(default_plan):
 def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
     """Every experiment designed to reach its claims has >= 90 % of them in regime at paper scale.
     The privacy-cost surfaces (analysis privacy_surface) are the exception by design: their eps grid
-    spans 0.1-10 (the surface's design: at least 0.1-10), where the local agents need K ~ 1e9-1e12
+    spans 0.1-10 by design, where the local agents need K ~ 1e9-1e12
     episode by episode; their rows are registered and print the K they need (docs/decisions/
     privacy_surface.md). For them the plan must be honest instead: every row short of its regime
     needs more than the K run, and the central rows the paper design is sized for are in regime."""
