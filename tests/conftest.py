@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -5,3 +7,22 @@ import pytest
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261122)
+
+
+# The slowest test files (CPU-s, one process, cold cache: docs/timings.md), run first: under
+# pytest-xdist (`-n auto --dist loadfile`) each file goes whole to the next free worker, so starting
+# with the longest ones lets the workers finish together (longest-first scheduling).
+HEAVY_FILES = {
+    "tests/workflow/test_reruns.py": 629,
+    "tests/audit/test_agent_check.py": 418,
+    "tests/rl/test_cpu_targets.py": 265,
+    "tests/workflow/test_dag.py": 235,
+    "tests/workflow/test_readme_commands.py": 165,
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    def weight(item) -> int:
+        return HEAVY_FILES.get(Path(str(item.fspath)).relative_to(config.rootpath).as_posix(), 0)
+
+    items.sort(key=lambda item: -weight(item))  # stable: every file keeps its own order

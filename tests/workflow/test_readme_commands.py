@@ -7,7 +7,7 @@ paper_figures/):
 
 * the install steps (``python3 -m venv .venv``, ``. .venv/bin/activate``, ``pip install ...``) are
   not run: their form is asserted (the lock file, ``--no-deps -e .`` / ``".[test]"``, the SLURM
-  plugin), and the test command ``python -m pytest -q`` is the one ``.ci/run`` runs;
+  plugin), and the test command ``python -m pytest -q -n auto --dist loadfile`` is the one ``.ci/run`` runs;
 * ``snakemake`` at smoke size (``--configfile config/smoke.yaml``) runs for real, a report command
   after the runs it reports on; every other ``snakemake`` command runs as a dry run (``-n``); one
   with a ``--workflow-profile`` (SLURM) is dry-run if its executor plugin is installed, else its
@@ -31,6 +31,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 SMOKE = "config/smoke.yaml"
+TEST_COMMAND = ["python", "-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile"]  # .ci/run's, as the README shows it
 SHELL_BLOCKS = {"", "bash", "sh", "shell", "console"}
 COPIED = ("Snakefile", "workflow", "profiles", "config", "envs", "paper_figures")
 
@@ -144,11 +145,11 @@ def test_install_commands_are_the_ci_commands():
             check_install_step(argv)
     run, test = chains[0][-1], chains[1][-1]
     assert run == ["snakemake", "--cores", "8"]
-    assert test == ["python", "-m", "pytest", "-q"]
+    assert test == TEST_COMMAND
     ci = (ROOT / ".ci/run").read_text()
     assert "pip install --quiet -r requirements-lock.txt" in ci
     assert 'pip install --quiet --no-deps -e ".[test]"' in ci
-    assert re.search(r"^python -m pytest -q\b", ci, re.M)
+    assert re.search(rf"^{re.escape(shlex.join(TEST_COMMAND))} ", ci, re.M)
 
 
 # ---------------------------------------------------------------- running them
@@ -189,7 +190,7 @@ def plan(commands: list[str]) -> list[tuple[str, list[str] | None]]:
                 check_install_step(argv)
                 continue
             if is_test_suite(argv):
-                assert argv == ["python", "-m", "pytest", "-q"], argv  # the whole suite: not run here
+                assert argv == TEST_COMMAND, argv  # the whole suite: not run here
                 continue
             if argv[0] == "snakemake" and "--workflow-profile" in argv:
                 profile = ROOT / argv[argv.index("--workflow-profile") + 1]

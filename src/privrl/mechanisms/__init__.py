@@ -12,7 +12,11 @@ Kinds (:mod:`.kinds` registry; each module declares its kind): ``none`` (:mod:`.
 (:mod:`.rr`, Garcelon et al. Alg. 2-3, Eq. 4-6). Also :mod:`.postprocess` (Bai et al. Sec. V
 Eq. 4-5), :mod:`.gaussian`, :mod:`.exact_epsilon`, :mod:`.audit`.
 """
-from privrl.mechanisms.privatizer import (
+from privrl import numba_cache
+
+numba_cache.install()  # before any cached kernel compiles or loads (privrl.numba_cache)
+
+from privrl.mechanisms.privatizer import (  # noqa: E402
     CENTRAL_TREE,
     KIND_CODES,
     KIND_MODELS,
