@@ -1,4 +1,4 @@
-"""The package's wings import one way (ground floor io/digests < rl < mechanisms < agents <
+"""The package's wings import one way (ground floor io/digests/numba_cache < rl < mechanisms < agents <
 design/runs < audit/results < papers < plan < cli), every module sits in a wing, and no module
 import cycle exists anywhere (function-level imports included)."""
 import ast
@@ -8,10 +8,10 @@ import privrl
 
 ROOT = pathlib.Path(privrl.__file__).parent
 # first dotted component below privrl -> layer rank; a module may import its own rank or lower
-RANK = {"__init__": 0, "io": 0, "digests": 0,  # the ground floor
+RANK = {"__init__": 0, "io": 0, "digests": 0, "numba_cache": 0,  # the ground floor
         "rl": 1, "mechanisms": 2, "agents": 3, "design": 4, "runs": 4, "audit": 5, "results": 5,
         "papers": 6, "plan": 7, "cli": 8}
-GROUND_FLOOR = {"__init__", "io", "digests"}
+GROUND_FLOOR = {"__init__", "io", "digests", "numba_cache"}
 
 
 def _modules():
