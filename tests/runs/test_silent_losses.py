@@ -120,6 +120,7 @@ def test_run_file_missing_while_its_aggregate_holds_it_is_found(cell, tmp_path):
 # --- the workflow ------------------------------------------------------------------------------
 
 SMOKE = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+SMOKE["mechanisms"]["checks"] = {k: v for k, v in SMOKE["mechanisms"]["checks"].items() if v is not None}  # (overlay nulls)
 TINY = {
     "results_dir": "results", "figures_dir": "figures", "n_checkpoints": 100, "bootstrap": {"n": 20},
     "mechanisms": SMOKE["mechanisms"],

@@ -21,6 +21,7 @@ from privrl import io
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
+SMOKE["mechanisms"]["checks"] = {k: v for k, v in SMOKE["mechanisms"]["checks"].items() if v is not None}  # (overlay nulls)
 TINY = {
     "results_dir": "results", "figures_dir": "figures", "n_checkpoints": 100, "bootstrap": {"n": 20},
     "mechanisms": SMOKE["mechanisms"],
