@@ -32,6 +32,7 @@ if THEOREM_CHECKS:
             code=code_of("theorem_checks.py"),  # rerun when the library code or its script changes
             arguments=readable(theorem_check_arguments()),  # each check's run() arguments (its sizes, config-derived grids)
             seed=MECHANISMS.get("seed", 0),
+        priority: 10  # the longest jobs, ready at start: begun first, beside the runs
         conda:
             CONDA_ENV
         script:
@@ -54,6 +55,7 @@ if PLAN.mechanism_audit:
             code=code_of("mechanism_audit.py"),  # rerun when the library code or its script changes
             sizes=readable(stable(MECHANISMS.get("audit", {}) or {})),
             seed=MECHANISMS.get("seed", 0),
+        priority: 10  # the longest jobs, ready at start: begun first, beside the runs
         conda:
             CONDA_ENV
         script:
@@ -75,6 +77,7 @@ if PLAN.audited_agents:
             code=code_of("mechanism_audit.py"),  # its closure holds every probed agent (privrl.audit.probe)
             sizes=PLAN.agent_audit_sizes(),  # its agents resolved: those the design names, or runs
             seed=MECHANISMS.get("seed", 0),
+        priority: 10  # the longest jobs, ready at start: begun first, beside the runs
         conda:
             CONDA_ENV
         script:
