@@ -1,5 +1,3 @@
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -10,8 +8,9 @@ def rng():
 
 
 # The slowest test files (CPU-s, one process, cold cache: docs/timings.md), run first: under
-# pytest-xdist (`-n auto --dist loadfile`) each file goes whole to the next free worker, so starting
-# with the longest ones lets the workers finish together (longest-first scheduling).
+# pytest-xdist (`-n auto --dist loadfile --no-loadscope-reorder`: without the last flag xdist
+# re-sorts the files by their number of tests) each file goes whole to the next free worker, so
+# starting with the longest ones lets the workers finish together (longest-first scheduling).
 HEAVY_FILES = {
     "tests/workflow/test_reruns.py": 629,
     "tests/audit/test_agent_check.py": 418,
@@ -23,6 +22,6 @@ HEAVY_FILES = {
 
 def pytest_collection_modifyitems(config, items):
     def weight(item) -> int:
-        return HEAVY_FILES.get(Path(str(item.fspath)).relative_to(config.rootpath).as_posix(), 0)
+        return HEAVY_FILES.get(item.nodeid.split("::")[0], 0)
 
     items.sort(key=lambda item: -weight(item))  # stable: every file keeps its own order

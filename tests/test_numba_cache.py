@@ -49,7 +49,7 @@ def privrl_steps(f, key, data):
     name = numba_cache.data_name(f, key)
 
     def write_data():
-        f._save_data(name, data)
+        f._save_data(name, numba_cache.entry(f, key, data))
 
     def read():
         seen.update(f._load_index())
@@ -97,6 +97,25 @@ def test_locked_saves_keep_both_entries(tmp_path):
     assert (numba_cache.load(reader, KEY_A), numba_cache.load(reader, KEY_B)) == ("code of A", "code of B")
 
 
+def test_a_data_file_holding_another_key_or_stamp_is_a_miss(tmp_path):
+    f = cache_file(tmp_path)
+    numba_cache.save(f, KEY_A, "code of A")
+    # as if two keys had shared a name: B's entry in A's file
+    f._save_data(numba_cache.data_name(f, KEY_A), numba_cache.entry(f, KEY_B, "code of B"))
+    assert numba_cache.load(cache_file(tmp_path), KEY_A) is None
+    other = caching.IndexDataCacheFile(cache_path=str(tmp_path), filename_base="kernel-42.py.f", source_stamp="edited")
+    f._save_data(numba_cache.data_name(f, KEY_A), numba_cache.entry(other, KEY_A, "code of the old source"))
+    assert numba_cache.load(cache_file(tmp_path), KEY_A) is None
+
+
+def test_a_corrupt_index_is_rewritten_by_the_next_save(tmp_path):
+    f = cache_file(tmp_path)
+    (tmp_path / "kernel-42.py.f.nbi").write_bytes(b"\x80\x04garbage")
+    assert numba_cache.load(f, KEY_A) is None
+    numba_cache.save(f, KEY_A, "code of A")
+    assert numba_cache.load(cache_file(tmp_path), KEY_A) == "code of A"
+
+
 def test_an_entry_of_the_counter_scheme_or_a_truncated_file_is_a_miss(tmp_path):
     numba_cache.NUMBA_SAVE(cache_file(tmp_path), KEY_A, "code of A")  # written by a plain numba
     assert numba_cache.load(cache_file(tmp_path), KEY_A) is None
@@ -135,25 +154,27 @@ def _compile(module_dir, cache_dir, value, queue):
     import privrl.rl  # noqa: F401  (installs privrl.numba_cache)
     import racekernel
 
-    queue.put(repr(racekernel.twice(value)))
+    result = racekernel.twice(value)
+    queue.put((repr(result), sum(racekernel.twice.stats.cache_hits.values())))
 
 
-def test_processes_compiling_two_signatures_at_once_load_their_own(tmp_path):
-    """Two processes compile int and float overloads of one cached function at once; a third loads both."""
-    (tmp_path / "racekernel.py").write_text(KERNEL)
-    ctx = multiprocessing.get_context("spawn")
-    queue = ctx.Queue()
-    procs = [ctx.Process(target=_compile, args=(str(tmp_path), str(tmp_path / "cache"), v, queue)) for v in (3, 1.5)]
+def _run(ctx, queue, *args):
+    procs = [ctx.Process(target=_compile, args=(*a, queue)) for a in args]
     for p in procs:
         p.start()
     for p in procs:
         p.join(120)
-    assert sorted(queue.get(timeout=5) for _ in procs) == ["3.0", "6"]
-    check = ctx.Process(target=_compile, args=(str(tmp_path), str(tmp_path / "cache"), 2, queue))
-    check.start()
-    check.join(120)
-    assert queue.get(timeout=5) == "4"
-    check = ctx.Process(target=_compile, args=(str(tmp_path), str(tmp_path / "cache"), 2.25, queue))
-    check.start()
-    check.join(120)
-    assert queue.get(timeout=5) == "4.5"
+        if p.is_alive():
+            p.terminate()
+    return sorted(queue.get(timeout=5) for _ in procs)
+
+
+def test_processes_compiling_two_signatures_at_once_load_their_own(tmp_path):
+    """Two processes compile int and float overloads of one cached function at once; two more load them."""
+    (tmp_path / "racekernel.py").write_text(KERNEL)
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    where = (str(tmp_path), str(tmp_path / "cache"))
+    assert [r for r, _ in _run(ctx, queue, (*where, 3), (*where, 1.5))] == ["3.0", "6"]
+    assert _run(ctx, queue, (*where, 2)) == [("4", 1)]  # loaded from the cache (one hit), its own code
+    assert _run(ctx, queue, (*where, 2.25)) == [("4.5", 1)]

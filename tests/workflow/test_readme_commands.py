@@ -7,7 +7,7 @@ paper_figures/):
 
 * the install steps (``python3 -m venv .venv``, ``. .venv/bin/activate``, ``pip install ...``) are
   not run: their form is asserted (the lock file, ``--no-deps -e .`` / ``".[test]"``, the SLURM
-  plugin), and the test command ``python -m pytest -q -n auto --dist loadfile`` is the one ``.ci/run`` runs;
+  plugin), and the test command ``python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder`` is the one ``.ci/run`` runs;
 * ``snakemake`` at smoke size (``--configfile config/smoke.yaml``) runs for real, a report command
   after the runs it reports on; every other ``snakemake`` command runs as a dry run (``-n``); one
   with a ``--workflow-profile`` (SLURM) is dry-run if its executor plugin is installed, else its
@@ -31,7 +31,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 SMOKE = "config/smoke.yaml"
-TEST_COMMAND = ["python", "-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile"]  # .ci/run's, as the README shows it
+TEST_COMMAND = ["python", "-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"]  # .ci/run's, as the README shows it
 SHELL_BLOCKS = {"", "bash", "sh", "shell", "console"}
 COPIED = ("Snakefile", "workflow", "profiles", "config", "envs", "paper_figures")
 
