@@ -4,6 +4,8 @@ import re
 import shutil
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -20,3 +22,11 @@ def job_counts(output: str) -> dict[str, int]:
     m = re.search(r"^job\s+count\s*$(.*?)^total\s", output, re.M | re.S)
     table = m.group(1) if m else ""
     return {g.group(1): int(g.group(2)) for g in re.finditer(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
+
+
+def smoke_mechanisms() -> dict:
+    """The smoke design's ``mechanisms`` block as a whole design's (its overlay nulls -- the checks
+    it leaves out -- dropped, not run at their defaults)."""
+    mech = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())["mechanisms"]
+    mech["checks"] = {k: v for k, v in mech["checks"].items() if v is not None}
+    return mech

@@ -25,7 +25,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.workflow_copy import job_counts, workflow_copy
+from tests.workflow_copy import job_counts, smoke_mechanisms, workflow_copy
 
 from privrl import io
 from privrl.results import run_files
@@ -119,11 +119,10 @@ def test_run_file_missing_while_its_aggregate_holds_it_is_found(cell, tmp_path):
 
 # --- the workflow ------------------------------------------------------------------------------
 
-SMOKE = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
-SMOKE["mechanisms"]["checks"] = {k: v for k, v in SMOKE["mechanisms"]["checks"].items() if v is not None}  # (overlay nulls)
+SMOKE_MECHANISMS = smoke_mechanisms()
 TINY = {
     "results_dir": "results", "figures_dir": "figures", "n_checkpoints": 100, "bootstrap": {"n": 20},
-    "mechanisms": SMOKE["mechanisms"],
+    "mechanisms": SMOKE_MECHANISMS,
     "experiments": {"tiny": {
         "envs": {"chain": {"name": "riverswim", "params": {"S": 4, "H": 5}}},
         "cells": [{"agent": "ucbvi", "label": "UCBVI x{bonus_scale:g}"}],

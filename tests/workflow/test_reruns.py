@@ -15,16 +15,15 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.workflow_copy import job_counts, workflow_copy as _workflow_copy
+from tests.workflow_copy import job_counts, smoke_mechanisms, workflow_copy as _workflow_copy
 
 from privrl import io
 
 ROOT = Path(__file__).resolve().parents[2]
-SMOKE = yaml.safe_load((ROOT / "config/smoke.yaml").read_text())
-SMOKE["mechanisms"]["checks"] = {k: v for k, v in SMOKE["mechanisms"]["checks"].items() if v is not None}  # (overlay nulls)
+SMOKE_MECHANISMS = smoke_mechanisms()
 TINY = {
     "results_dir": "results", "figures_dir": "figures", "n_checkpoints": 100, "bootstrap": {"n": 20},
-    "mechanisms": SMOKE["mechanisms"],
+    "mechanisms": SMOKE_MECHANISMS,
     "experiments": {"tiny": {
         "envs": {"chain": {"name": "riverswim", "params": {"S": 4, "H": 5}},
                  "garnet": {"name": "garnet", "params": {"S": 4, "A": 2, "branching": 2, "H": 5, "seed": 1}}},
@@ -207,7 +206,7 @@ def test_design_without_claims_or_mechanisms_runs(tmp_path):
     planned = _planned(wd)
     assert not {"theorem_checks", "privacy_audit", "agent_audit", "theorem_claims"} & set(planned), planned
     assert {"run_shard", "claims", "all"} <= set(planned), planned
-    small = {**SMOKE["mechanisms"], "agent_audit": {"n": 1000, "agents": ["pucb"], "variants": ["noise"]}}
+    small = {**SMOKE_MECHANISMS, "agent_audit": {"n": 1000, "agents": ["pucb"], "variants": ["noise"]}}
     (wd / "small_checks.yaml").write_text(yaml.safe_dump({"overlay_of": "design.yaml", "mechanisms": small}))
     named = _planned(wd, configfile="small_checks.yaml")
     assert {"theorem_checks", "privacy_audit", "agent_audit", "theorem_claims"} <= set(named), named
