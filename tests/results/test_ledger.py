@@ -76,6 +76,8 @@ def test_markdown_has_no_ids_a_why_column_and_the_scoped_sections():
     assert "**Power.** Of 2 paper rows the data agree with, 1 are reproduced" in md  # the power count
     head, tail = md.split("## Context and diagnostics")
     assert "statement ctx" not in head and "statement ctx" in tail.split("## Out of reach")[0]
+    context = tail.split("## Out of reach")[0]
+    assert "**" not in context and "reproduced" not in context and "consistent" not in context  # a reading, not a verdict
     assert "statement far" in tail.split("## Out of reach")[1] and "K needed 3e+14" in md
     assert "| **all** |  | **1** |  |  | **1** | **1** | **1** | **4** |" in md
 

@@ -48,6 +48,17 @@ def canonical_item(paper: str, item: str) -> str:
     return ITEM_ALIASES.get(paper, {}).get(text.strip(), text.strip())
 
 
+# a context row's verdict as the context section prints it: never the word of a scored paper claim
+# ("reproduced" / "consistent" there would read as a reproduction; the row is not counted)
+CONTEXT_READING = {V.REPRODUCED: "agrees", V.CONSISTENT: "agrees", V.CONTRADICTED: "disagrees"}
+
+
+def context_reading(c: V.Claim) -> str:
+    """What a context row's measurement says ("agrees", "disagrees", or its not reached /
+    inconclusive / checked verdict)."""
+    return CONTEXT_READING.get(c.verdict, c.verdict)
+
+
 def why(c: V.Claim) -> str:
     """One line saying why the row has its verdict: the first clause of its regime note (else of
     its measurement), cut at ``WHY_CHARS``."""
@@ -147,8 +158,8 @@ def render_markdown(claims: Sequence[V.Claim]) -> str:
     if scoped["context"]:
         lines += ["", "## Context and diagnostics", "",
                   "Labelled context and diagnostics, not the papers' claims (not counted above).", "",
-                  "| paper | item | statement | instance, K run | verdict | why |", "|---|---|---|---|---|---|"]
-        lines += [f"| {c.paper} | {_md(c.item)} | {_md(c.statement)} | {_md(instance_text(c))} | **{c.verdict}** "
+                  "| paper | item | statement | instance, K run | reading | why |", "|---|---|---|---|---|---|"]
+        lines += [f"| {c.paper} | {_md(c.item)} | {_md(c.statement)} | {_md(instance_text(c))} | {context_reading(c)} "
                   f"| {_md(why(c))} |" for c in scoped["context"]]
     if scoped["out_of_reach"]:
         lines += ["", "## Out of reach", "", "Claims whose regime needs K > 1e11 episodes (or no K at all; not counted above):",
@@ -195,8 +206,8 @@ def render_rst(claims: Sequence[V.Claim]) -> str:
                                   k_needed_text(c.k_needed)] for c in mine], [2, 8, 3, 2, 6, 4, 2])
     if scoped["context"]:
         lines += [".. rubric:: Context and diagnostics (not counted)", ""]
-        lines += _rst_table(["paper", "item", "statement", "verdict", "why"],
-                            [[c.paper, c.item, c.statement, c.verdict, why(c)] for c in scoped["context"]],
+        lines += _rst_table(["paper", "item", "statement", "reading", "why"],
+                            [[c.paper, c.item, c.statement, context_reading(c), why(c)] for c in scoped["context"]],
                             [2, 2, 8, 2, 6])
     if scoped["out_of_reach"]:
         lines += [".. rubric:: Out of reach (K needed > 1e11; not counted)", ""]
