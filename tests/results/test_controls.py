@@ -59,4 +59,52 @@ def test_over_exploring_twin_from_the_slack():
     # the twin's regret cannot exceed K x the largest gap: with that cap below the bound it passes
     assert C.bound_outcome((100.0, 90.0, 110.0), 500.0, 400.0).outcome == "passes"
     s = C.judge_without_twin(V.Score(V.REPRODUCED, "m"), "regret_bound", "no widths")
-    assert s.verdict == V.CONSISTENT and s.controls == "not run: over-exploring"
+    assert s.verdict == V.CONSISTENT and s.controls == "not run: over-exploring, linear"
+
+
+def test_linear_twin_fails_an_exponent_check_and_a_bound_it_exceeds():
+    # a learner that never learns has exponent exactly 1 on the row's window: an O~(sqrt K) or a
+    # "mistakes stop growing" check in regime rejects it; with slope 0 it makes no mistake and passes
+    for claimed in (0.0, 0.5):
+        o = C.linear_rate_outcome(lambda f, c=claimed: V.score_rate_upper(f, c, 0.1, REG), 1e5, 1e6, 0.25)
+        assert o.rejected and "a = 1" in o.text()
+    assert C.linear_rate_outcome(lambda f: V.score_rate_upper(f, 0.0, 0.1, REG), 1e5, 1e6, 0.0).outcome == "passes"
+    # short of the agent's regime the same check cannot reject it (undecided: the window is fixed in advance)
+    early = V.Regime(1e5, 1e5, 1e6)
+    assert C.linear_rate_outcome(lambda f: V.score_rate_upper(f, 0.5, 0.1, early), 1e5, 1e6, 0.25).outcome == "undecided"
+    # an explicit bound rejects it where slope x K exceeds the bound, passes it (vacuous) otherwise
+    assert C.linear_bound_outcome(1e6, 0.2, 1e5).rejected
+    assert C.linear_bound_outcome(1e6, 0.2, 1e6).outcome == "passes"
+
+
+def test_learning_rows_need_greedy_and_linear_rejected():
+    ok = V.Score(V.REPRODUCED, "m", "r")
+    lin = C.linear_rate_outcome(lambda f: V.score_rate_upper(f, 0.0, 0.1, REG), 1e5, 1e6, 0.5)
+    s, cell = C.judge(ok, "learns", [C.greedy_outcome(None), lin])
+    assert s.verdict == V.CONSISTENT and cell == "rejects: linear; not run: greedy"
+    s, cell = C.judge(ok, "learns", [C.greedy_outcome(V.Score(V.CONTRADICTED, "a = 1")), lin])
+    assert s.verdict == V.REPRODUCED and cell == "rejects: greedy, linear"
+
+
+def test_uniform_gap_and_mistake_rate():
+    from privrl.rl import envs
+    from privrl.rl.mdp import optimal_values
+
+    m = envs.make("garnet", S=1, A=2, branching=1, H=1, seed=0)
+    r = m.R[0, 0]
+    assert math.isclose(C.uniform_gap(m), r.max() - r.mean())
+    # RiverSwim: V^unif below V*, and the gap is what a backward induction over uniform actions gives
+    rs = envs.make("riverswim", S=2, H=2)
+    g = C.uniform_gap(rs)
+    assert 0.0 < g < float(rs.rho @ optimal_values(rs)[1][0])
+    assert C.uniform_mistake_rate([0.0, 0.5], 0.3) == 0.5 and C.uniform_mistake_rate([0.0, 0.5], 0.6) == 0.0
+
+
+def test_control_cells_are_found_by_their_tag_and_params():
+    real = {"agent": "pucb", "env_key": "bandit", "params": {"epsilon": 10.0, "bonus_scale": 1.0, "z": 0.0}, "tags": {}}
+    greedy = {"agent": "pucb", "env_key": "bandit", "params": {"epsilon": 10.0, "bonus_scale": 0.0, "z": 0.0},
+              "tags": {"control": "greedy"}}
+    other_eps = {**greedy, "params": {**greedy["params"], "epsilon": 100.0}}
+    assert C.control_cell([real, other_eps, greedy], real, "greedy") is greedy
+    assert C.control_cell([real, other_eps], real, "greedy") is None
+    assert C.is_control(greedy) and not C.is_control(real)

@@ -81,8 +81,9 @@ class ExperimentCells:
         return float(self.config.get("fit_decades", THRESHOLDS.fit_decades))
 
     def private(self, agent: str | None = None, env: str | None = None, **eq) -> list[experiments.Cell]:
-        """Cells with noise on (noise-off twins are baselines), of ``agent`` / ``env``, params equal to ``eq``."""
-        return [c for c in self.cells if float(c.params.get("noise", 1.0)) > 0.5
+        """Cells with noise on (noise-off twins are baselines), of ``agent`` / ``env``, params equal to ``eq``;
+        not the control cells (wrong twins a claim is scored against, ``tags: {control: ...}``)."""
+        return [c for c in self.cells if float(c.params.get("noise", 1.0)) > 0.5 and not (c.tags or {}).get("control")
                 and (agent is None or c.agent == agent) and (env is None or c.env == env)
                 and all(k in c.params and math.isclose(float(c.params[k]), float(v)) for k, v in eq.items())]
 

@@ -24,12 +24,22 @@ already makes, exactly in law --
 * ``over_exploring`` -- widths x10; for an explicit regret bound its rejection is read from the
   bound's measured slack: the twin's regret is at least 10 x the measured lower CI end (capped at
   K x the largest gap), rejected only where that exceeds the bound. Not defined for elimination
-  agents (no widths) nor for PAC mistake counts (no premise): "not run" there.
+  agents (no widths) nor for PAC mistake counts (no premise): "not run" there;
+* ``greedy`` -- the same agent with no exploration bonus and the same noise (``bonus_scale = 0``,
+  ``z = 0``): a control cell the design runs beside the agent (``tags: {control: greedy}``, found
+  by :func:`control_cell`), scored through the row's own check on its own runs; "not run" where the
+  design runs none;
+* ``linear`` -- a learner that never learns: a uniformly random deterministic policy every episode
+  (the same law as a uniformly random action at every step). Its regret and alpha-mistakes are
+  linear in K with known slopes (:func:`uniform_gap`, :func:`uniform_mistake_rate`): realised by
+  their expectation, K-exponent exactly 1 (the sampling deviation is O(sqrt K)).
 
 Which twins a statement is about (``RELEVANT``): the K-exponent b of a privacy cost
 (``privacy_cost_b``) is about the trust model (a local twin has b = 1/2, a central one b = 0); its
 eps exponent (``privacy_cost_eps``) about whether the cost follows eps;
-an explicit regret bound (``regret_bound``) about over-exploration; any other statement about a
+an explicit regret bound (``regret_bound``) about over-exploration and about learning at all (the
+linear twin); a statement that the agent learns (``learns``: PAC mistakes stop growing, regret
+sublinear) about exploring enough (greedy) and learning at all (linear); any other statement about a
 private agent's regret (``agent_regret``) about privacy at all and over-exploration. A fixed-gap rate row is a
 convergence check (:func:`privrl.results.claims.with_power`), not a statement any twin could
 fail, and is never a reproduction.
@@ -39,7 +49,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
 
 from privrl.results import verdicts as V
 from privrl.results.eps_verdicts import BELOW_LOWER, EpsCell
@@ -59,6 +71,9 @@ CONTROLS: dict[str, Control] = {
     "wrong_model": Control("wrong trust model", "the same algorithm with local noise where central or shuffle "
                                                 "noise is claimed, central where local is"),
     "over_exploring": Control("over-exploring", "widths x10 (regret at least x10 on a gap instance)"),
+    "greedy": Control("greedy", "the same agent and noise with no exploration bonus (bonus_scale 0)"),
+    "linear": Control("linear", "a learner that never learns: a uniformly random policy every episode "
+                                "(regret and mistakes linear in K, exact slopes)"),
 }
 
 # statement kind -> the twins it is about (and must reject). The K-exponent b of a privacy cost is an
@@ -68,7 +83,8 @@ CONTROLS: dict[str, Control] = {
 RELEVANT: dict[str, tuple[str, ...]] = {
     "privacy_cost_b": ("wrong_model",),
     "privacy_cost_eps": ("non_private", "eps_blind"),
-    "regret_bound": ("over_exploring",),
+    "regret_bound": ("over_exploring", "linear"),
+    "learns": ("greedy", "linear"),  # PAC mistakes stop growing / regret sublinear: the agent explores and learns
     "agent_regret": ("non_private", "over_exploring"),  # any other statement about a private agent's regret
 }
 
@@ -83,6 +99,88 @@ SIBLINGS: dict[str, str] = {
 }
 
 OVER_EXPLORING_FACTOR = 10.0  # widths x10 -> regret x >= 10 on a gap instance (docs/decisions/controls.md)
+
+# control -> the parameters its cell sets (the rest equal to the real cell's): how a control cell of
+# the design (tags: {control: <name>}) is matched to the cell it is the twin of
+CONTROL_PARAMS: dict[str, dict[str, float]] = {"greedy": {"bonus_scale": 0.0, "z": 0.0}}
+
+
+# ---------------------------------------------------------------- control cells and the linear twin
+def is_control(info: Mapping[str, Any]) -> bool:
+    """A run cell that is a wrong twin (``tags: {control: ...}``), not an agent a claim is about."""
+    return bool((info.get("tags") or {}).get("control"))
+
+
+def control_cell(infos: Sequence[Mapping[str, Any]], real: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
+    """The control cell ``name`` of ``real`` among ``infos`` (run infos: agent, params, tags, env_key):
+    same env and agent, tagged ``control: name``, its parameters equal to ``real``'s except those
+    :data:`CONTROL_PARAMS` sets. None when the design runs none."""
+    own = CONTROL_PARAMS.get(name, {})
+    for i in infos:
+        if ((i.get("tags") or {}).get("control") == name and i.get("env_key") == real.get("env_key")
+                and i["agent"] == real["agent"]):
+            p, q = i["params"], real["params"]
+            if all(math.isclose(float(p.get(k, 0.0)), float(v)) for k, v in own.items()) and all(
+                    k in own or (k in p and _same(p[k], v)) for k, v in q.items()):
+                return i
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return math.isclose(float(a), float(b))
+    except (TypeError, ValueError):
+        return a == b
+
+
+def uniform_gap(mdp: Any) -> float:
+    """``rho . (V*_1 - V^unif_1)``: the per-episode regret of a uniformly random action at every step
+    (equal in law to a uniformly random deterministic policy per episode: each (h, s) is met at most
+    once an episode). mdp: P float64[H, S, A, S], R float64[H, S, A], rho float64[S]."""
+    V_star = np.zeros(mdp.S)
+    V_unif = np.zeros(mdp.S)
+    for h in range(mdp.H - 1, -1, -1):
+        V_star = (mdp.R[h] + mdp.P[h] @ V_star).max(axis=1)
+        V_unif = (mdp.R[h] + mdp.P[h] @ V_unif).mean(axis=1)
+    return float(mdp.rho @ (V_star - V_unif))
+
+
+def uniform_mistake_rate(policy_gaps: np.ndarray, alpha: float) -> float:
+    """The fraction of deterministic policies more than ``alpha`` sub-optimal (policy_gaps:
+    float64[A^(SH)], every rho . (V* - V^pi)): the linear twin's alpha-mistakes per episode."""
+    return float(np.mean(np.asarray(policy_gaps, float) > alpha))
+
+
+def linear_fit(window_lo: float, window_hi: float) -> V.RateFit:
+    """The linear twin's K-exponent on the row's window: exactly 1 (regret or mistakes = K x slope)."""
+    return V.RateFit(1.0, 1.0, 1.0, float(window_lo), float(window_hi))
+
+
+def linear_rate_outcome(score_fn: Callable[[V.RateFit], V.Score], window_lo: float, window_hi: float,
+                        slope: float) -> TwinOutcome:
+    """The linear twin through a rate row's own check ``score_fn`` (a RateFit -> Score, the row's
+    regime): exponent 1 when its slope is positive; with slope 0 (no policy is worse than the row's
+    threshold) it makes no mistake at all and passes an upper bound on them."""
+    if not slope > 0:
+        return TwinOutcome("linear", V.Score(V.REPRODUCED, "slope 0: the uniformly random policy makes none"),
+                           "no deterministic policy beyond the threshold")
+    return TwinOutcome("linear", score_fn(linear_fit(window_lo, window_hi)), f"{slope:.3g} x K")
+
+
+def linear_bound_outcome(K: float, slope: float, bound: float) -> TwinOutcome:
+    """The linear twin of an explicit upper bound at K: its count is ``slope x K``, rejected where
+    that exceeds the bound, passing otherwise (the bound is vacuous against a learner that never learns)."""
+    if not (math.isfinite(bound) and math.isfinite(slope)):
+        return TwinOutcome("linear", None, "bound undefined")
+    twin = slope * K
+    verdict = V.CONTRADICTED if twin > bound else V.REPRODUCED
+    return TwinOutcome("linear", V.Score(verdict, f"the twin's {slope:.4g} x K = {twin:.4g} vs bound {bound:.4g}"))
+
+
+def greedy_outcome(score: V.Score | None, why: str = "") -> TwinOutcome:
+    """The greedy twin: its control cell's runs through the row's own check (``score``), or not run."""
+    return TwinOutcome("greedy", score, why or ("" if score is not None else
+                                                "the design runs no bonus-free control cell (tags: {control: greedy})"))
 
 
 # ---------------------------------------------------------------- the twins' eps cells
@@ -204,9 +302,11 @@ def bound_outcome(measured: tuple[float, float, float], bound: float, cap: float
                                                           f"{bound:.4g}"))
 
 
-def judge_bound(score: V.Score, measured: tuple[float, float, float], bound: float, cap: float) -> V.Score:
-    """An explicit regret bound's score judged on its over-exploring twin (:func:`bound_outcome`)."""
-    return judge(score, "regret_bound", [bound_outcome(measured, bound, cap)])[0]
+def judge_bound(score: V.Score, measured: tuple[float, float, float], bound: float, cap: float,
+                linear: TwinOutcome | None = None) -> V.Score:
+    """An explicit regret bound's score judged on its over-exploring twin (:func:`bound_outcome`) and
+    its linear twin (``linear``, :func:`linear_bound_outcome`; not run when None)."""
+    return judge(score, "regret_bound", [bound_outcome(measured, bound, cap)] + ([linear] if linear else []))[0]
 
 
 def judge_without_twin(score: V.Score, statement_kind: str, why: str) -> V.Score:

@@ -118,7 +118,36 @@ def power_line(claims: Sequence[V.Claim]) -> str:
     return (f"**Power.** Of {len(mine)} paper rows the data agree with, {n[V.REPRODUCED]} are reproduced "
             f"(every wrong twin their statement is about fails the same check, or a mechanism-level check), "
             f"**{n[V.CONSISTENT]} have no power** against a twin they are about (consistent) and "
-            f"{n[V.CHECKED]} are checks (algebra, or convergence on one fixed-gap instance).")
+            f"{n[V.CHECKED]} are checks (algebra, or convergence on one fixed-gap instance)." + _controls_sentence(claims))
+
+
+OUTCOMES = ("rejects", "passes", "undecided", "not run")  # a controls cell's parts (privrl.results.controls.summary)
+
+
+def control_outcomes(claims: Sequence[V.Claim]) -> dict[str, Counter]:
+    """{twin name: Counter(outcome)} over the papers' rows' controls cells: how often each wrong twin,
+    run through a scored row's own check, was rejected, passed, undecided or not run."""
+    out: dict[str, Counter] = {}
+    for c in split_scope(claims)["paper_claim"]:
+        for part in str(c.controls or "").split("; "):
+            what, _, names = part.partition(": ")
+            if what in OUTCOMES:
+                for name in names.split(", "):
+                    out.setdefault(name, Counter())[what] += 1
+    return out
+
+
+def _controls_sentence(claims: Sequence[V.Claim]) -> str:
+    per = control_outcomes(claims)
+    if not per:
+        return ""
+    total = Counter()
+    for n in per.values():
+        total.update(n)
+    each = "; ".join(f"{name} {n['rejects']}/{sum(n.values())}" for name, n in sorted(per.items()))
+    return (f" Wrong twins through the rows' own checks: of {sum(total.values())} (row, twin) pairs, "
+            f"{total['rejects']} rejected, {total['passes']} passing, {total['undecided']} undecided, "
+            f"{total['not run']} not run (rejected / pairs per twin: {each}).")
 
 
 # ---------------------------------------------------------------- markdown

@@ -149,3 +149,16 @@ def test_the_surface_figure_reads_in_print(tmp_path, monkeypatch, surface_cells)
     assert any("central (JDP)" in t for t in titles) and any("local (LDP)" in t for t in titles)
     style.save_figure(fig, tmp_path / "figs/privacy_surface")
     assert figure_check.figure_problems(tmp_path / "figs") == []
+
+
+def test_an_agent_sits_in_the_panel_of_the_model_its_runs_deliver():
+    """Shuffled-OBI releasing counts every episode delivers eps0-LDP (and eps0-JDP by the billboard
+    lemma), not the shuffle amplification: its guarantees put it in the local panel; an agent whose
+    runs carry the registered model's guarantee stays there, and one with none keeps its registered model."""
+    from privrl.papers.cross_paper.surface import delivered_model
+
+    obi = {"privacy_model": "SDP", "guarantees": [{"model": "LDP"}, {"model": "JDP"}]}
+    assert delivered_model(obi) == "LDP"
+    assert delivered_model({"privacy_model": "SDP", "guarantees": [{"model": "SDP"}]}) == "SDP"
+    assert delivered_model({"privacy_model": "JDP", "guarantees": [{"model": "JDP"}]}) == "JDP"
+    assert delivered_model({"privacy_model": "JDP", "guarantees": []}) == "JDP"

@@ -337,7 +337,13 @@ def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame) -> list[V.Claim]:
             why += f"; {worst[0].env}: {worst[1].regime}"
         sc = V.Score(verdict, f"max regret / Eq. (29) = {top[0].regret / top[0].eq29_bound:.3g} on {top[0].env} "
                      f"({top[1].measured})", why, need)
-        sc = controls.judge_without_twin(sc, "regret_bound", "an elimination agent has no widths to scale")
+        # the linear twin (a uniformly random policy every episode) fails the row where its regret K x
+        # (V* - V^unif) exceeds Eq. (29) at some size
+        lin = [controls.linear_bound_outcome(float(r.K), controls.uniform_gap(env_mdp(ctx, r.env)), float(r.eq29_bound))
+               for r, _ in scores]
+        sc = controls.judge(sc, "regret_bound", [
+            controls.TwinOutcome("over_exploring", None, "an elimination agent has no widths to scale"),
+            next((o for o in lin if o.rejected), lin[0])])[0]
         who = "SDP-PE (shuffle, eps=2)" if agent == "sdp-pe" else "PE (no privacy)"
         C = d.C.iloc[0]
         out.append(_claim(ctx, "bai_sdp_pe_scaling", "Thm 6", f"below_eq29_{agent}",

@@ -52,7 +52,7 @@ FAMILIES = {
 FAMILY_OF = {  # the figure's legend: one entry per algorithm, coloured alike in every trust model's panel
     "pucb": "PUCB", "dp-ucbvi-jdp": "DP-UCBVI", "dp-ucbvi-ldp": "DP-UCBVI", "private-ucbvi-jdp": "Private-UCBVI",
     "private-ucbvi-sdp": "Private-UCBVI", "private-ucbvi-ldp": "Private-UCBVI", "sdp-pe": "SDP-PE", "sdp-pe-jdp": "SDP-PE",
-    "sdp-pe-ldp": "SDP-PE", "ldp-obi": "OBI (LDP-OBI, Shuffled-OBI τ = 0)", "shuffled-obi": "OBI (LDP-OBI, Shuffled-OBI τ = 0)",
+    "sdp-pe-ldp": "SDP-PE", "ldp-obi": "LDP-OBI", "shuffled-obi": "Shuffled-OBI",
 }
 SEPARATION_EXPONENT = 0.5  # Omega(sqrt(K)/eps) of the local model against O~(1/eps) of the central one
 SEPARATION_SOURCE = ("Garcelon et al. note, Sec. 1 (LDP lower bound Omega(sqrt K / eps), minimax); Vietri et al. "
@@ -81,14 +81,39 @@ class Member:
     base: np.ndarray                  # float64[n0, C]
     regimes: dict                     # eps -> Regime
     fit: dict                         # privrl.results.privacy_fits.fit_privacy_cost
+    registered: str = ""              # the agent's registered trust model, where its runs deliver another
+
+    @property
+    def legend(self) -> str:
+        """The figure's legend entry: one per algorithm (coloured alike in every panel), or, for an
+        agent drawn in another model's panel than its registered one, its own label."""
+        return self.label if self.registered else FAMILY_OF.get(self.agent, self.label)
+
+
+# the trust models from the least trust a guarantee needs (no trusted party) to the most (a trusted curator)
+LEAST_TRUST_FIRST = ("LDP", "SDP", "JDP", "DP")
+
+
+def delivered_model(info: dict) -> str:
+    """The trust model a run's own guarantees deliver (its info's ``guarantees``, as the privacy
+    manifest lists them): the one needing the least trust (local before shuffle before central), since
+    every weaker one follows from it. A shuffle agent whose run does not deliver the amplification
+    (Shuffled-OBI releasing counts every episode: eps0-LDP and, by the billboard lemma, eps0-JDP) is
+    local. The agent's registered model when the run carries no guarantee."""
+    models = {g.get("model") for g in info.get("guarantees") or []}
+    return next((m for m in LEAST_TRUST_FIRST if m in models), info["privacy_model"])
 
 
 def members(fits: dict) -> list[Member]:
-    """The agent groups of :func:`privrl.papers.cross_paper._fits` (the privacy_cost analysis's fits)."""
+    """The agent groups of :func:`privrl.papers.cross_paper._fits` (the privacy_cost analysis's fits),
+    each in the panel of the trust model its runs deliver (:func:`delivered_model`)."""
     out = []
     for (env, agent, _items), (g, fit, regimes, base, priv, ep0) in fits.items():
         info = next(iter(g["private"].values()))  # a private cell's label (the noise-off one says so)
-        out.append(Member(env, agent, _label(info, agent), info["privacy_model"], ep0, priv, base, regimes, fit))
+        model = delivered_model(info)
+        moved = model != info["privacy_model"]
+        label = _label(info, agent) + (f" ({model} as run)" if moved else "")
+        out.append(Member(env, agent, label, model, ep0, priv, base, regimes, fit, info["privacy_model"] if moved else ""))
     return out
 
 
@@ -251,11 +276,11 @@ def frontier_rows(ctx: AnalysisContext) -> pd.DataFrame:
     rows = []
     for info, eps in new:
         _, ep, mine = seed_matrix(ctx.runs(info["env_key"], info["cell"]))
-        model = info["privacy_model"]
+        model = delivered_model(info) if info["privacy_model"] != "none" else "none"
         for other, e2 in cells:
             if other["agent"] not in PUBLISHED or other["env_key"] != info["env_key"]:
                 continue
-            if model != "none" and (other["privacy_model"] != model or e2 != eps):
+            if model != "none" and (delivered_model(other) != model or e2 != eps):
                 continue
             _, ep2, theirs = seed_matrix(ctx.runs(other["env_key"], other["cell"]))
             if not np.array_equal(ep, ep2):
@@ -348,7 +373,7 @@ def figure(ctx: AnalysisContext, ms: list[Member]):
         ylabels[top], xlabels[top] = f"D(K = {facets.sci(K)}, ε)", "privacy level ε"
         ylabels[bottom], xlabels[bottom] = f"D(K, ε = {eps_k:g})", "episodes K"
         for m in (m for m in ms if m.model == k):
-            line = FAMILY_OF.get(m.agent, m.label)  # one legend entry per algorithm: the panel says the model
+            line = m.legend  # one legend entry per algorithm: the panel says the model
             es = [e for e in sorted(m.private) if m.fit["D_at_K_ci"][e][0] > 0]  # D <= 0: in the table, not on a log axis
             d = np.array([m.fit["D_at_K_ci"][e] for e in es]).reshape(-1, 3)
             parts.append(pd.DataFrame({"x": es, "y": d[:, 0], "lo": np.maximum(d[:, 1], d[:, 0] * 1e-3), "hi": d[:, 2],

@@ -140,7 +140,33 @@ def privacy_lower_term(K: float, S: int, A: int, H: int, eps: float) -> float:
 
 # ----------------------------------------------------------------------------- shared
 def _pucb_cells(ctx: AnalysisContext) -> list[dict]:
-    return [i for i in ctx.infos if i["agent"] == "pucb" and i["params"].get("noise", 1.0) > 0.5]
+    """PUCB's private cells (noise on), not its control cells (wrong twins, :mod:`privrl.results.controls`)."""
+    return [i for i in ctx.infos if i["agent"] == "pucb" and i["params"].get("noise", 1.0) > 0.5
+            and not controls.is_control(i)]
+
+
+def _greedy_rate(ctx: AnalysisContext, info: dict, column: str | None, claimed: float,
+                 regime: V.Regime, rng, decades: float) -> controls.TwinOutcome:
+    """The greedy twin of ``info`` (its control cell, if the design runs one) through a rate row's own
+    check: its ``column`` series (None: regret) fitted on the same number of decades at the same K,
+    scored against ``claimed`` + the log allowance in the real agent's regime (the window fixed in advance)."""
+    g = controls.control_cell(ctx.infos, info, "greedy")
+    if g is None:
+        return controls.greedy_outcome(None)
+    ep, M = curves(ctx, g["env_key"], g["cell"], column) if column else curves(ctx, g["env_key"], g["cell"])
+    if np.all(M[:, -1] <= 0):
+        return controls.greedy_outcome(V.Score(V.REPRODUCED, "none in any seed up to K"), g["label"])
+    f = V.RateFit.from_row(fit_k_exponent(ep, M, rng, decades, n_boot=ctx.n_boot))
+    reg = V.Regime(regime.crossover_K, f.window_lo, f.window_hi, regime.saturation)
+    return controls.greedy_outcome(V.score_rate_upper(f, claimed, V.THRESHOLDS.log_allowance, reg), g["label"])
+
+
+def _uniform_mistake_rate(mdp, alpha: float) -> float | None:
+    """The linear twin's alpha-mistakes per episode (None: too many policies to enumerate)."""
+    try:
+        return controls.uniform_mistake_rate(policy_gaps(mdp), alpha)
+    except ValueError:
+        return None
 
 
 def _label(info: dict) -> str:
@@ -180,6 +206,7 @@ def _result(title: str, t: pd.DataFrame, note: str, panels, claims) -> AnalysisR
 # ----------------------------------------------------------------------------- Thm 3 (PAC)
 def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "pac")
+    twin_rng = rng_for(ctx, "pac_controls")  # the controls' own stream: the agents' CIs do not depend on them
     art = ctx.artifact("vietri2020_pac", "md")
     rows, claims, lines = [], [], []
     for info in _pucb_cells(ctx):
@@ -197,10 +224,14 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
             B = thm3_explicit_bound(mdp.S, mdp.A, mdp.H, alpha, eps, K, info["params"].get("beta", 0.05))
             tag = f"{info['env_key']}_{info['cell']}_a{alpha:g}".replace(".", "p")
             also = "" if len(same) == 1 else f" (same episodes as alpha = {', '.join(f'{a:g}' for a in same[1:])})"
-            s = controls.judge_without_twin(
+            q = _uniform_mistake_rate(mdp, alpha)
+            s = controls.judge(
                 score_bound_one_sided(m, lambda k, B=B: B, K, 1.0, "the polylog(T, S, A, H, 1/alpha, 1/beta, 1/eps) "
-                                      "of (7), (9), (10)"),
-                "regret_bound", "mistake counts under widths x10: no premise to read from the slack")
+                                      "of (7), (9), (10)"), "regret_bound",
+                [controls.TwinOutcome("over_exploring", None, "mistake counts under widths x10: no premise to read "
+                                                              "from the slack"),
+                 controls.linear_bound_outcome(K, q, B) if q is not None else
+                 controls.TwinOutcome("linear", None, "too many policies to enumerate")])[0]
             claims.append(V.make_claim(
                 PAPER, "Thm 3", f"vietri2020_pac_bound_{tag}",
                 f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes{also} <= Thm 3 with App. B.1's "
@@ -208,11 +239,20 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
                 "(polylog dropped)", "bound", art, s, ctx.experiment, f"{SRC}, Thm 3, App. B.1 Eqs. (7), (9), (10)"))
             if np.all(M[:, -1] > 0):
                 f = V.RateFit.from_row(fit_k_exponent(ep, M, rng, V.THRESHOLDS.fit_decades, n_boot=ctx.n_boot))
-                rs = V.score_rate_upper(f, 0.0, V.THRESHOLDS.log_allowance,
-                                        V.Regime(reg.crossover_K, f.window_lo, f.window_hi, reg.saturation))
+                rate_reg = V.Regime(reg.crossover_K, f.window_lo, f.window_hi, reg.saturation)
+                rs = V.score_rate_upper(f, 0.0, V.THRESHOLDS.log_allowance, rate_reg)
             else:
                 f = None
+                rate_reg = V.Regime(reg.crossover_K, K / 10 ** V.THRESHOLDS.fit_decades, K, reg.saturation)
                 rs = V.Score(V.REPRODUCED, "no alpha-mistake in any seed up to K", reg.note())
+            # the statement "mistakes stop growing" is about learning: its twins are the greedy control
+            # (explores too little) and the linear one (never learns), through this row's own check
+            twins = [_greedy_rate(ctx, info, col, 0.0, rate_reg, twin_rng, V.THRESHOLDS.fit_decades),
+                     controls.linear_rate_outcome(
+                         lambda fit, r=rate_reg: V.score_rate_upper(fit, 0.0, V.THRESHOLDS.log_allowance, r),
+                         rate_reg.window_lo, rate_reg.window_hi, q) if q is not None else
+                     controls.TwinOutcome("linear", None, "too many policies to enumerate")]
+            rs = controls.judge(rs, "learns", twins)[0]
             claims.append(V.make_claim(
                 PAPER, "Thm 3", f"vietri2020_pac_rate_{tag}",
                 f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes{also} are bounded in K (PAC): "
@@ -226,6 +266,11 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
             if len(lines) < MAX_LINES - 1:
                 lines.append((ep, M.mean(0), np.quantile(M, 0.025, 0), np.quantile(M, 0.975, 0),
                               f"{_short(info)}, α={alpha:g}", "-"))
+            g = controls.control_cell(ctx.infos, info, "greedy")
+            if g is not None and len(lines) < MAX_LINES - 1:
+                gep, gM = curves(ctx, g["env_key"], g["cell"], col)
+                lines.append((gep, gM.mean(0), np.quantile(gM, 0.025, 0), np.quantile(gM, 0.975, 0),
+                              f"greedy control (no bonus), ε={eps:g}, α={alpha:g}", "--"))
     t = pd.DataFrame(rows)
     if lines:
         x = lines[0][0]
@@ -235,12 +280,23 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
             "one row per distinct series (alphas between the same two policy gaps count the same episodes); "
             "Thm 3's explicit form (App. B.1, polylog dropped) is vacuous until K exceeds it (mistakes <= K).")
     return _result(f"Vietri et al. Thm 3 (PAC): {ctx.experiment}", t, note,
-                   [(lines, "α-mistakes (episodes)", "Thm 3: PUCB's PAC mistakes (bonus ×0.1 = tuned constant)")] if lines else [], claims)
+                   [(lines, "α-mistakes (episodes)", f"Thm 3: PUCB's PAC mistakes ({_constants(_pucb_cells(ctx))})")]
+                   if lines else [], claims)
+
+
+def _constants(infos: list[dict]) -> str:
+    """What the panel's PUCB cells run: the papers' constants, or the (tuned, labelled) bonus scales."""
+    scales = sorted({float(i["params"].get("bonus_scale", 1.0)) for i in infos})
+    tuned = [s for s in scales if s != 1.0]
+    if not tuned:
+        return "papers' constants"
+    return ", ".join(f"bonus ×{s:g}" for s in tuned) + " = tuned constant" + ("s" if len(tuned) > 1 else "")
 
 
 # ----------------------------------------------------------------------------- Thm 4
 def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "thm4")
+    twin_rng = rng_for(ctx, "thm4_controls")
     art = ctx.artifact("vietri2020_thm4", "md")
     rows, claims, lines = [], [], []
     for info in _pucb_cells(ctx):
@@ -256,7 +312,8 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
             return thm4_explicit_bound(T, mdp.S, mdp.A, mdp.H, p["epsilon"], p["beta"])
 
         tag = f"{info['env_key']}_{info['cell']}".replace(".", "p")
-        s = controls.judge_bound(V.score_bound(m, bound, K, max_policy_gap(mdp)), m, bound(K), K * max_policy_gap(mdp))
+        s = controls.judge_bound(V.score_bound(m, bound, K, max_policy_gap(mdp)), m, bound(K), K * max_policy_gap(mdp),
+                                 controls.linear_bound_outcome(K, controls.uniform_gap(mdp), bound(K)))
         if p.get("bonus_scale", 1.0) != 1.0:
             s = with_note(s, "bonus scaled: the bound is proved for bonus_scale 1 only")
         claims.append(V.make_claim(
@@ -264,6 +321,14 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
             f"{_label(info)} on {info['env_key']}: regret at K below Thm 4's explicit end-of-proof bound "
             f"(App. B.2, (15)+(17)+(22)+(26)) = {bound(K):.4g}", "bound", art, s, ctx.experiment, f"{SRC}, Thm 4, App. B.2"))
         rs = V.score_rate_upper(V.RateFit.from_row(fit), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
+        # a convergence check (one fixed gap), never a reproduction; its controls say whether it could fail
+        twins = [_greedy_rate(ctx, info, None, V.THRESHOLDS.sqrt_k_exponent, reg, twin_rng, float(ctx.config.get(
+                     "fit_decades", V.THRESHOLDS.fit_decades))),
+                 controls.linear_rate_outcome(
+                     lambda f, r=reg: V.score_rate_upper(f, V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, r),
+                     reg.window_lo, reg.window_hi, controls.uniform_gap(mdp))]
+        rs = dataclasses.replace(rs, controls=controls.summary(twins),
+                                 regime="; ".join(t for t in (rs.regime, "; ".join(f"twin {o.text()}" for o in twins)) if t))
         claims.append(V.make_claim(
             PAPER, "Thm 4", f"vietri2020_thm4_rate_{tag}",
             f"{_label(info)} on {info['env_key']}: regret O~(sqrt K) (K-exponent <= 0.5 + log allowance)" + CONVERGES,
