@@ -84,6 +84,7 @@ RELEVANT: dict[str, tuple[str, ...]] = {
     "privacy_cost_b": ("wrong_model",),
     "privacy_cost_eps": ("non_private", "eps_blind"),
     "regret_bound": ("over_exploring", "linear"),
+    "separation": ("wrong_model",),  # D_LDP / D_JDP ~ K^(1/2) over a gap family: about the trust model
     "learns": ("greedy", "linear"),  # PAC mistakes stop growing / regret sublinear: the agent explores and learns
     "agent_regret": ("non_private", "over_exploring"),  # any other statement about a private agent's regret
 }

@@ -2,6 +2,9 @@
 
 * analysis ``privacy_cost`` -- exponents (b, eps law) per agent against each paper's prediction;
 * analysis ``cross_model_coverage`` -- :mod:`privrl.papers.cross_paper.cross_model` (JDP vs shuffle vs LDP);
+* analysis ``privacy_surface`` -- :mod:`privrl.papers.cross_paper.surface` (D(K, eps) per trust model);
+* analysis ``trust_model_separation`` -- :mod:`privrl.papers.cross_paper.separation` (D_LDP / D_JDP ~ sqrt(K)
+  over a gap family: the separation as a worst case);
 * :func:`privacy_audit_claim` -- the claim row of the privacy audit of every mechanism
   (:mod:`privrl.mechanisms.audit`; the ``privacy_audit`` rule builds the table).
 
@@ -40,7 +43,7 @@ from privrl.results import eps_verdicts as EV
 from privrl.results.claims import claims_frame
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
 from privrl.results.stats import seed_matrix
-from privrl.papers.cross_paper import cross_model, surface
+from privrl.papers.cross_paper import cross_model, separation, surface
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import env_mdp
 from privrl.papers.registry import Paper
@@ -358,5 +361,5 @@ PAPER = Paper(
     authors=(), year=None, venue="", link="", file="",
     note="no single paper: scores each private agent's privacy cost against the paper that predicts it",
     analyses={"privacy_cost": privacy_cost, "cross_model_coverage": cross_model.cross_model_coverage,
-              "privacy_surface": privacy_surface},
+              "privacy_surface": privacy_surface, **separation.ANALYSES},
 )
