@@ -72,9 +72,16 @@ def test_linear_twin_fails_an_exponent_check_and_a_bound_it_exceeds():
     # short of the agent's regime the same check cannot reject it (undecided: the window is fixed in advance)
     early = V.Regime(1e5, 1e5, 1e6)
     assert C.linear_rate_outcome(lambda f: V.score_rate_upper(f, 0.5, 0.1, early), 1e5, 1e6, 0.25).outcome == "undecided"
-    # an explicit bound rejects it where slope x K exceeds the bound, passes it (vacuous) otherwise
-    assert C.linear_bound_outcome(1e6, 0.2, 1e5).rejected
-    assert C.linear_bound_outcome(1e6, 0.2, 1e6).outcome == "passes"
+    # an explicit bound, through the row's own check at K: rejected where slope x K exceeds it, passing
+    # (vacuous) otherwise; a check that cannot contradict (a bound with its polylog dropped) leaves it undecided
+    from privrl.results.bound_verdicts import score_bound_one_sided
+
+    def check(bound):
+        return lambda m: V.score_bound(m, lambda k: bound, 1e6, 1.0)
+    assert C.linear_bound_outcome(check(1e5), 1e6, 0.2).rejected
+    assert C.linear_bound_outcome(check(5e5), 1e6, 0.2).outcome == "passes"
+    stripped = C.linear_bound_outcome(lambda m: score_bound_one_sided(m, lambda k: 1e5, 1e6, 1.0, "a polylog"), 1e6, 0.2)
+    assert stripped.outcome == "undecided"
 
 
 def test_learning_rows_need_greedy_and_linear_rejected():

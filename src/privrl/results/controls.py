@@ -26,13 +26,18 @@ already makes, exactly in law --
   K x the largest gap), rejected only where that exceeds the bound. Not defined for elimination
   agents (no widths) nor for PAC mistake counts (no premise): "not run" there;
 * ``greedy`` -- the same agent with no exploration bonus and the same noise (``bonus_scale = 0``,
-  ``z = 0``): a control cell the design runs beside the agent (``tags: {control: greedy}``, found
-  by :func:`control_cell`), scored through the row's own check on its own runs; "not run" where the
-  design runs none;
-* ``linear`` -- a learner that never learns: a uniformly random deterministic policy every episode
-  (the same law as a uniformly random action at every step). Its regret and alpha-mistakes are
-  linear in K with known slopes (:func:`uniform_gap`, :func:`uniform_mistake_rate`): realised by
-  their expectation, K-exponent exactly 1 (the sampling deviation is O(sqrt K)).
+  ``z = 0``: PrivQ's conf and threshold are 0, so Q+ = Q~ wherever the released count n~ > 0 and
+  Q+ = H where the noise makes it <= 0 -- the release noise still explores for it): a control cell
+  the design runs beside the agent (``tags: {control: greedy}``, found by :func:`control_cell`),
+  scored through the row's own check on its own runs; "not run" where the design runs none;
+* ``linear`` -- a learner that never learns: a uniformly random deterministic policy every episode.
+  Its regret and alpha-mistakes are linear in K with known slopes (:func:`uniform_gap`: the regret
+  is that of a uniformly random action at every step; :func:`uniform_mistake_rate`: the share of
+  deterministic policies more than alpha sub-optimal, Def. 1 counting the episode's policy),
+  realised by their expectation (the sampling deviation is O(sqrt K)): analytic, not a run. Against
+  an explicit bound it goes through the row's own scoring function at K (a bound whose polylog is
+  dropped cannot reject it: undecided); on a rate row its K-exponent is 1 and the row's check
+  rejects it wherever the statement is not vacuous -- a vacuity check, not a measured power.
 
 Which twins a statement is about (``RELEVANT``): the K-exponent b of a privacy cost
 (``privacy_cost_b``) is about the trust model (a local twin has b = 1/2, a central one b = 0); its
@@ -98,6 +103,10 @@ SIBLINGS: dict[str, str] = {
     "private-ucbvi-sdp": "private-ucbvi-ldp",
     "sdp-pe": "sdp-pe-ldp", "sdp-pe-jdp": "sdp-pe-ldp", "sdp-pe-ldp": "sdp-pe-jdp",
 }
+
+# the twins realised from runs (a run's cells through the row's check) vs analytic or definitional ones
+# (the scoreboard counts them apart: only the first measure a check's power)
+RUN_TWINS = frozenset({"eps_blind", "wrong_model", "greedy"})
 
 OVER_EXPLORING_FACTOR = 10.0  # widths x10 -> regret x >= 10 on a gap instance (docs/decisions/controls.md)
 
@@ -168,14 +177,17 @@ def linear_rate_outcome(score_fn: Callable[[V.RateFit], V.Score], window_lo: flo
     return TwinOutcome("linear", score_fn(linear_fit(window_lo, window_hi)), f"{slope:.3g} x K")
 
 
-def linear_bound_outcome(K: float, slope: float, bound: float) -> TwinOutcome:
-    """The linear twin of an explicit upper bound at K: its count is ``slope x K``, rejected where
-    that exceeds the bound, passing otherwise (the bound is vacuous against a learner that never learns)."""
-    if not (math.isfinite(bound) and math.isfinite(slope)):
-        return TwinOutcome("linear", None, "bound undefined")
+def linear_bound_outcome(score_fn: Callable[[tuple[float, float, float]], V.Score], K: float,
+                         slope: float) -> TwinOutcome:
+    """The linear twin of an explicit upper bound at K through the row's own scoring function
+    ``score_fn`` (a measured (mean, lo, hi) -> Score): its count is ``slope x K`` exactly (no CI).
+    Rejected where that check fails it (contradicted); a check that cannot contradict (a bound
+    whose polylog is dropped) leaves it undecided; passing: the bound is vacuous against a learner
+    that never learns."""
+    if not math.isfinite(slope):
+        return TwinOutcome("linear", None, "slope undefined")
     twin = slope * K
-    verdict = V.CONTRADICTED if twin > bound else V.REPRODUCED
-    return TwinOutcome("linear", V.Score(verdict, f"the twin's {slope:.4g} x K = {twin:.4g} vs bound {bound:.4g}"))
+    return TwinOutcome("linear", score_fn((twin, twin, twin)), f"{slope:.4g} x K")
 
 
 def greedy_outcome(score: V.Score | None, why: str = "") -> TwinOutcome:

@@ -125,10 +125,13 @@ OUTCOMES = ("rejects", "passes", "undecided", "not run")  # a controls cell's pa
 
 
 def control_outcomes(claims: Sequence[V.Claim]) -> dict[str, Counter]:
-    """{twin name: Counter(outcome)} over the papers' rows' controls cells: how often each wrong twin,
-    run through a scored row's own check, was rejected, passed, undecided or not run."""
+    """{twin name: Counter(outcome)} over the controls cells of the papers' scored rows (not the
+    checks: their twins cannot change a verdict): how often each wrong twin, through a row's own
+    check, was rejected, passed, undecided or not run."""
     out: dict[str, Counter] = {}
     for c in split_scope(claims)["paper_claim"]:
+        if c.verdict == V.CHECKED or c.kind == "check":
+            continue
         for part in str(c.controls or "").split("; "):
             what, _, names = part.partition(": ")
             if what in OUTCOMES:
@@ -138,16 +141,25 @@ def control_outcomes(claims: Sequence[V.Claim]) -> dict[str, Counter]:
 
 
 def _controls_sentence(claims: Sequence[V.Claim]) -> str:
+    from privrl.results.controls import CONTROLS, RUN_TWINS
+
     per = control_outcomes(claims)
     if not per:
         return ""
-    total = Counter()
-    for n in per.values():
-        total.update(n)
-    each = "; ".join(f"{name} {n['rejects']}/{sum(n.values())}" for name, n in sorted(per.items()))
-    return (f" Wrong twins through the rows' own checks: of {sum(total.values())} (row, twin) pairs, "
-            f"{total['rejects']} rejected, {total['passes']} passing, {total['undecided']} undecided, "
-            f"{total['not run']} not run (rejected / pairs per twin: {each}).")
+    run_names = {CONTROLS[k].name for k in RUN_TWINS}
+    parts = []
+    for what, names in (("twins realised from runs", sorted(n for n in per if n in run_names)),
+                        ("analytic or definitional twins", sorted(n for n in per if n not in run_names))):
+        if not names:
+            continue
+        total = Counter()
+        for n in names:
+            total.update(per[n])
+        each = "; ".join(f"{n} {per[n]['rejects']}/{sum(per[n].values())}" for n in names)
+        parts.append(f"{what}: of {sum(total.values())} (row, twin) pairs, {total['rejects']} rejected, "
+                     f"{total['passes']} passing, {total['undecided']} undecided, {total['not run']} not run "
+                     f"({each})")
+    return " Wrong twins through the scored rows' own checks -- " + "; ".join(parts) + "."
 
 
 # ---------------------------------------------------------------- markdown

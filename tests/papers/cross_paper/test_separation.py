@@ -98,6 +98,7 @@ def test_the_analysis_registers_the_separation_row(tmp_path):
     assert [(r.paper, r.item) for r in rows] == [("garcelon2021", "Table 1")]
     r = rows[0]
     assert r.kind == "rate" and r.verdict == V.NOT_REACHED and math.isfinite(r.k_needed) and r.k_needed > 1e8
+    assert r.scope == "context"  # the papers bound regret, not D: a reading, not a paper claim
     # the control cell (a central agent tagged as the local slot's wrong trust model) is the row's twin, not a member
     assert r.controls == "undecided: wrong trust model" and "dp-ucbvi-jdp (central noise) in the local slot" in r.regime
     assert "gaps {0.05, 0.16, 0.5}" in r.regime and len(rows) == 1

@@ -337,10 +337,14 @@ def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame) -> list[V.Claim]:
             why += f"; {worst[0].env}: {worst[1].regime}"
         sc = V.Score(verdict, f"max regret / Eq. (29) = {top[0].regret / top[0].eq29_bound:.3g} on {top[0].env} "
                      f"({top[1].measured})", why, need)
-        # the linear twin (a uniformly random policy every episode) fails the row where its regret K x
-        # (V* - V^unif) exceeds Eq. (29) at some size
-        lin = [controls.linear_bound_outcome(float(r.K), controls.uniform_gap(env_mdp(ctx, r.env)), float(r.eq29_bound))
-               for r, _ in scores]
+        # the linear twin (a uniformly random policy every episode, regret K x (V* - V^unif)) through the
+        # row's own per-size check: rejected where that check fails it at some size
+        lin = []
+        for r, _ in scores:
+            info, m = next(i for i in ctx.infos if i["env_key"] == r.env and i["cell"] == r.cell), env_mdp(ctx, r.env)
+            lin.append(controls.linear_bound_outcome(
+                lambda meas, info=info, m=m, K=float(r.K): eq29.score_below_eq29(meas, info, m, K, max_policy_gap(m)),
+                float(r.K), controls.uniform_gap(m)))
         sc = controls.judge(sc, "regret_bound", [
             controls.TwinOutcome("over_exploring", None, "an elimination agent has no widths to scale"),
             next((o for o in lin if o.rejected), lin[0])])[0]

@@ -61,28 +61,9 @@ def privacy_surface(x: ExperimentCells) -> list[PlannedClaim]:
 
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
 def separation(x: ExperimentCells) -> list[PlannedClaim]:
-    """One claim per (central, local) pair and eps with both on >= 2 gaps of the hard family: the
-    K that gives its crossover-fixed window a decade (:func:`privrl.papers.cross_paper.separation.separation_window`),
-    never when the grid's smallest gap cannot (a wider grid)."""
-    from privrl.papers.cross_paper.separation import PAIRS, separation_window
-    from privrl.papers.planned import cell_eps
-
-    out = []
-    for central, local, *_ in PAIRS:
-        for cc in {cell_eps(c) for c in x.private(central)}:
-            c = {float(x.mdp[k.env].params["gap"]): x.cross[k.setting] for k in x.private(central)
-                 if "gap" in x.mdp[k.env].params and math.isclose(cell_eps(k), cc)}
-            loc = [k for k in x.private(local) if "gap" in x.mdp[k.env].params and math.isclose(cell_eps(k), cc)]
-            l_ = {float(x.mdp[k.env].params["gap"]): x.cross[k.setting] for k in loc}
-            gaps = sorted(set(c) & set(l_))
-            if len(gaps) < 2:
-                continue
-            lo, _, l_min = separation_window({g: c[g] for g in gaps}, {g: l_[g] for g in gaps}, x.K)
-            need = 10.0 * lo if l_min >= 10.0 * lo else math.inf
-            cells = [k for k in x.private(central) + loc if math.isclose(cell_eps(k), cc)]
-            out.append(x.claim(f"separation_{central}_{local}_eps{cc:g}", "separation: a decade past 10 x the "
-                               "crossovers fixing the window", cells, need))
-    return out
+    """The separation over the hard family is a context reading (privrl.papers.cross_paper.separation:
+    the papers bound regret, not D): no paper claim to plan; its row prints the K its window needs."""
+    return []
 
 
 RULES = {"privacy_cost": privacy_cost, "cross_model_coverage": cross_model, "privacy_surface": privacy_surface,
