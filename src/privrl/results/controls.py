@@ -145,14 +145,14 @@ def _same(a: Any, b: Any) -> bool:
 
 def uniform_gap(mdp: Any) -> float:
     """``rho . (V*_1 - V^unif_1)``: the per-episode regret of a uniformly random action at every step
-    (equal in law to a uniformly random deterministic policy per episode: each (h, s) is met at most
-    once an episode). mdp: P float64[H, S, A, S], R float64[H, S, A], rho float64[S]."""
-    V_star = np.zeros(mdp.S)
-    V_unif = np.zeros(mdp.S)
-    for h in range(mdp.H - 1, -1, -1):
-        V_star = (mdp.R[h] + mdp.P[h] @ V_star).max(axis=1)
-        V_unif = (mdp.R[h] + mdp.P[h] @ V_unif).mean(axis=1)
-    return float(mdp.rho @ (V_star - V_unif))
+    (that of a uniformly random deterministic policy per episode too: each (h, s) is met at most once
+    an episode), by the one backward induction (``rl.planning``). mdp: P float64[H, S, A, S],
+    R float64[H, S, A], rho float64[S]."""
+    from privrl.rl.mdp import optimal_values
+    from privrl.rl.planning import backward_induction
+
+    v_unif = backward_induction(mdp.H, mdp.S, lambda h, V_next: (mdp.R[h] + mdp.P[h] @ V_next).mean(axis=1))
+    return float(mdp.rho @ (optimal_values(mdp)[1][0] - v_unif[0]))
 
 
 def uniform_mistake_rate(policy_gaps: np.ndarray, alpha: float) -> float:
