@@ -104,6 +104,8 @@ SIBLINGS: dict[str, str] = {
     "sdp-pe": "sdp-pe-ldp", "sdp-pe-jdp": "sdp-pe-ldp", "sdp-pe-ldp": "sdp-pe-jdp",
 }
 
+OUTCOMES = ("rejects", "passes", "undecided", "not run")  # a twin's outcome, in the order the controls cell lists them
+
 # the twins realised from runs (a run's cells through the row's check) vs analytic or definitional ones
 # (the scoreboard counts them apart: only the first measure a check's power)
 RUN_TWINS = frozenset({"eps_blind", "wrong_model", "greedy"})
@@ -247,7 +249,7 @@ class TwinOutcome:
 def summary(outcomes: Sequence[TwinOutcome]) -> str:
     """The ledger's controls cell: "rejects: non-private, eps-blind; passes: wrong trust model; undecided: ...;
     not run: ..."."""
-    parts = {"rejects": [], "passes": [], "undecided": [], "not run": []}
+    parts: dict[str, list[str]] = {k: [] for k in OUTCOMES}
     for o in outcomes:
         parts[o.outcome].append(CONTROLS[o.control].name)
     return "; ".join(f"{k}: {', '.join(v)}" for k, v in parts.items() if v)

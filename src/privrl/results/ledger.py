@@ -121,13 +121,12 @@ def power_line(claims: Sequence[V.Claim]) -> str:
             f"{n[V.CHECKED]} are checks (algebra, or convergence on one fixed-gap instance)." + _controls_sentence(claims))
 
 
-OUTCOMES = ("rejects", "passes", "undecided", "not run")  # a controls cell's parts (privrl.results.controls.summary)
-
-
 def control_outcomes(claims: Sequence[V.Claim]) -> dict[str, Counter]:
     """{twin name: Counter(outcome)} over the controls cells of the papers' scored rows (not the
     checks: their twins cannot change a verdict): how often each wrong twin, through a row's own
     check, was rejected, passed, undecided or not run."""
+    from privrl.results.controls import OUTCOMES  # the parts of a controls cell (controls.summary)
+
     out: dict[str, Counter] = {}
     for c in split_scope(claims)["paper_claim"]:
         if c.verdict == V.CHECKED or c.kind == "check":

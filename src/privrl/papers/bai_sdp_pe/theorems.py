@@ -306,11 +306,17 @@ def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame) -> list[V.Claim]:
     reached, then reproduced; never contradicted: :mod:`privrl.papers.bai_sdp_pe.eq29`)."""
     out = []
     for agent, d in df.groupby("agent"):
-        scores = []
+        scores, linear = [], []
         for r in d.itertuples():
             info, m = next(i for i in ctx.infos if i["env_key"] == r.env and i["cell"] == r.cell), env_mdp(ctx, r.env)
-            sc = eq29.score_below_eq29((r.regret, r.regret_lo, r.regret_hi), info, m, float(r.K), max_policy_gap(m))
-            scores.append((r, EL.guard(sc, _lost(d[d.cell == r.cell]))))
+
+            def check(meas, info=info, m=m, K=float(r.K)):
+                return eq29.score_below_eq29(meas, info, m, K, max_policy_gap(m))
+
+            scores.append((r, EL.guard(check((r.regret, r.regret_lo, r.regret_hi)), _lost(d[d.cell == r.cell]))))
+            # the linear twin (a uniformly random policy every episode, regret K x (V* - V^unif)) through
+            # the same per-size check
+            linear.append(controls.linear_bound_outcome(check, float(r.K), controls.uniform_gap(m)))
         rank = {V.INCONCLUSIVE: 0, V.NOT_REACHED: 1, V.REPRODUCED: 2}
         worst = min(scores, key=lambda x: rank.get(x[1].verdict, 0))
         top = max(scores, key=lambda x: x[0].regret / x[0].eq29_bound)
@@ -337,17 +343,9 @@ def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame) -> list[V.Claim]:
             why += f"; {worst[0].env}: {worst[1].regime}"
         sc = V.Score(verdict, f"max regret / Eq. (29) = {top[0].regret / top[0].eq29_bound:.3g} on {top[0].env} "
                      f"({top[1].measured})", why, need)
-        # the linear twin (a uniformly random policy every episode, regret K x (V* - V^unif)) through the
-        # row's own per-size check: rejected where that check fails it at some size
-        lin = []
-        for r, _ in scores:
-            info, m = next(i for i in ctx.infos if i["env_key"] == r.env and i["cell"] == r.cell), env_mdp(ctx, r.env)
-            lin.append(controls.linear_bound_outcome(
-                lambda meas, info=info, m=m, K=float(r.K): eq29.score_below_eq29(meas, info, m, K, max_policy_gap(m)),
-                float(r.K), controls.uniform_gap(m)))
-        sc = controls.judge(sc, "regret_bound", [
+        sc = controls.judge(sc, "regret_bound", [  # the linear twin is rejected where a size's check fails it
             controls.TwinOutcome("over_exploring", None, "an elimination agent has no widths to scale"),
-            next((o for o in lin if o.rejected), lin[0])])[0]
+            next((o for o in linear if o.rejected), linear[0])])[0]
         who = "SDP-PE (shuffle, eps=2)" if agent == "sdp-pe" else "PE (no privacy)"
         C = d.C.iloc[0]
         out.append(_claim(ctx, "bai_sdp_pe_scaling", "Thm 6", f"below_eq29_{agent}",

@@ -145,18 +145,22 @@ def _pucb_cells(ctx: AnalysisContext) -> list[dict]:
             and not controls.is_control(i)]
 
 
-def _greedy_rate(ctx: AnalysisContext, info: dict, column: str | None, claimed: float,
-                 regime: V.Regime, rng, decades: float) -> controls.TwinOutcome:
+def _greedy_rate(ctx: AnalysisContext, info: dict, claimed: float, regime: V.Regime,
+                 mistakes: tuple[str, np.random.Generator] | None = None) -> controls.TwinOutcome:
     """The greedy twin of ``info`` (its control cell, if the design runs one) through a rate row's own
-    check: its ``column`` series (None: regret) fitted on the same number of decades at the same K,
-    scored against ``claimed`` + the log allowance in the real agent's regime (the window fixed in advance)."""
+    check, scored against ``claimed`` + the log allowance in the real agent's regime: its regret fit
+    (the fits row the real agent's rate row reads too), or, with ``mistakes`` = (column, rng), that
+    mistake series fitted as the real one is (``fit_decades`` at the same K)."""
     g = controls.control_cell(ctx.infos, info, "greedy")
     if g is None:
         return controls.greedy_outcome(None)
-    ep, M = curves(ctx, g["env_key"], g["cell"], column) if column else curves(ctx, g["env_key"], g["cell"])
-    if np.all(M[:, -1] <= 0):
-        return controls.greedy_outcome(V.Score(V.REPRODUCED, "none in any seed up to K"), g["label"])
-    f = V.RateFit.from_row(fit_k_exponent(ep, M, rng, decades, n_boot=ctx.n_boot))
+    if mistakes is None:
+        f = V.RateFit.from_row(_fit_row(ctx, g))
+    else:
+        ep, M = curves(ctx, g["env_key"], g["cell"], mistakes[0])
+        if np.all(M[:, -1] <= 0):
+            return controls.greedy_outcome(V.Score(V.REPRODUCED, "none in any seed up to K"), g["label"])
+        f = V.RateFit.from_row(fit_k_exponent(ep, M, mistakes[1], V.THRESHOLDS.fit_decades, n_boot=ctx.n_boot))
     reg = V.Regime(regime.crossover_K, f.window_lo, f.window_hi, regime.saturation)
     return controls.greedy_outcome(V.score_rate_upper(f, claimed, V.THRESHOLDS.log_allowance, reg), g["label"])
 
@@ -250,7 +254,7 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
                 rs = V.Score(V.REPRODUCED, "no alpha-mistake in any seed up to K", reg.note())
             # the statement "mistakes stop growing" is about learning: its twins are the greedy control
             # (explores too little) and the linear one (never learns), through this row's own check
-            twins = [_greedy_rate(ctx, info, col, 0.0, rate_reg, twin_rng, V.THRESHOLDS.fit_decades),
+            twins = [_greedy_rate(ctx, info, 0.0, rate_reg, (col, twin_rng)),
                      controls.linear_rate_outcome(
                          lambda fit, r=rate_reg: V.score_rate_upper(fit, 0.0, V.THRESHOLDS.log_allowance, r),
                          rate_reg.window_lo, rate_reg.window_hi, q) if q is not None else
@@ -299,7 +303,6 @@ def _constants(infos: list[dict]) -> str:
 # ----------------------------------------------------------------------------- Thm 4
 def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "thm4")
-    twin_rng = rng_for(ctx, "thm4_controls")
     art = ctx.artifact("vietri2020_thm4", "md")
     rows, claims, lines = [], [], []
     for info in _pucb_cells(ctx):
@@ -326,8 +329,7 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
             f"(App. B.2, (15)+(17)+(22)+(26)) = {bound(K):.4g}", "bound", art, s, ctx.experiment, f"{SRC}, Thm 4, App. B.2"))
         rs = V.score_rate_upper(V.RateFit.from_row(fit), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
         # a convergence check (one fixed gap), never a reproduction; its controls say whether it could fail
-        twins = [_greedy_rate(ctx, info, None, V.THRESHOLDS.sqrt_k_exponent, reg, twin_rng, float(ctx.config.get(
-                     "fit_decades", V.THRESHOLDS.fit_decades))),
+        twins = [_greedy_rate(ctx, info, V.THRESHOLDS.sqrt_k_exponent, reg),
                  controls.linear_rate_outcome(
                      lambda f, r=reg: V.score_rate_upper(f, V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, r),
                      reg.window_lo, reg.window_hi, controls.uniform_gap(mdp))]
