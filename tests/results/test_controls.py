@@ -115,3 +115,18 @@ def test_control_cells_are_found_by_their_tag_and_params():
     assert C.control_cell([real, other_eps, greedy], real, "greedy") is greedy
     assert C.control_cell([real, other_eps], real, "greedy") is None
     assert C.is_control(greedy) and not C.is_control(real)
+
+
+def test_fit_tables_name_the_control_a_cell_is():
+    import pandas as pd
+
+    from privrl.results.tables import fits_markdown
+
+    assert C.control_name({"tags": {"control": "greedy"}}) == "greedy" and C.control_name({"tags": None}) == ""
+    row = {"privacy_model": "JDP", "exponent": 0.1, "exponent_lo": 0.0, "exponent_hi": 0.2, "regret_at_K": 1.0,
+           "K": 10, "window_lo": 1.0, "window_hi": 10.0, "saturated_fraction": 0.0}
+    fits = pd.DataFrame([{**row, "label": "PUCB", "control": ""}, {**row, "label": "PUCB no bonus", "control": "greedy"}])
+    md = fits_markdown(fits, "t")
+    assert "| PUCB |  | JDP |" in md and "| PUCB no bonus | greedy | JDP |" in md
+    # a fits table written before the column existed still renders (read back from CSV: NaN)
+    assert "| PUCB |  | JDP |" in fits_markdown(fits.drop(columns="control"), "t")

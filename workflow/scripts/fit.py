@@ -1,6 +1,6 @@
 import pandas as pd
 
-from privrl.results import aggregate
+from privrl.results import aggregate, controls
 from privrl.results.run_files import load_runs
 from privrl import io
 from privrl.rl import seeding
@@ -13,7 +13,8 @@ with logged(snakemake) as log:  # noqa: F821
         rng = seeding.generator("fit", f"{sm.wildcards.experiment}/{info['setting']}", 0)
         row = aggregate.fit_cell(df, rng, sm.params.decades, n_boot=sm.params.n_boot)
         row.update(env=sm.wildcards.env, cell=info["cell"], label=info["label"], agent=info["agent"],
-                   privacy_model=info["privacy_model"], reconstruction=info["reconstruction"],
+                   privacy_model=info["privacy_model"], control=controls.control_name(info),
+                   reconstruction=info["reconstruction"],
                    **{f"param_{k}": v for k, v in info["params"].items()})
         log.info("%s: exponent %.3f", info["cell"], row["exponent"])
         rows.append(row)

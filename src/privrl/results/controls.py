@@ -120,7 +120,12 @@ CONTROL_PARAMS: dict[str, dict[str, float]] = {"greedy": {"bonus_scale": 0.0, "z
 # ---------------------------------------------------------------- control cells and the linear twin
 def is_control(info: Mapping[str, Any]) -> bool:
     """A run cell that is a wrong twin (``tags: {control: ...}``), not an agent a claim is about."""
-    return bool((info.get("tags") or {}).get("control"))
+    return bool(control_name(info))
+
+
+def control_name(info: Mapping[str, Any]) -> str:
+    """The wrong twin a run cell is (its ``tags: {control: ...}``), "" for an agent a claim is about."""
+    return str((info.get("tags") or {}).get("control") or "")
 
 
 def control_cell(infos: Sequence[Mapping[str, Any]], real: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:

@@ -163,6 +163,9 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
     for (env, agent, items), (g, fit, regimes, base, priv, ep0) in fits.items():
         info0 = g["base"] if agent not in BASELINE_AGENT else next(iter(g["private"].values()))
         model = info0["privacy_model"]
+        delivered = surface.delivered_model(next(iter(g["private"].values())))
+        # the trust model the runs deliver beside the registered one (Shuffled-OBI at tau = 0: eps0-LDP)
+        model_text = model if delivered == model else f"{model} registered, {delivered} as run"
         (b_paper, law, gamma_range), paper, item, src = TARGETS.get(
             agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))
         lower = PINNED.get(model, "") if law == "power" else ""
@@ -180,15 +183,15 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         pin = f"; eps exponent two-sided: {lower}" if lower else ""
         claims.append(dataclasses.replace(V.make_claim(
             paper, item, f"{ctx.experiment}_{tag}_b",
-            f"{agent} ({model}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ K^{b_paper:g} (upper bound)",
+            f"{agent} ({model_text}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ K^{b_paper:g} (upper bound)",
             "rate", art, b_score, ctx.experiment, src), controls=b_controls))
         claims.append(dataclasses.replace(V.make_claim(
             paper, item, f"{ctx.experiment}_{tag}_eps",
-            f"{agent} ({model}, {params}) on {env}: D(K, eps) ~ g(eps)^gamma, g = {law}, "
+            f"{agent} ({model_text}, {params}) on {env}: D(K, eps) ~ g(eps)^gamma, g = {law}, "
             f"gamma in [{gamma_range[0]:g}, {gamma_range[1]:g}]" + (" (two-sided)" if two_sided else " (upper bound)"),
             "rate", art, g_score, ctx.experiment, src + pin), controls=g_controls))
         rows.append({
-            "env": env, "agent": agent, "privacy_model": model, "reconstruction": info0["reconstruction"],
+            "env": env, "agent": agent, "privacy_model": model, "delivered_model": delivered, "reconstruction": info0["reconstruction"],
             "params": params, "n_eps": fit["n_eps"], "n_seeds": int(base.shape[0]),
             "b_paper": b_paper, "eps_law": law, "b_verdict": b_score.verdict, "b_measured": b_score.measured, "b_note": b_score.regime,
             "eps_verdict": g_score.verdict, "eps_measured": g_score.measured, "eps_note": g_score.regime,
@@ -219,7 +222,8 @@ def _markdown(ctx: AnalysisContext, table: pd.DataFrame) -> str:
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
         rec = " (reconstruction)" if r.reconstruction else ""
-        lines.append(f"| {r.env} | {r.agent}{rec} | {r.privacy_model} | {r.params} | {r.b_verdict} | {r.b_measured} "
+        model = r.privacy_model if r.delivered_model == r.privacy_model else f"{r.privacy_model} ({r.delivered_model} as run)"
+        lines.append(f"| {r.env} | {r.agent}{rec} | {model} | {r.params} | {r.b_verdict} | {r.b_measured} "
                      f"| {r.b_controls} | {r.eps_law} | {r.eps_verdict} | {r.eps_measured} | {r.eps_controls} "
                      f"| {r.b_note}; {r.eps_note} | {r.regime} | {r.frac_dropped:.0%} |")
     if table.empty:
