@@ -64,3 +64,13 @@ def test_pooled_b_with_disagreeing_slopes_is_not_reproduced():
              for e, b in [(0.5, 0.93), (1.0, 0.4), (10.0, -0.21)]]
     b_score, eps_score = EV.score_eps_dependence(cells, 0.5, "power", (1.0, 2.0))
     assert b_score.verdict != "reproduced" and eps_score.verdict != "reproduced"
+
+
+def test_no_positive_cost_in_regime_is_inconclusive_not_unreached():
+    # every eps cell in regime, none with a cost whose CI clears 0 (a baseline above the private runs):
+    # nothing to fit, and no larger K is promised
+    cells = [EV.EpsCell(e, 0.5, 0.0, 1.0, d, d - 5e5, d + 5e5, V.Regime(1e2, 1e4, 1e6))
+             for e, d in ((1.0, -1e6), (10.0, 2e5))]
+    b, g = EV.score_eps_dependence(cells, 0.0, "power", (1.0, 1.0))
+    assert b.verdict == g.verdict == V.INCONCLUSIVE and "no positive privacy cost" in b.regime
+    assert "eps 1: D -1e+06" in b.measured

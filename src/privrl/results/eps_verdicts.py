@@ -100,7 +100,8 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     >= ``two_sided_eps_decades`` (else "not reached", with the K at which enough cells enter). Below
     the lower side is "inconclusive" (a minimax lower bound is not contradicted by one instance;
     regime note ``BELOW_LOWER``), and so is D <= 0 (whole CI) at every eps cell in regime; a cell with
-    D <= 0 among others with a cost is left out of the estimate. Where every seed gives the same D the
+    D <= 0 among others with a cost is left out of the estimate. Cells in regime none of which has a
+    cost whose CI clears 0 give "inconclusive" on both scores (nothing to fit; not "not reached"). Where every seed gives the same D the
     eps exponent is "inconclusive": the slope of a step function is not an estimate.
     """
     per_eps = "; ".join(f"eps {c.eps:g}: b {c.b:.2f} [{c.b_lo:.2f}, {c.b_hi:.2f}]"
@@ -115,6 +116,12 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
             return s, s
     needs = sorted(c.regime.k_needed(th) for c in cells)
     gamma_need = needs[th.min_eps_cells - 1] if len(needs) >= th.min_eps_cells else math.inf
+    in_regime = [c for c in cells if c.regime.in_regime(th)]
+    if len(live) < 1 and in_regime:  # cells in regime, none with a cost whose CI clears 0: nothing to fit
+        d = "; ".join(f"eps {c.eps:g}: D {c.D:.4g} [{c.D_lo:.4g}, {c.D_hi:.4g}]" for c in in_regime)
+        s = Score(INCONCLUSIVE, f"{d}; {per_eps}", "no positive privacy cost at any eps in regime (D or its CI "
+                                                    "lower end <= 0): no K- or eps-slope to read")
+        return s, s
     if len(live) < 1:
         need = min(needs, default=float("nan"))
         return (Score(NOT_REACHED, per_eps, "no eps cell in regime (crossover ~ 1/eps)", need),
