@@ -74,3 +74,12 @@ def test_no_positive_cost_in_regime_is_inconclusive_not_unreached():
     b, g = EV.score_eps_dependence(cells, 0.0, "power", (1.0, 1.0))
     assert b.verdict == g.verdict == V.INCONCLUSIVE and "no positive privacy cost" in b.regime
     assert "eps 1: D -1e+06" in b.measured
+
+
+def test_no_positive_cost_with_cells_still_to_enter_is_not_reached():
+    # eps 10 in regime with a D whose CI spans 0; eps 1 (a clear cost) enters its regime at a larger K
+    cells = [EV.EpsCell(1.0, 0.5, 0.4, 0.6, 1e4, 9e3, 1.1e4, V.Regime(1e6, 1e4, 1e6)),
+             EV.EpsCell(10.0, 0.5, 0.0, 1.0, 10.0, -50.0, 70.0, V.Regime(1e2, 1e4, 1e6))]
+    b, g = EV.score_eps_dependence(cells, 0.0, "power", (1.0, 1.0))
+    assert b.verdict == V.NOT_REACHED and "positive cost" in b.regime
+    assert b.k_needed == cells[0].regime.k_needed(EV.THRESHOLDS)

@@ -278,9 +278,11 @@ def judge(score: V.Score, statement_kind: str, outcomes: Sequence[TwinOutcome]) 
 
 
 def score_twins(score_fn: Callable[[Sequence[EpsCell]], V.Score], cells: Sequence[EpsCell],
-                sibling: Sequence[EpsCell] | None, sibling_name: str, controls: Sequence[str]) -> list[TwinOutcome]:
+                sibling: Sequence[EpsCell] | None, sibling_name: str, controls: Sequence[str],
+                sibling_why: str = "") -> list[TwinOutcome]:
     """Each twin of ``controls`` (keys of CONTROLS among non_private, eps_blind, wrong_model)
-    through ``score_fn`` (the row's own check on a list of eps cells)."""
+    through ``score_fn`` (the row's own check on a list of eps cells); ``sibling_why``: why the
+    wrong-trust-model twin is not run, when the caller knows better than "not run on this instance"."""
     out = []
     for c in controls:
         if c == "non_private":
@@ -290,20 +292,21 @@ def score_twins(score_fn: Callable[[Sequence[EpsCell]], V.Score], cells: Sequenc
             out.append(TwinOutcome(c, score_fn(twin)) if twin else TwinOutcome(c, None, "one eps in the sweep"))
         elif c == "wrong_model":
             out.append(TwinOutcome(c, score_fn(sibling)) if sibling else
-                       TwinOutcome(c, None, f"{sibling_name} not run on this instance" if sibling_name
-                                   else "no same-algorithm sibling under another trust model"))
+                       TwinOutcome(c, None, sibling_why or (f"{sibling_name} not run on this instance" if sibling_name
+                                                            else "no same-algorithm sibling under another trust model")))
     return out
 
 
 def privacy_cost_with_twins(score_fn: Callable[[Sequence[EpsCell]], tuple[V.Score, V.Score]],
-                            cells: Sequence[EpsCell], sibling: Sequence[EpsCell] | None = None, sibling_name: str = ""
-                            ) -> tuple[tuple[V.Score, str], tuple[V.Score, str]]:
+                            cells: Sequence[EpsCell], sibling: Sequence[EpsCell] | None = None, sibling_name: str = "",
+                            sibling_why: str = "") -> tuple[tuple[V.Score, str], tuple[V.Score, str]]:
     """A privacy cost's two scores (b, gamma) from ``score_fn`` (the row's check on eps cells, e.g.
     :func:`privrl.results.eps_verdicts.score_eps_dependence` with the row's targets), each judged
     on the twins its statement is about: ((b score, controls cell), (gamma score, controls cell))."""
     b, g = score_fn(cells)
-    b_twins = score_twins(lambda c: score_fn(c)[0], cells, sibling, sibling_name, RELEVANT["privacy_cost_b"])
-    g_twins = score_twins(lambda c: score_fn(c)[1], cells, sibling, sibling_name, RELEVANT["privacy_cost_eps"])
+    b_twins = score_twins(lambda c: score_fn(c)[0], cells, sibling, sibling_name, RELEVANT["privacy_cost_b"], sibling_why)
+    g_twins = score_twins(lambda c: score_fn(c)[1], cells, sibling, sibling_name, RELEVANT["privacy_cost_eps"],
+                          sibling_why)
     return judge(b, "privacy_cost_b", b_twins), judge(g, "privacy_cost_eps", g_twins)
 
 

@@ -100,15 +100,17 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     >= ``two_sided_eps_decades`` (else "not reached", with the K at which enough cells enter). Below
     the lower side is "inconclusive" (a minimax lower bound is not contradicted by one instance;
     regime note ``BELOW_LOWER``), and so is D <= 0 (whole CI) at every eps cell in regime; a cell with
-    D <= 0 among others with a cost is left out of the estimate. Cells in regime none of which has a
-    cost whose CI clears 0 give "inconclusive" on both scores (nothing to fit; not "not reached"). Where every seed gives the same D the
-    eps exponent is "inconclusive": the slope of a step function is not an estimate.
+    D <= 0 among others with a cost is left out of the estimate. Every cell in regime and none with a
+    cost whose CI clears 0 gives "inconclusive" on both scores (nothing to fit; not "not reached"); with
+    some cells still short of their regime it is "not reached", with the K the first of them needs.
+    Where every seed gives the same D the eps exponent is "inconclusive": the slope of a step function
+    is not an estimate.
     """
     per_eps = "; ".join(f"eps {c.eps:g}: b {c.b:.2f} [{c.b_lo:.2f}, {c.b_hi:.2f}]"
                         f"{'' if c.regime.in_regime(th) else ' (pre-regime)'}" for c in cells)
-    live = [c for c in cells if c.regime.in_regime(th) and c.D > 0 and c.D_lo > 0]
+    in_regime = [c for c in cells if c.regime.in_regime(th)]
+    live = [c for c in in_regime if c.D > 0 and c.D_lo > 0]
     if gamma_two_sided:  # a lower bound: no cost at any eps in regime is below it
-        in_regime = [c for c in cells if c.regime.in_regime(th)]
         zero = [c for c in in_regime if c.D_hi <= 0.0]
         if zero and len(zero) == len(in_regime):
             s = Score(INCONCLUSIVE, f"D <= 0 (whole CI) at eps {', '.join(f'{c.eps:g}' for c in zero)} in regime; "
@@ -116,15 +118,22 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
             return s, s
     needs = sorted(c.regime.k_needed(th) for c in cells)
     gamma_need = needs[th.min_eps_cells - 1] if len(needs) >= th.min_eps_cells else math.inf
-    in_regime = [c for c in cells if c.regime.in_regime(th)]
-    if len(live) < 1 and in_regime:  # cells in regime, none with a cost whose CI clears 0: nothing to fit
+    if len(live) < 1 and in_regime and len(in_regime) == len(cells):
+        # every cell in regime, none with a cost whose CI clears 0: nothing to fit, and no K to wait for
         d = "; ".join(f"eps {c.eps:g}: D {c.D:.4g} [{c.D_lo:.4g}, {c.D_hi:.4g}]" for c in in_regime)
-        s = Score(INCONCLUSIVE, f"{d}; {per_eps}", "no positive privacy cost at any eps in regime (D or its CI "
-                                                    "lower end <= 0): no K- or eps-slope to read")
+        below = [c for c in in_regime if c.D_hi < 0.0]
+        why = "no positive privacy cost at any eps in regime (D or its CI lower end <= 0): no K- or eps-slope to read"
+        if below:
+            why += (f"; D < 0 (whole CI) at eps {', '.join(f'{c.eps:g}' for c in below)}: the noise-off baseline's "
+                    "regret is above the private runs'")
+        s = Score(INCONCLUSIVE, f"{d}; {per_eps}", why)
         return s, s
-    if len(live) < 1:
-        need = min(needs, default=float("nan"))
-        return (Score(NOT_REACHED, per_eps, "no eps cell in regime (crossover ~ 1/eps)", need),
+    if len(live) < 1:  # the cells still to enter their regime may carry a cost: the K the first of them needs
+        waiting = [c.regime.k_needed(th) for c in cells if not c.regime.in_regime(th)]
+        need = min(waiting or needs, default=float("nan"))
+        why = ("no eps cell in regime with a positive cost (D or its CI lower end <= 0); the others are short of "
+               "theirs" if in_regime else "no eps cell in regime (crossover ~ 1/eps)")
+        return (Score(NOT_REACHED, per_eps, why, need),
                 Score(NOT_REACHED, per_eps, f"eps exponent needs {th.min_eps_cells} eps cells in regime", gamma_need))
     if not homogeneous(live, th):
         s = Score(INCONCLUSIVE, per_eps, "per-eps K-slopes disagree: eps cells in different regimes; no pooled b or c")

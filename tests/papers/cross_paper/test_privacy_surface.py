@@ -162,3 +162,16 @@ def test_an_agent_sits_in_the_panel_of_the_model_its_runs_deliver():
     assert delivered_model({"privacy_model": "SDP", "guarantees": [{"model": "SDP"}]}) == "SDP"
     assert delivered_model({"privacy_model": "JDP", "guarantees": [{"model": "JDP"}]}) == "JDP"
     assert delivered_model({"privacy_model": "JDP", "guarantees": []}) == "JDP"
+
+
+def test_a_sibling_delivering_the_same_trust_model_is_no_wrong_model_twin():
+    # Shuffled-OBI at tau = 0 releases every episode: eps0-LDP as run, as LDP-OBI is -- LDP-OBI is then
+    # no twin "under the other trust model" and is not run as one
+    from privrl.papers.cross_paper import _sibling
+
+    obi = {"privacy_model": "LDP", "guarantees": [{"model": "LDP"}]}
+    items = (("bonus_scale", 1.0), ("z", 3.0))
+    fits = {("rs", "ldp-obi", items): ({"private": {1.0: obi}}, None, None)}
+    name, cells, why = _sibling(fits, "rs", "shuffled-obi", items + (("tau", 0.0),), "LDP")
+    assert name == "ldp-obi" and cells is None and "same trust model" in why
+    assert _sibling({}, "rs", "shuffled-obi", items, "LDP") == ("ldp-obi", None, "")

@@ -143,15 +143,20 @@ def _fits(ctx: AnalysisContext) -> dict:
 SHARED = ("bonus_scale", "z")  # parameters a twin under the other trust model must share
 
 
-def _sibling(fits: dict, env: str, agent: str, items) -> tuple[str, list | None]:
+def _sibling(fits: dict, env: str, agent: str, items, delivered: str) -> tuple[str, list | None, str]:
     """The wrong-trust-model twin's eps cells on the same env with the same shared parameters
-    (``controls.SIBLINGS``), or None when it was not run."""
+    (``controls.SIBLINGS``), or None when it was not run -- or when its runs deliver the trust model
+    this group's runs deliver (``delivered``; Shuffled-OBI at tau = 0 is eps0-LDP, as LDP-OBI is):
+    then it is no twin under another model, and the third element says so."""
     twin = controls.SIBLINGS.get(agent, "")
     mine = {k: v for k, v in items if k in SHARED}
-    for (e, a, its), (_, fit, regimes, *_rest) in fits.items():
+    for (e, a, its), (g, fit, regimes, *_rest) in fits.items():
         if e == env and a == twin and {k: v for k, v in its if k in SHARED} == mine:
-            return twin, eps_cells(fit, regimes)
-    return twin, None
+            theirs = surface.delivered_model(next(iter(g["private"].values())))
+            if theirs == delivered:
+                return twin, None, f"{twin} delivers the same trust model as this run ({delivered})"
+            return twin, eps_cells(fit, regimes), ""
+    return twin, None, ""
 
 
 def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
@@ -174,9 +179,9 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         def score(cells, two_sided=two_sided, b_paper=b_paper, law=law, gamma_range=gamma_range):
             return EV.score_eps_dependence(cells, b_paper, law, gamma_range, gamma_two_sided=two_sided)
 
-        twin_name, sibling = _sibling(fits, env, agent, items)
+        twin_name, sibling, sibling_why = _sibling(fits, env, agent, items, delivered)
         (b_score, b_controls), (g_score, g_controls) = controls.privacy_cost_with_twins(
-            score, eps_cells(fit, regimes), sibling, twin_name)
+            score, eps_cells(fit, regimes), sibling, twin_name, sibling_why)
         params = _fmt_params(items)
         tag = f"{agent}_{env}_{params.replace('=', '').replace(', ', '_').replace('.', 'p')}"
         kind = "additive" if b_paper == 0.0 else "multiplicative"
