@@ -5,8 +5,6 @@ import pandas as pd
 
 from privrl.results.controls import CONTROLS
 
-CONTROL_NAMES = {k: c.name for k, c in CONTROLS.items()}
-
 
 def fits_markdown(fits: pd.DataFrame, title: str) -> str:
     """One row per cell: K-exponent with CI, regret at K, bonus saturation in the fit window."""
@@ -20,8 +18,8 @@ def fits_markdown(fits: pd.DataFrame, title: str) -> str:
              "| cell | control | privacy | a | 95% CI | regret at K | K | window | saturated |",
              "|---|---|---|---|---|---|---|---|---|"]
     for r in fits.itertuples():
-        control = getattr(r, "control", "")
-        control = CONTROL_NAMES.get(control, control) if isinstance(control, str) else ""
+        control = getattr(r, "control", "")  # NaN when read back from CSV for an agent
+        control = CONTROLS[control].name if control in CONTROLS else (control if isinstance(control, str) else "")
         lines.append(f"| {r.label} | {control} | {r.privacy_model} | {r.exponent:.3f} | [{r.exponent_lo:.3f}, {r.exponent_hi:.3f}] "
                      f"| {r.regret_at_K:.1f} | {int(r.K)} | [{r.window_lo:g}, {r.window_hi:g}] | {r.saturated_fraction:.2f} |")
     return "\n".join(lines) + "\n"

@@ -63,15 +63,19 @@ SOURCE = ("Garcelon et al. note, Sec. 1 (LDP minimax Omega(sqrt(K)/eps)) and Thm
           "Vietri et al. Thm 4 and Thm 6 (JDP privacy cost O~(SAH/eps polylog K), Omega(SAH log(K)/eps))")
 
 
+def _costs(curves: Mapping[float, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """float64[G, C]: D(K; gap) = mean private regret - mean noise-off regret, a row per gap (curves' order)."""
+    return np.stack([p.mean(axis=0) - b.mean(axis=0) for p, b in curves.values()])
+
+
 def worst_cost(curves: Mapping[float, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """float64[C]: max over gaps of D(K; gap) = mean private regret - mean noise-off regret."""
-    return np.max(np.stack([p.mean(axis=0) - b.mean(axis=0) for p, b in curves.values()]), axis=0)
+    """float64[C]: max over gaps of D(K; gap)."""
+    return _costs(curves).max(axis=0)
 
 
 def worst_gap(curves: Mapping[float, tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
     """float64[C]: the gap attaining :func:`worst_cost` at each checkpoint."""
-    gaps = np.array(list(curves))
-    return gaps[np.argmax(np.stack([p.mean(axis=0) - b.mean(axis=0) for p, b in curves.values()]), axis=0)]
+    return np.array(list(curves))[_costs(curves).argmax(axis=0)]
 
 
 def separation_window(central_cross: Mapping[float, float], local_cross: Mapping[float, float], K_run: float,
@@ -202,15 +206,16 @@ def trust_model_separation(ctx: AnalysisContext) -> AnalysisResult:
             fit = ratio_fit(ep, lc, cc, lo, hi, rng, ctx.n_boot)
             score = score_separation(fit, lo, hi, need_cross)
             # the wrong trust model: a central agent in the local slot, through the same check on the same window
+            matching = [(a, tw) for (a, e), tw in sorted(twins.items())  # the control cells on this pair's gaps and K
+                        if math.isclose(e, eps) and set(gaps) <= set(tw["curves"]) and np.array_equal(tw["ep"], ep)]
             outcomes = []
-            for (t_agent, t_eps), tw in sorted(twins.items()):
-                if math.isclose(t_eps, eps) and set(gaps) <= set(tw["curves"]) and np.array_equal(tw["ep"], ep):
-                    # its part of the window: past 10 x its own crossover at the smallest gap (short of a decade:
-                    # undecided, "a twin short of its own regime")
-                    t_lo = max(lo, V.THRESHOLDS.regime_factor * tw["cross"][min(gaps)])
-                    tf = ratio_fit(ep, {g: tw["curves"][g] for g in gaps}, cc, t_lo, hi, twin_rng, ctx.n_boot)
-                    outcomes.append(controls.TwinOutcome("wrong_model", score_separation(tf, t_lo, hi, need_cross),
-                                                         f"{t_agent} (central noise) in the local slot"))
+            for t_agent, tw in matching:
+                # its part of the window: past 10 x its own crossover at the smallest gap (short of a decade:
+                # undecided, "a twin short of its own regime")
+                t_lo = max(lo, V.THRESHOLDS.regime_factor * tw["cross"][min(gaps)])
+                tf = ratio_fit(ep, {g: tw["curves"][g] for g in gaps}, cc, t_lo, hi, twin_rng, ctx.n_boot)
+                outcomes.append(controls.TwinOutcome("wrong_model", score_separation(tf, t_lo, hi, need_cross),
+                                                     f"{t_agent} (central noise) in the local slot"))
             outcome = next((o for o in outcomes if not o.rejected), outcomes[0]) if outcomes else controls.TwinOutcome(
                 "wrong_model", None, "the design runs no central agent in the local slot (tags: {control: wrong_model})")
             score = controls.judge(score, "separation", [outcome])[0]
@@ -241,8 +246,7 @@ def trust_model_separation(ctx: AnalysisContext) -> AnalysisResult:
                          "k_needed": score.k_needed,
                          "worst_gap_local": ",".join(f"{g:g}" for g in sorted(set(worst.tolist()))),
                          "verdict": score.verdict, "controls": score.controls})
-            tw = next(((a, t) for (a, e), t in sorted(twins.items()) if math.isclose(e, eps) and set(gaps) <= set(t["curves"])
-                       and np.array_equal(t["ep"], ep)), None)
+            tw = matching[0] if matching else None
             panels.append((eps, central, local, ep, worst_cost(cc), worst_cost(lc), lo, hi,
                            (tw[0], worst_cost({g: tw[1]["curves"][g] for g in gaps})) if tw else None))
     t = pd.DataFrame(rows)
