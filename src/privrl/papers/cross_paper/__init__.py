@@ -52,13 +52,17 @@ ADDITIVE = (0.0, "power", (1.0, 1.0))
 MULTIPLICATIVE = (0.5, "power", (1.0, 2.0))
 TARGETS = {  # agent -> ((b_paper, eps law, gamma range), paper id, item, source)
     "pucb": (ADDITIVE, "vietri2020", "Thm 4", "Vietri et al. 2020, Thm 4 (additive O~((SAH^3 + S^2AH^3)/eps))"),
-    "private-ucbvi-jdp": (ADDITIVE, "bai_sdp_pe", "Table I",
-                          "Bai et al. Table I, JDP row (additive X^2AH^3/eps); Chowdhury & Zhou 2022"),
+    # Private-UCB-VI (Chowdhury & Zhou 2022) is Bai et al.'s ref. [16], cited in Sec. I but not a row of
+    # Table I: its rows are scored against the form of Table I's row for its trust model, under their own item
+    "private-ucbvi-jdp": (ADDITIVE, "bai_sdp_pe", "Sec. I, ref. [16]",
+                          "Private-UCB-VI (Chowdhury & Zhou 2022, Bai et al. ref. [16]; not a row of Table I), "
+                          "against the form of Table I's JDP row (additive X^2AH^3/eps)"),
     "dp-ucbvi-jdp": (ADDITIVE, "bai_sdp_pe", "Table I", "Bai et al. Table I, DP-UCBVI eps-JDP row (additive X^2AH^3/eps)"),
     "private-ucbvi-sdp": (ADDITIVE, "bai_sdp_pe", "Lemma 10 / Thm 11",
                           "Bai et al. Lemma 10 / Thm 11 (SDP error level O~(H/eps), additive)"),
-    "private-ucbvi-ldp": (MULTIPLICATIVE, "bai_sdp_pe", "Table I",
-                          "Bai et al. Table I, LDP row (X^2AH^3 sqrt(K)/eps); Chowdhury & Zhou 2022"),
+    "private-ucbvi-ldp": (MULTIPLICATIVE, "bai_sdp_pe", "Sec. I, ref. [16]",
+                          "Private-UCB-VI (Chowdhury & Zhou 2022, Bai et al. ref. [16]; not a row of Table I), "
+                          "against the form of Table I's LDP row (X^2AH^3 sqrt(K)/eps)"),
     "dp-ucbvi-ldp": (MULTIPLICATIVE, "bai_sdp_pe", "Table I", "Bai et al. Table I, DP-UCBVI eps-LDP row (X^2AH^3 sqrt(K)/eps)"),
     "ldp-obi": (MULTIPLICATIVE, "garcelon2021", "Table 1", "Garcelon et al. note, Table 1, LDP-OBI row (O~(sqrt(K)/eps0))"),
     "shuffled-obi": ((0.5, "garcelon_shuffle", (1.0, 2.0)), "garcelon2021", "Thm 6",
