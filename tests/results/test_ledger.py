@@ -70,9 +70,11 @@ def test_scoreboard_counts_only_the_papers_claims_with_per_paper_totals():
 def test_markdown_has_no_ids_a_why_column_and_the_scoped_sections():
     md = L.render_markdown(CLAIMS)
     assert not any(c.claim_id in md.replace(f"statement {c.claim_id}", "") for c in CLAIMS)  # ids in claims.csv only
-    assert "| item | kind | claim | instance, K run | verdict | why | controls | K needed | reached by |" in md
-    assert "| crossover K = 1e8, window [1, 2]: pre-regime |" in md  # why: the regime's first clause
+    assert ("| item | kind | claim | instance, K run | verdict | measured | why | controls | K needed | reached by |"
+            in md)
+    assert "| a = 0.5 | crossover K = 1e8, window [1, 2]: pre-regime |" in md  # measured, then the regime's first note
     assert "| statement v1 |  | **reproduced** |" in md  # no instance, no K run: an empty cell
+    assert all(f"* **{t}** -- " in md for t in L.TERMS)  # the jargon in the key
     assert "**Power.** Of 2 paper rows the data agree with, 1 are reproduced" in md  # the power count
     head, tail = md.split("## Context and diagnostics")
     assert "statement ctx" not in head and "statement ctx" in tail.split("## Out of reach")[0]
@@ -82,10 +84,17 @@ def test_markdown_has_no_ids_a_why_column_and_the_scoped_sections():
     assert "| **all** |  | **1** |  |  | **1** | **1** | **1** | **4** |" in md
 
 
-def test_why_is_one_short_line():
+def test_why_and_measured_are_whole_first_notes():
+    """A cell is the first top-level note, never cut, and a "; " inside parentheses does not split it."""
     long = _claim("vietri2020", "Thm 4", "x", regime="x" * 500 + "; tail")
-    assert len(L.why(long)) == L.WHY_CHARS and L.why(long).endswith("...")
-    assert L.why(_claim("lu2026", "Cor. 14", "y", V.CHECKED, regime="")) == "a = 0.5"  # no regime: the measurement
+    assert L.why(long) == "x" * 500
+    nested = dataclasses.replace(long, regime="max 0 (lower bound 0; beta 0.05); quantile 0.2",
+                                 measured="b = 0.1 [0, 0.2] (eps 1; eps 2); eps 1: b 0.1")
+    assert L.why(nested) == "max 0 (lower bound 0; beta 0.05)"
+    assert L.measured_text(nested) == "b = 0.1 [0, 0.2] (eps 1; eps 2)"
+    assert L.clauses("a (b; [c; d]); e") == ["a (b; [c; d])", "e"]
+    bare = _claim("lu2026", "Cor. 14", "y", V.CHECKED, regime="")
+    assert L.why(bare) == "a = 0.5" and L.why_cell(bare) == ""  # no regime: the measurement, not printed twice
 
 
 @pytest.mark.parametrize("text", ["*bold* and `code` and a_b_ and |sub|", "1. not a list", "- not a bullet",

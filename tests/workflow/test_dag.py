@@ -38,7 +38,7 @@ def test_smoke_dag_runs_then_nothing_to_do(smoke_run):
     assert first.returncode == 0, first.stderr[-4000:]
     figs = Path(workdir, cfg["figures_dir"])
     claims = (figs / "CLAIMS.md").read_text()
-    assert "## Scoreboard" in claims and "| item | kind | claim | instance, K run | verdict | why | controls | K needed | reached by |" in claims
+    assert "## Scoreboard" in claims and "| item | kind | claim | instance, K run | verdict | measured | why | controls | K needed | reached by |" in claims
     assert "privrl: done." in first.stdout + first.stderr and "CLAIMS.md" in first.stdout + first.stderr  # onsuccess
     for png in figs.rglob("*_regret_*.png"):
         assert png.with_suffix(".pdf").exists(), png

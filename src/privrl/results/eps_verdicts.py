@@ -78,6 +78,21 @@ def eps_decades(cells: Sequence[EpsCell]) -> float:
     return math.log10(max(eps) / min(eps)) if len(eps) >= 2 else 0.0
 
 
+def gamma_target(gamma_range: tuple[float, float]) -> str:
+    """The eps exponent a paper's widths allow: "gamma = 1" for a point, "gamma in [1, 2]" for a range."""
+    lo, hi = gamma_range
+    return f"gamma = {lo:g}" if lo == hi else f"gamma in [{lo:g}, {hi:g}]"
+
+
+def gamma_claim_text(gamma_range: tuple[float, float], two_sided: bool, th: Thresholds = THRESHOLDS) -> str:
+    """A statement's eps exponent with the band :func:`score_eps_dependence` reads it on:
+    "gamma = 1 (two-sided: read on [0.9, 1.1])" or "gamma in [1, 2] (upper bound: read <= 2.1)"."""
+    lo, hi = gamma_range
+    a = th.log_allowance
+    band = f"two-sided: read on [{lo - a:.3g}, {hi + a:.3g}]" if two_sided else f"upper bound: read <= {hi + a:.3g}"
+    return f"{gamma_target(gamma_range)} ({band})"
+
+
 def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
                          gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS,
                          gamma_two_sided: bool = False) -> tuple[Score, Score]:
@@ -167,7 +182,7 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
     lo_ok = gamma_range[0] - th.log_allowance if gamma_two_sided else -math.inf
     g_meas = (f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs "
               + (f"in [{lo_ok:.3g}, {hi_ok:.3g}] (two-sided)" if gamma_two_sided else f"<= {hi_ok:.3g}")
-              + f" (widths allow [{gamma_range[0]:g}, {gamma_range[1]:g}]){fixed}")
+              + f" (widths allow {gamma_target(gamma_range)}){fixed}")
     why = f"D at K over {len(live)} eps in regime"
     if fixed:  # the eps dependence of a step function (e.g. the elimination schedule's): not an estimate
         return b_score, Score(INCONCLUSIVE, g_meas, f"{why}; every seed the same D: the slope of a schedule, "

@@ -2,8 +2,10 @@
 
 Both show the same thing: a scoreboard (verdict counts per paper and item, with per-paper
 totals), the verdict key, and one table per paper with one short row per claim (item, kind,
-statement, its instance and the K it ran, verdict, a one-line *why*, the K needed and the design
-that reaches it). Claim ids, the agents' crossovers and the full measurements stay in claims.csv.
+statement, its instance and the K it ran, verdict, the headline measurement, a one-note *why*,
+the controls, the K needed and the design that reaches it; no cell is cut), and the terms a
+reader of the papers may not know. Claim ids, the agents' crossovers and the full measurements
+stay in claims.csv.
 
 Only the papers' claims (``scope == "paper_claim"``) are counted; ``context`` rows (labelled
 context and diagnostics) get their own section and ``out_of_reach`` rows (K needed > 1e11 or
@@ -36,7 +38,39 @@ ITEM_ALIASES: dict[str, dict[str, str]] = {
 }
 _SPELLINGS = [(re.compile(r"\bTheorem\s*|\bThm\.\s*"), "Thm "), (re.compile(r"\bCorollary\s*|\bCor\s+"), "Cor. "),
               (re.compile(r"\bProposition\s*|\bProp\s+"), "Prop. "), (re.compile(r"\s+"), " ")]
-WHY_CHARS = 110  # a why longer than this is cut (the full text is the ``regime`` column of claims.csv)
+
+
+# the words of the ledger's cells a reader of the papers may not know, printed under the verdict key
+TERMS = {
+    "measured": "the row's headline number: the estimate, its 95% seed-bootstrap interval in brackets, and the "
+                "line it is read against (the rest, per cell, in claims.csv)",
+    "D(K, eps)": "the privacy cost: the private agent's regret minus that of its noise-off twin (the same algorithm "
+                 "on exact counts), same instance, K and seeds",
+    "a, b": "the K-exponents of the regret (a) and of D (b): the slope of log regret or log D against log K on the "
+            "row's window",
+    "gamma, g": "the eps-exponent of D: D ~ g(eps)^gamma across the eps cells (g = power: 1/eps)",
+    "two-sided / upper bound": "two-sided where a lower bound in the papers pins the dependence (read on the "
+                               "printed range widened by the log allowance on both sides), else one-sided",
+    "log allowance": f"{V.THRESHOLDS.log_allowance:g} added to an exponent's line for the papers' polylog factors",
+    "crossover": "the K from which the agent's own confidence width, at uniform visitation, is below the "
+                 "instance's gap; before it regret is linear whatever the theorem (docs/decisions/verdicts.md)",
+    "regime / pre-regime": f"a rate is scored only on a window from {V.THRESHOLDS.regime_factor:g} x the crossover; "
+                           "before that it is pre-regime",
+    "saturation": "the mean fraction of (h, s, a) whose optimistic value is clipped (of policies still "
+                  "active, for elimination) on the window; above "
+                  f"{V.THRESHOLDS.saturation_gate:.0%} the agent is still exploring and the row is never 'contradicted'",
+    "window": "the K range a rate is fitted on, fixed in the design before the run (its last decade(s) of K)",
+    "eps": "the privacy parameter; JDP = joint (central) DP, LDP = local DP, SDP = shuffle DP; 'as run' names "
+           "the model a run actually delivers where it differs from the registered one",
+    "z, bonus_scale": "an agent's privacy width in standard deviations of its own noise (z, tuned and labelled) and "
+                      "the multiple of the paper's statistical width (bonus_scale 1 = the paper's constant); the "
+                      "added noise is always exactly at the labelled eps",
+    "twins": "non-private (noise off), eps-blind (widths and noise of one fixed eps whatever the label), wrong trust "
+             "model (the same algorithm under the other model), over-exploring (widths x10), greedy (no bonus), "
+             "linear (a non-learner); docs/decisions/controls.md",
+    "K needed / reached by": "the K at which the row's window is in regime (from the crossover formulas, before "
+                             "any run), and the shipped design that runs it to that K",
+}
 
 
 def canonical_item(paper: str, item: str) -> str:
@@ -59,11 +93,38 @@ def context_reading(c: V.Claim) -> str:
     return CONTEXT_READING.get(c.verdict, c.verdict)
 
 
+def clauses(text: str) -> list[str]:
+    """``text`` split at its top-level "; " (never inside parentheses or brackets): the notes a
+    regime or measurement text is made of, each whole."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([") - (ch in ")]" and depth > 0)
+        if depth == 0 and text.startswith("; ", i):
+            out.append(text[start:i])
+            start = i + 2
+    return [t.strip() for t in out + [text[start:]]]
+
+
+def _first(text) -> str:
+    return clauses(str(text))[0] if isinstance(text, str) and text.strip() else ""
+
+
+def measured_text(c: V.Claim) -> str:
+    """The row's headline measurement: the first note of its ``measured`` text, whole (the value,
+    its CI and the line it is read against; the per-cell detail stays in claims.csv)."""
+    return _first(c.measured)
+
+
 def why(c: V.Claim) -> str:
-    """One line saying why the row has its verdict: the first clause of its regime note (else of
-    its measurement), cut at ``WHY_CHARS``."""
-    text = (c.regime or c.measured or "").split("; ")[0].strip()
-    return text if len(text) <= WHY_CHARS else text[:WHY_CHARS - 3].rstrip() + "..."
+    """Why the row has its verdict, in one note: the first note of its regime text, whole (else of
+    its measurement). The rest of the regime text (the twins, the other cells) is in claims.csv."""
+    return _first(c.regime) or measured_text(c)
+
+
+def why_cell(c: V.Claim) -> str:
+    """The ledger's *why* cell: :func:`why`, or empty where it would repeat the measured cell."""
+    text = why(c)
+    return "" if text == measured_text(c) else text
 
 
 def instance_text(c: V.Claim) -> str:
@@ -185,22 +246,24 @@ def render_markdown(claims: Sequence[V.Claim]) -> str:
     lines += ["", "## Key", ""] + [f"* **{v}** -- {V.VERDICT_KEY[v]}" for v in V.VERDICTS]
     lines += ["* **controls** -- the wrong twins the row's statement is about, run through its own check: "
               "rejected, passing (no power against it) or not run (privrl.results.controls, docs/decisions/controls.md)"]
+    lines += [f"* **{t}** -- {text}" for t, text in TERMS.items()]
     scoped = split_scope(claims)
     for paper, cite in papers_of(claims).items():
         mine = [c for c in scoped["paper_claim"] if c.paper == paper]
         if mine:
             lines += ["", f'<a id="{paper}"></a>', f"## {paper}: {cite}", "",
-                      "| item | kind | claim | instance, K run | verdict | why | controls | K needed | reached by |",
-                      "|---|---|---|---|---|---|---|---|---|"]
+                      "| item | kind | claim | instance, K run | verdict | measured | why | controls | K needed | reached by |",
+                      "|---|---|---|---|---|---|---|---|---|---|"]
             lines += [f"| {_md(c.item)} | {c.kind} | {_md(c.statement)} | {_md(instance_text(c))} | **{c.verdict}** "
-                      f"| {_md(why(c))} | {_md(c.controls)} | {k_needed_text(c.k_needed)} | {_md(c.reached_by)} |"
+                      f"| {_md(measured_text(c))} | {_md(why_cell(c))} | {_md(c.controls)} | {k_needed_text(c.k_needed)} "
+                      f"| {_md(c.reached_by)} |"
                       for c in mine]
     if scoped["context"]:
         lines += ["", "## Context and diagnostics", "",
                   "Labelled context and diagnostics, not the papers' claims (not counted above).", "",
-                  "| paper | item | statement | instance, K run | reading | why |", "|---|---|---|---|---|---|"]
+                  "| paper | item | statement | instance, K run | reading | measured | why |", "|---|---|---|---|---|---|---|"]
         lines += [f"| {c.paper} | {_md(c.item)} | {_md(c.statement)} | {_md(instance_text(c))} | {context_reading(c)} "
-                  f"| {_md(why(c))} |" for c in scoped["context"]]
+                  f"| {_md(measured_text(c))} | {_md(why_cell(c))} |" for c in scoped["context"]]
     if scoped["out_of_reach"]:
         lines += ["", "## Out of reach", "", "Claims whose regime needs K > 1e11 episodes (or no K at all; not counted above):",
                   ""] + [f"* {c.paper}, {_md(c.item)}: {_md(c.statement)} -- K needed {k_needed_text(c.k_needed)}"
@@ -236,19 +299,20 @@ def render_rst(claims: Sequence[V.Claim]) -> str:
     lines += _rst_table(["paper: item", *V.VERDICTS, "total"], board, [6] + [2] * (len(V.VERDICTS) + 1))
     lines += [rst_text(power_line(claims).replace("**", "")), ""]
     lines += ["Verdicts: " + "; ".join(f"**{v}**: {rst_text(V.VERDICT_KEY[v])}" for v in V.VERDICTS) + ".", ""]
+    lines += ["Terms: " + "; ".join(f"**{rst_text(t)}**: {rst_text(text)}" for t, text in TERMS.items()) + ".", ""]
     scoped = split_scope(claims)
     for paper, cite in papers_of(claims).items():
         mine = [c for c in scoped["paper_claim"] if c.paper == paper]
         if mine:
             lines += [f".. rubric:: {rst_text(f'{paper}: {cite}')}", ""]
-            lines += _rst_table(["item", "claim", "instance, K run", "verdict", "why", "controls", "K needed"],
-                                [[c.item, c.statement, instance_text(c), c.verdict, why(c), c.controls,
-                                  k_needed_text(c.k_needed)] for c in mine], [2, 8, 3, 2, 6, 4, 2])
+            lines += _rst_table(["item", "claim", "instance, K run", "verdict", "measured", "why", "controls", "K needed"],
+                                [[c.item, c.statement, instance_text(c), c.verdict, measured_text(c), why_cell(c),
+                                  c.controls, k_needed_text(c.k_needed)] for c in mine], [2, 8, 3, 2, 5, 5, 4, 2])
     if scoped["context"]:
         lines += [".. rubric:: Context and diagnostics (not counted)", ""]
-        lines += _rst_table(["paper", "item", "statement", "reading", "why"],
-                            [[c.paper, c.item, c.statement, context_reading(c), why(c)] for c in scoped["context"]],
-                            [2, 2, 8, 2, 6])
+        lines += _rst_table(["paper", "item", "statement", "reading", "measured", "why"],
+                            [[c.paper, c.item, c.statement, context_reading(c), measured_text(c), why_cell(c)]
+                             for c in scoped["context"]], [2, 2, 8, 2, 5, 5])
     if scoped["out_of_reach"]:
         lines += [".. rubric:: Out of reach (K needed > 1e11; not counted)", ""]
         lines += [f"* {rst_text(f'{c.paper}, {c.item}: {c.statement}')} -- K needed {k_needed_text(c.k_needed)}"

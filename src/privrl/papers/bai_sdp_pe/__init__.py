@@ -158,7 +158,7 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                 claims.append(_claim(ctx, "Table I", f"{tag}_b", f"{what}: privacy cost D(K, eps) grows at most "
                                      f"as K^{b_claim:g} (vs {base['cell']})", "rate", sb))
                 claims.append(_claim(ctx, "Table I", f"{tag}_gamma", f"{what}: privacy cost D ~ (1/eps)^gamma, "
-                                     f"gamma in [{g_range[0]:g}, {g_range[1]:g}]", "rate", sg))
+                                     + EV.gamma_claim_text(g_range, False), "rate", sg))
     return pd.DataFrame(rows), claims
 
 

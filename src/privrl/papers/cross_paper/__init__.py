@@ -197,7 +197,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         claims.append(dataclasses.replace(V.make_claim(
             paper, item, f"{ctx.experiment}_{tag}_eps",
             f"{agent} ({model_text}, {params}) on {env}: D(K, eps) ~ g(eps)^gamma, g = {law}, "
-            f"gamma in [{gamma_range[0]:g}, {gamma_range[1]:g}]" + (" (two-sided)" if two_sided else " (upper bound)"),
+            + EV.gamma_claim_text(gamma_range, two_sided),
             "rate", art, g_score, ctx.experiment, src + pin), controls=g_controls))
         rows.append({
             "env": env, "agent": agent, "privacy_model": model, "delivered_model": delivered, "reconstruction": info0["reconstruction"],
