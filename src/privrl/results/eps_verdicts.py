@@ -78,6 +78,23 @@ def eps_decades(cells: Sequence[EpsCell]) -> float:
     return math.log10(max(eps) / min(eps)) if len(eps) >= 2 else 0.0
 
 
+def reads_two_sided(eps: Sequence[float], th: Thresholds = THRESHOLDS) -> bool:
+    """True when a design's eps grid can give a two-sided eps exponent: >= ``two_sided_eps_cells``
+    values spanning >= ``two_sided_eps_decades`` (a design with fewer reads it one-sided only)."""
+    eps = sorted(set(float(e) for e in eps))
+    return len(eps) >= th.two_sided_eps_cells and math.log10(eps[-1] / eps[0]) >= th.two_sided_eps_decades - 1e-12
+
+
+def k_for_eps_cells(cells: Sequence[EpsCell], n: int, decades: float, th: Thresholds = THRESHOLDS) -> float:
+    """The smallest K at which >= ``n`` of the cells are in regime and span >= ``decades`` of eps
+    (each cell enters at its own ``regime.k_needed``; inf when no K gives that)."""
+    order = sorted(cells, key=lambda c: c.regime.k_needed(th))
+    for i in range(n - 1, len(order)):
+        if eps_decades(order[:i + 1]) >= decades - 1e-12:
+            return float(order[i].regime.k_needed(th))
+    return math.inf
+
+
 def gamma_target(gamma_range: tuple[float, float]) -> str:
     """The eps exponent a paper's widths allow: "gamma = 1" for a point, "gamma in [1, 2]" for a range."""
     lo, hi = gamma_range
@@ -132,7 +149,11 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
                                     + per_eps, f"{BELOW_LOWER}: no privacy cost on this instance")
             return s, s
     needs = sorted(c.regime.k_needed(th) for c in cells)
-    gamma_need = needs[th.min_eps_cells - 1] if len(needs) >= th.min_eps_cells else math.inf
+    n_gamma = th.two_sided_eps_cells if gamma_two_sided else th.min_eps_cells
+    gamma_decades = th.two_sided_eps_decades if gamma_two_sided else 0.0
+    gamma_need = k_for_eps_cells(cells, n_gamma, gamma_decades, th)
+    gamma_short = (f"eps exponent needs {n_gamma} eps cells in regime"
+                   + (f" over {gamma_decades:g} decade (two-sided)" if gamma_two_sided else ""))
     if len(live) < 1 and in_regime and len(in_regime) == len(cells):
         # every cell in regime, none with a cost whose CI clears 0: nothing to fit, and no K to wait for
         d = "; ".join(f"eps {c.eps:g}: D {c.D:.4g} [{c.D_lo:.4g}, {c.D_hi:.4g}]" for c in in_regime)
@@ -149,13 +170,13 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
         why = ("no eps cell in regime with a positive cost (D or its CI lower end <= 0); the others are short of "
                "theirs" if in_regime else "no eps cell in regime (crossover ~ 1/eps)")
         return (Score(NOT_REACHED, per_eps, why, need),
-                Score(NOT_REACHED, per_eps, f"eps exponent needs {th.min_eps_cells} eps cells in regime", gamma_need))
+                Score(NOT_REACHED, per_eps, gamma_short, gamma_need))
     if not homogeneous(live, th):
         s = Score(INCONCLUSIVE, per_eps, "per-eps K-slopes disagree: eps cells in different regimes; no pooled b or c")
         return s, s
     # every seed the same D (e.g. an elimination schedule that no seed departs from): no sampling error to show
     fixed = "; deterministic: every seed gives the same D, the interval is the point" if all(
-        c.D_lo == c.D_hi for c in live) else ""
+        math.isclose(c.D_lo, c.D_hi, rel_tol=1e-9, abs_tol=1e-9) for c in live) else ""
     b, blo, bhi = pooled([c.b for c in live], [c.b_lo for c in live], [c.b_hi for c in live], th)
     line = b_claimed + th.log_allowance
     b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}{fixed}"
@@ -170,13 +191,10 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
         b_score = Score(INCONCLUSIVE, b_meas, "every seed the same D: the slope of a schedule no seed departed from, "
                                               f"not an estimate (it would read {b_score.verdict})")
     if len(live) < th.min_eps_cells:
-        return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime",
-                              f"eps exponent needs {th.min_eps_cells}", gamma_need)
+        return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime", gamma_short, gamma_need)
     if gamma_two_sided and (len(live) < th.two_sided_eps_cells or eps_decades(live) < th.two_sided_eps_decades):
-        n = th.two_sided_eps_cells
-        need = needs[n - 1] if len(needs) >= n and eps_decades(cells) >= th.two_sided_eps_decades else math.inf
         return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime spanning {eps_decades(live):.2g} decades",
-                              f"a two-sided eps exponent needs {n} cells over {th.two_sided_eps_decades:g} decade", need)
+                              gamma_short, gamma_need)
     gam, glo, ghi = eps_exponent(live, law, th)
     hi_ok = gamma_range[1] + th.log_allowance
     lo_ok = gamma_range[0] - th.log_allowance if gamma_two_sided else -math.inf

@@ -43,7 +43,8 @@ _SPELLINGS = [(re.compile(r"\bTheorem\s*|\bThm\.\s*"), "Thm "), (re.compile(r"\b
 # the words of the ledger's cells a reader of the papers may not know, printed under the verdict key
 TERMS = {
     "measured": "the row's headline number: the estimate, its 95% seed-bootstrap interval in brackets, and the "
-                "line it is read against (the rest, per cell, in claims.csv)",
+                "line it is read against (the rest, per cell, in claims.csv); the default design runs 3-4 seeds, "
+                "where a percentile bootstrap undercovers: read a CI that clears its line by little as weaker",
     "D(K, eps)": "the privacy cost: the private agent's regret minus that of its noise-off twin (the same algorithm "
                  "on exact counts), same instance, K and seeds",
     "a, b": "the K-exponents of the regret (a) and of D (b): the slope of log regret or log D against log K on the "

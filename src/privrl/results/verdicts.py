@@ -28,12 +28,15 @@ REPRODUCED, CONSISTENT, CONTRADICTED, NOT_REACHED, INCONCLUSIVE, CHECKED = (
 VERDICTS = (REPRODUCED, CONSISTENT, CONTRADICTED, NOT_REACHED, INCONCLUSIVE, CHECKED)
 VERDICT_KEY = {
     REPRODUCED: "the measurement agrees with the paper's statement, in the regime the statement is about, and "
-                "every wrong twin the statement is about fails the same check (column 'controls')",
+                "every wrong twin the statement is about fails the same check (column 'controls'; a mechanism-level "
+                "row is about no agent and has no twin: its check compares the mechanism with the paper's bound)",
     CONSISTENT: "the measurement agrees, but the check has no power: a wrong twin it is about passes it too, "
                 "or was not run (named in the why; privrl.results.controls)",
     CONTRADICTED: "the measurement disagrees, in regime (K >= 10 x crossover, not saturated, effect beyond the CI)",
     NOT_REACHED: "the run stops before the statement's regime; the row prints the K needed",
-    INCONCLUSIVE: "in regime, but the CI straddles the line (or the estimate is undefined)",
+    INCONCLUSIVE: "in regime, but the CI straddles the line, or the estimate is undefined (every seed the same "
+                  "D; no positive cost), or it lies below the side a minimax lower bound pins (one instance cannot "
+                  "contradict a minimax bound; an eps-blind twin's exponent of ~0 there still counts as rejected)",
     CHECKED: "an algebra or consistency check of the paper's formulas, or a convergence check on one fixed-gap "
              "instance (not a reproduction)",
 }

@@ -175,7 +175,7 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
         sc = V.score_rate_upper(fit, 1.0, V.THRESHOLDS.log_allowance, reg)
         _slope_one(ax, use, float(base.regret.iloc[0]), priv.E)
         cells = ", ".join(f"{MODEL[r.agent]} eps={r.epsilon:g} (E={r.E:.3g})" for r in use.itertuples())
-        sc = V.Score(sc.verdict, sc.measured.replace("a = ", "slope of log D on log E = "),
+        sc = V.Score(sc.verdict, sc.measured.replace("a = ", "slope of log D on log E = ").replace(" on K in ", " on E in "),
                      f"{sc.regime}; cells used: {cells}; {len(live)} of {len(priv)} private cells past 10 x their "
                      "crossover with a policy eliminated", sc.k_needed)
         sc = EL.guard(sc, _lost(base, use))

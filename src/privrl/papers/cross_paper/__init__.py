@@ -163,6 +163,13 @@ def _sibling(fits: dict, env: str, agent: str, items, delivered: str) -> tuple[s
     return twin, None, ""
 
 
+def pinned_lower_bound(agent: str, model: str) -> str:
+    """The lower bound that makes ``agent``'s eps exponent two-sided under ``model`` ("" where none
+    pins it: a law other than 1/eps, or a model with no matching lower bound)."""
+    (_, law, _), *_ = TARGETS.get(agent, (MODEL_TARGETS.get(model, ADDITIVE), None, None, None))
+    return PINNED.get(model, "") if law == "power" else ""
+
+
 def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
     """One row per (env, agent group) with its per-eps fits and the two scores, each run on its
     wrong twins (:mod:`privrl.results.controls`); the D curves for the figure; the Claims."""
@@ -177,8 +184,8 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         model_text = model if delivered == model else f"{model} registered, {delivered} as run"
         (b_paper, law, gamma_range), paper, item, src = TARGETS.get(
             agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))
-        lower = PINNED.get(model, "") if law == "power" else ""
-        two_sided = bool(lower)
+        lower = pinned_lower_bound(agent, model)
+        two_sided = bool(lower) and EV.reads_two_sided(list(regimes))  # the design's eps grid can test it
 
         def score(cells, two_sided=two_sided, b_paper=b_paper, law=law, gamma_range=gamma_range):
             return EV.score_eps_dependence(cells, b_paper, law, gamma_range, gamma_two_sided=two_sided)
@@ -189,7 +196,9 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         params = _fmt_params(items)
         tag = f"{agent}_{env}_{params.replace('=', '').replace(', ', '_').replace('.', 'p')}"
         kind = "additive" if b_paper == 0.0 else "multiplicative"
-        pin = f"; eps exponent two-sided: {lower}" if lower else ""
+        pin = (f"; eps exponent two-sided: {lower}" if two_sided else
+               f"; eps exponent one-sided: the design's {len(regimes)} eps cells cannot read the lower side "
+               f"of {lower}" if lower else "")
         claims.append(dataclasses.replace(V.make_claim(
             paper, item, f"{ctx.experiment}_{tag}_b",
             f"{agent} ({model_text}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ K^{b_paper:g} (upper bound)",

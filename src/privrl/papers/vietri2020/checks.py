@@ -79,8 +79,10 @@ def _measured(d: pd.DataFrame) -> str:
 
 CLAIM1_SENSITIVITY = TheoremCheck(
     name="vietri_claim1",
-    statement=("Claim 1: the visit streams' total l1 sensitivity is H for add/remove neighbours and 2H for "
-               "Def. 3's replacement neighbours (PUCB is eps-JDP for add/remove, 2 eps for replacement)"),
+    statement=("Claim 1 states the visit streams' total l1 sensitivity is <= H for t-neighbouring user sequences "
+               "(episode t's data replaced); checked exactly: H under add/remove, but 2H under replacement (the "
+               "proof counts one user's H visits, a swap moves 2H), so PUCB is eps-JDP for add/remove neighbours "
+               "and 2 eps-JDP for Def. 3's replacement (docs/decisions/mechanisms.md D7)"),
     source="Vietri et al. Sec. 4, Claim 1 and Def. 3",
     run=check_claim1, figure=figure_claim1, measured=_measured, kind="check",
     sizes=sah_grid_sizes(maximum=4),
