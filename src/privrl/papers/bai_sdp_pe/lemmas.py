@@ -247,8 +247,9 @@ def _measured_elimination(d: pd.DataFrame) -> str:
         f"not reached: eliminations on < {ELIMINATION_SHARE:g} of seeds for "
         + ", ".join(f"{r.agent} C={r.C:g} ({r.eliminated_some:.2g})" for r in short.itertuples())
         + f" -- needs K > {d['K'].iloc[0]:g}; ")
-    return lead + ("; ".join(f"{r.agent} C={r.C:g}: eliminated on {r.eliminated_some:.2g} of seeds, "
-                      f"Lemma 24 bound < max gap on {r.lemma24_below_max_gap:.2g} of stages, lost pi* "
+    return lead + ("; ".join(f"{r.agent} C={r.C:g}: a share {r.eliminated_some:.2g} of seeds eliminated a policy, "
+                      f"Lemma 24's bound informative (below the largest gap) on a share "
+                      f"{r.lemma24_below_max_gap:.2g} of stages, lost pi* "
                       f"{r.lost_pi_star:.2g}, gap/bound <= {r.worst_gap_ratio:.2g}, "
                       f"stage regret/bound <= {r.worst_stage_regret_ratio:.2g}" for r in d.itertuples())
             + f" ({d['n_seeds'].iloc[0]} seeds, K = {d['K'].iloc[0]}, {d['instance'].iloc[0]}; stated 9 delta = "

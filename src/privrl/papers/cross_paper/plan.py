@@ -10,7 +10,7 @@ from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, order
 
 def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
     out, groups = [], {}
-    from privrl.papers.cross_paper import BASELINE_AGENT, pinned_lower_bound
+    from privrl.papers.cross_paper import BASELINE_AGENT, UNSTATED, pinned_lower_bound
     from privrl.results.eps_verdicts import reads_two_sided
 
     for c in x.cells:  # resolved params, as the analysis reads them (a private cell's noise is its default 1)
@@ -24,7 +24,7 @@ def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
             b.agent == BASELINE_AGENT.get(agent) and b.env == env
             and all(math.isclose(float(dict(rest).get(k, math.nan)), float(v)) for k, v in b.params.items())
             for b in x.cells)
-        if not has_base or not priv:
+        if not has_base or not priv or agent in UNSTATED:  # no paper states its bound: context rows, not planned
             continue
         needs = [x.window(c) for c in priv]
         tag = f"{agent}_{env}" + "".join(f"_{k}{v:g}" for k, v in rest)

@@ -161,7 +161,7 @@ def _claims(ctx: AnalysisContext, t: pd.DataFrame) -> pd.DataFrame:
                                             blk + f", PUCB at {eps0:g}-JDP under replacement", art))
         if "shuffled_tau_k13" in by:
             out.extend(amplification_claim(ctx, env, by["shuffled_tau_k13"].cell, f"table1_amplification_{bid}",
-                                           f"Table 1 ({blk}), tau = K^(1/3)", art))
+                                           f"Table 1 ({blk}), tau = K^(1/3)", art, eps0=float(eps0)))
     return frame(out)
 
 

@@ -137,10 +137,11 @@ def release_sequence_score(eps0: float, eps_local: float, k: int, H: int, m: int
     measured = (f"release sequence eps = {seq:.4g} (one user's M_sh output, exact LDP) vs eps0 = {eps0:g}; "
                 f"Prop. 5's eps_(c,tau) = {eps_c:.4g} at tau = {k} (one release)")
     why = "consecutive releases differ by one user's messages: a user released alone is protected by its local eps only"
-    gaps = ([] if hyp and math.isfinite(eps_c) else [
-        f"Prop. 5's hypothesis fails at tau = {k} (needs k >= {k_hyp:.3g}): Thm 6 states no eps_(c,tau) here"]) + (
-        [] if seq <= eps0 else [f"not certified at eps0 = {eps0:g}: the release sequence is only {seq:.3g}-DP (an "
-                                "upper bound on the policies' leak, not a contradiction)"])
+    # the label first: a sequence above eps0 is what a reader must see, the hypothesis second
+    gaps = ([] if seq <= eps0 else [f"not certified at eps0 = {eps0:g}: the release sequence is only {seq:.3g}-DP (an "
+                                    "upper bound on the policies' leak, not a contradiction)"]) + (
+        [] if hyp and math.isfinite(eps_c) else [
+            f"Prop. 5's hypothesis fails at tau = {k} (needs k >= {k_hyp:.3g}): Thm 6 states no eps_(c,tau) here"])
     s = V.score_check(None if gaps else True, measured, "; ".join(
         gaps or [f"certified at eps0 = {eps0:g}: the release sequence is {seq:.3g}-DP"]) + "; " + why)
     return s, {"sequence_eps": seq, "eps_c_tau": eps_c, "prop5_hypothesis": hyp}
