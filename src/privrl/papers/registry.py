@@ -200,7 +200,8 @@ def check_sizes(config: Mapping) -> dict[str, dict]:
 
 def theorem_check_claims(tables: Mapping[str, pd.DataFrame], artifacts: Mapping[str, str]) -> list:
     """One Claim per theorem check (privrl.results.verdicts): a sampled bound that holds in every
-    row is "reproduced" (else "contradicted"), "not reached" if a ``reached`` column is false somewhere;
+    row is "reproduced" (else "contradicted"), "not reached" if a ``reached`` column is false somewhere,
+    "consistent" if a ``powered`` column (the check flags its wrong twin) is false somewhere;
     an algebra check is "checked" (else "contradicted")."""
     from privrl.results import verdicts as V
 
@@ -214,6 +215,9 @@ def theorem_check_claims(tables: Mapping[str, pd.DataFrame], artifacts: Mapping[
             score = V.score_check(ok, c.measured(df))
         elif ok and "reached" in df and not df["reached"].all():   # the check's precondition not met at this size
             score = V.Score(V.NOT_REACHED, c.measured(df))
+        elif ok and "powered" in df and not df["powered"].all():   # its wrong twin (e.g. half the noise) passes too
+            score = V.Score(V.CONSISTENT, c.measured(df), "no power: the same check does not flag the under-noised "
+                                                          "twin (measured beside each row)")
         else:
             score = V.Score(V.REPRODUCED if ok else V.CONTRADICTED, c.measured(df))
         item = c.source.split(" et al. ", 1)[-1]

@@ -17,3 +17,23 @@ def test_rlsvi_audit_catches_a_false_certificate():
     assert b["ci_low"] > 0.1
     df = au.check_rlsvi_audit(np.random.default_rng(4), eps_targets=(4.0,), n_trials=4000)
     assert df.holds.all() and df.eps_cor14.iloc[0] == pytest.approx(4.0)
+    # its power is measured beside it: half the noise is not flagged at K = 4 (it reads "consistent")
+    assert not df.powered.any() and (df.eps_lower_bound_half_noise < df.eps_cor14).all()
+
+
+def test_cor14_check_reads_the_library_on_its_own_orders():
+    """The Cor. 14 check's copy of the library's order grid is the grid the library conversion runs on."""
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant
+
+    from privrl.mechanisms import accounting as acc
+    from privrl.papers.lu2026 import cor14
+
+    d, K, H, S, A = 1e-7, 3_000_000, 5, 2, 2
+    event = dp_accounting.GaussianDpEvent(noise_multiplier=1.0 / (2.0 * acc.lu_rho(K, H, S, A)) ** 0.5)
+    mine = rdp_privacy_accountant.RdpAccountant(orders=list(cor14.LIBRARY_ORDERS)).compose(event).get_epsilon(d)
+    assert mine == acc.lu_library_epsilon(d, K, H, S, A)
+    # alpha* = 1.011 lies between the grid's 1.01 (inf in the library) and 1.0275: the library is above
+    # Cor. 14 there, below Thm 13 on its own orders, and the check holds
+    assert acc.lu_cor14_epsilon(d, K, H, S, A) < mine <= cor14.thm13_on_library_orders(d, K, H, S, A)
+    assert cor14.check_lu_cor14(grid=({"K": K, "H": H, "S": S, "A": A},), deltas=(d,)).holds.all()
