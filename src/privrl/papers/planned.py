@@ -108,15 +108,11 @@ def second_eps_need(values: list[float]) -> float:
 
 
 def two_sided_eps_need(pairs: list[tuple[float, float]]) -> float:
-    """K at which a two-sided eps exponent is read: >= ``two_sided_eps_cells`` cells in regime spanning
-    >= ``two_sided_eps_decades`` of eps (``pairs``: (eps, K needed) per cell), as
-    :func:`privrl.results.eps_verdicts.k_for_eps_cells` reads it; inf when no K gives that."""
-    order = sorted(pairs, key=lambda p: p[1])
-    for i in range(THRESHOLDS.two_sided_eps_cells - 1, len(order)):
-        eps = [e for e, _ in order[:i + 1]]
-        if math.log10(max(eps) / min(eps)) >= THRESHOLDS.two_sided_eps_decades - 1e-12:
-            return float(order[i][1])
-    return math.inf
+    """K at which a two-sided eps exponent is read (``pairs``: (eps, K needed) per cell), by the
+    verdicts' own rule (:func:`privrl.results.eps_verdicts.k_for_eps_grid`)."""
+    from privrl.results.eps_verdicts import k_for_eps_grid
+
+    return k_for_eps_grid(pairs, THRESHOLDS.two_sided_eps_cells, THRESHOLDS.two_sided_eps_decades)
 
 
 def cell_eps(c: experiments.Cell) -> float:

@@ -78,21 +78,28 @@ def eps_decades(cells: Sequence[EpsCell]) -> float:
     return math.log10(max(eps) / min(eps)) if len(eps) >= 2 else 0.0
 
 
+def k_for_eps_grid(pairs: Sequence[tuple[float, float]], n: int, decades: float) -> float:
+    """The smallest K at which >= ``n`` eps cells are in regime and span >= ``decades`` of eps
+    (``pairs``: (eps, the K at which that cell enters its regime)); inf when no K gives that. The
+    one rule of the verdicts (:func:`k_for_eps_cells`) and of the claim plan (privrl.papers.planned)."""
+    order = sorted(pairs, key=lambda p: p[1])
+    for i in range(n - 1, len(order)):
+        eps = [e for e, _ in order[:i + 1]]
+        if math.log10(max(eps) / min(eps)) >= decades - 1e-12:
+            return float(order[i][1])
+    return math.inf
+
+
 def reads_two_sided(eps: Sequence[float], th: Thresholds = THRESHOLDS) -> bool:
-    """True when a design's eps grid can give a two-sided eps exponent: >= ``two_sided_eps_cells``
-    values spanning >= ``two_sided_eps_decades`` (a design with fewer reads it one-sided only)."""
-    eps = sorted(set(float(e) for e in eps))
-    return len(eps) >= th.two_sided_eps_cells and math.log10(eps[-1] / eps[0]) >= th.two_sided_eps_decades - 1e-12
+    """True when a design's eps grid can give a two-sided eps exponent at some K (a design with fewer
+    than ``two_sided_eps_cells`` values over ``two_sided_eps_decades`` reads it one-sided only)."""
+    return math.isfinite(k_for_eps_grid([(e, 0.0) for e in set(eps)], th.two_sided_eps_cells,
+                                        th.two_sided_eps_decades))
 
 
 def k_for_eps_cells(cells: Sequence[EpsCell], n: int, decades: float, th: Thresholds = THRESHOLDS) -> float:
-    """The smallest K at which >= ``n`` of the cells are in regime and span >= ``decades`` of eps
-    (each cell enters at its own ``regime.k_needed``; inf when no K gives that)."""
-    order = sorted(cells, key=lambda c: c.regime.k_needed(th))
-    for i in range(n - 1, len(order)):
-        if eps_decades(order[:i + 1]) >= decades - 1e-12:
-            return float(order[i].regime.k_needed(th))
-    return math.inf
+    """:func:`k_for_eps_grid` of eps cells (each enters at its own ``regime.k_needed``)."""
+    return k_for_eps_grid([(c.eps, c.regime.k_needed(th)) for c in cells], n, decades)
 
 
 def gamma_target(gamma_range: tuple[float, float]) -> str:

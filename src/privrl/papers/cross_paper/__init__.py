@@ -31,6 +31,7 @@ within the range the widths allow on a gap instance:
 from __future__ import annotations
 
 import dataclasses
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -73,11 +74,9 @@ TARGETS = {  # agent -> ((b_paper, eps law, gamma range), paper id, item, source
 # Lu et al. Sec. 1.1 as JDP and LDP), never specified or bounded in ../shared/papers; its rows are read
 # against the form of Table I's row for the trust model, which is a statement about DP-UCBVI (and, for
 # SDP, Bai et al.'s Lemma 10 / Thm 11 hold for SDP-PE at eps < 1), not about this reconstruction
-UNSTATED = {
-    a: "context: a reconstruction (Private-UCB-VI, Chowdhury & Zhou 2022) whose bound no shipped paper states; "
-       "read against the form of Bai et al.'s Table I row for its trust model"
-    for a in ("private-ucbvi-jdp", "private-ucbvi-ldp", "private-ucbvi-sdp")
-}
+UNSTATED = frozenset({"private-ucbvi-jdp", "private-ucbvi-ldp", "private-ucbvi-sdp"})
+UNSTATED_NOTE = ("context: a reconstruction (Private-UCB-VI, Chowdhury & Zhou 2022) whose bound no shipped paper "
+                 "states; read against the form of Bai et al.'s Table I row for its trust model")
 MODEL_TARGETS = {"JDP": ADDITIVE, "SDP": ADDITIVE, "LDP": MULTIPLICATIVE}
 # trust model -> the lower bound whose 1/eps makes the eps exponent two-sided (docs/decisions/controls.md):
 # both are minimax (a hard instance); on a gap instance the widths' 1/eps gives the same dependence, and a
@@ -173,11 +172,13 @@ def _sibling(fits: dict, env: str, agent: str, items, delivered: str) -> tuple[s
     return twin, None, ""
 
 
-def pinned_lower_bound(agent: str, model: str) -> str:
-    """The lower bound that makes ``agent``'s eps exponent two-sided under ``model`` ("" where none
-    pins it: a law other than 1/eps, or a model with no matching lower bound)."""
+def eps_exponent_test(agent: str, model: str, eps: Sequence[float]) -> tuple[str, bool]:
+    """(the lower bound that pins ``agent``'s eps exponent under ``model``, or "" where none does: a law
+    other than 1/eps, or no matching lower bound; whether the design's ``eps`` grid reads it two-sided).
+    The analysis and the claim plan (:mod:`privrl.papers.cross_paper.plan`) both decide by it."""
     (_, law, _), *_ = TARGETS.get(agent, (MODEL_TARGETS.get(model, ADDITIVE), None, None, None))
-    return PINNED.get(model, "") if law == "power" else ""
+    lower = PINNED.get(model, "") if law == "power" else ""
+    return lower, bool(lower) and EV.reads_two_sided(eps)
 
 
 def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
@@ -194,8 +195,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         model_text = model if delivered == model else f"{model} registered, {delivered} as run"
         (b_paper, law, gamma_range), paper, item, src = TARGETS.get(
             agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))
-        lower = pinned_lower_bound(agent, model)
-        two_sided = bool(lower) and EV.reads_two_sided(list(regimes))  # the design's eps grid can test it
+        lower, two_sided = eps_exponent_test(agent, model, list(regimes))
 
         def score(cells, two_sided=two_sided, b_paper=b_paper, law=law, gamma_range=gamma_range):
             return EV.score_eps_dependence(cells, b_paper, law, gamma_range, gamma_two_sided=two_sided)
@@ -206,9 +206,11 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         params = _fmt_params(items)
         tag = f"{agent}_{env}_{params.replace('=', '').replace(', ', '_').replace('.', 'p')}"
         kind = "additive" if b_paper == 0.0 else "multiplicative"
-        pin = (f"; eps exponent two-sided: {lower}" if two_sided else
-               f"; eps exponent one-sided: the design's {len(regimes)} eps cells cannot read the lower side "
-               f"of {lower}" if lower else "")
+        pin = ""
+        if two_sided:
+            pin = f"; eps exponent two-sided: {lower}"
+        elif lower:
+            pin = f"; eps exponent one-sided: the design's {len(regimes)} eps cells cannot read the lower side of {lower}"
         claims.append(dataclasses.replace(V.make_claim(
             paper, item, f"{ctx.experiment}_{tag}_b",
             f"{agent} ({model_text}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ K^{b_paper:g} (upper bound)",
@@ -219,7 +221,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
             + EV.gamma_claim_text(gamma_range, two_sided),
             "rate", art, g_score, ctx.experiment, src + pin), controls=g_controls))
         if agent in UNSTATED:  # no shipped paper bounds this agent: both rows are context
-            claims[-2:] = [dataclasses.replace(c, scope="context", regime=f"{UNSTATED[agent]}; {c.regime}")
+            claims[-2:] = [dataclasses.replace(c, scope="context", regime=f"{UNSTATED_NOTE}; {c.regime}")
                            for c in claims[-2:]]
         rows.append({
             "env": env, "agent": agent, "privacy_model": model, "delivered_model": delivered, "reconstruction": info0["reconstruction"],

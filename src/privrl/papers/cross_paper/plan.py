@@ -10,8 +10,7 @@ from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, order
 
 def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
     out, groups = [], {}
-    from privrl.papers.cross_paper import BASELINE_AGENT, UNSTATED, pinned_lower_bound
-    from privrl.results.eps_verdicts import reads_two_sided
+    from privrl.papers.cross_paper import BASELINE_AGENT, UNSTATED, eps_exponent_test
 
     for c in x.cells:  # resolved params, as the analysis reads them (a private cell's noise is its default 1)
         p = agents.get(c.agent).resolve(c.params)
@@ -28,11 +27,12 @@ def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
             continue
         needs = [x.window(c) for c in priv]
         tag = f"{agent}_{env}" + "".join(f"_{k}{v:g}" for k, v in rest)
-        eps_claim = (x.claim(f"{tag}_eps", "eps exponent, two-sided: 4 eps cells over a decade", priv,
-                             two_sided_eps_need([(cell_eps(c), n) for c, n in zip(priv, needs)]))
-                     if pinned_lower_bound(agent, agents.get(agent).privacy_model)
-                     and reads_two_sided([cell_eps(c) for c in priv])
-                     else x.claim(f"{tag}_eps", "eps exponent: second eps cell", priv, second_eps_need(needs)))
+        eps = [cell_eps(c) for c in priv]
+        if eps_exponent_test(agent, agents.get(agent).privacy_model, eps)[1]:
+            eps_claim = x.claim(f"{tag}_eps", "eps exponent, two-sided: 4 eps cells over a decade", priv,
+                                two_sided_eps_need(list(zip(eps, needs))))
+        else:
+            eps_claim = x.claim(f"{tag}_eps", "eps exponent: second eps cell", priv, second_eps_need(needs))
         out += [x.claim(f"{tag}_b", "privacy cost b: first eps cell", priv, min(needs)), eps_claim]
     return out
 
