@@ -28,6 +28,10 @@ INSTANCES = {  # name -> ((env, params), K, seeds)
     "rs2": (("riverswim", {"S": 2, "H": 3}), 3000, [0, 1]),
     "rs6": (("riverswim", {"S": 6, "H": 20}), 400, [0]),
     "garnet": (("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}), 1500, [0]),
+    # the two-armed bandits the default design's agent rows run on (H = 1 and H = 2), at a K whose
+    # tree has 15 levels, so that every lowest-set-bit case of the binary mechanism is exercised
+    "bandit1": (("garnet", {"S": 1, "A": 2, "branching": 1, "H": 1, "seed": 0}), 20000, [0, 1]),
+    "bandit2": (("garnet", {"S": 1, "A": 2, "branching": 1, "H": 2, "seed": 0}), 20000, [0]),
 }
 
 
@@ -42,6 +46,11 @@ def variants(agent: str) -> dict[str, dict]:
     small = {k: v for k, v in (("bonus_scale", 0.01), ("epsilon", 10.0)) if k in d}
     if small:
         out["small"] = small
+    if "z" in d:  # matched coverage (the width the design's agent rows use)
+        out["z3"] = {"z": 3.0, **({"epsilon": 2.0} if "epsilon" in d else {})}
+    if "tau" in d:  # the shuffle's batch sizes the design runs (fixed tau, tau = K^(1/3))
+        out["tau"] = {"z": 3.0, "tau": 1000.0}
+        out["tau_power"] = {"z": 3.0, "epsilon": 2.752257989, "tau_power": 1.0 / 3.0}
     return out
 
 
