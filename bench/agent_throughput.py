@@ -81,6 +81,10 @@ from privrl.mechanisms.laplace import laplace_unit
 from privrl.rl import engine, envs, seeding
 
 INSTANCES = {  # env name, params
+    # the default design's agent rows: the two-armed bandits (garnet S=1, A=2, branching 1, seed 0)
+    "bandit H=1": ("garnet", {"S": 1, "A": 2, "branching": 1, "H": 1, "seed": 0}),
+    "bandit H=2": ("garnet", {"S": 1, "A": 2, "branching": 1, "H": 2, "seed": 0}),
+    "riverswim S=2 H=2": ("riverswim", {"S": 2, "H": 2}),
     "riverswim S=6 H=20": ("riverswim", {"S": 6, "H": 20}),
     "riverswim S=2 H=3": ("riverswim", {"S": 2, "H": 3}),
     "garnet S=3 A=2 b=2 H=4": ("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}),
@@ -253,6 +257,10 @@ def run_before(args) -> dict[str, float]:
         out = Path(tmp) / "before.json"
         cmd = [sys.executable, __file__, "--json", str(out), "--min-cpu", str(args.min_cpu), "--repeat", str(args.repeat),
                "--k-grid", *map(str, args.k_grid)]
+        if args.instances:
+            cmd += ["--instances", *args.instances]
+        if args.agents:
+            cmd += ["--agents", *args.agents]
         env = {**os.environ, "PYTHONPATH": str(args.before_src.resolve())}
         print(f"# before: {' '.join(cmd[1:])} with PYTHONPATH={env['PYTHONPATH']}", flush=True)
         res = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
@@ -298,6 +306,8 @@ def main() -> None:
                     help=f"save the table as {TABLE} (with --agents: replace only those agents' rows)")
     ap.add_argument("--agents", nargs="+", choices=sorted(REGISTRY), metavar="NAME",
                     help="measure only these agents (and ucbvi, the ratios' unit)")
+    ap.add_argument("--instances", nargs="+", choices=sorted(INSTANCES), metavar="NAME",
+                    help="measure only these instances (default: all)")
     ap.add_argument("--json", type=Path, help="save the measured rates as JSON ({instance|agent|K: rate})")
     ap.add_argument("--before-src", type=Path,
                     help="first measure the privrl package under this src dir (the code before a change)")
@@ -314,6 +324,8 @@ def main() -> None:
     Kmax = max(args.k_grid)
     selected = set(args.agents or REGISTRY)
     for inst, (env_name, env_params) in INSTANCES.items():
+        if args.instances and inst not in args.instances:
+            continue
         mdp = envs.make(env_name, **env_params)
         print(f"\n# {inst}   episodes x seeds / s / core at K = {', '.join(f'{k:g}' for k in args.k_grid)}; "
               f"ratio, noise floor at K = {Kmax:g}")
@@ -366,7 +378,8 @@ def main() -> None:
             print(line + floor_cols, flush=True)
         for (name, K), (rate, _w) in measured.items():
             rates[f"{inst}|{name}|{K}"] = rate
-    rows += elimination_rows(sorted(selected & set(simulation.AGGREGATE)), args, cpu, date)
+    if not args.instances:
+        rows += elimination_rows(sorted(selected & set(simulation.AGGREGATE)), args, cpu, date)
     print(f"\n# target: ok = x fl+twin (the episode over noise floor + noise-free twin) <= {TARGET_OVERHEAD}; "
           "MISS = above it; blank = no noise to score")
     if args.json:
