@@ -28,11 +28,12 @@ def test_eps_exponent_is_one_sided_against_the_upper_bound():
     assert g.verdict == V.CONTRADICTED
 
 
-def test_eps_exponent_k_needed_is_the_second_cell_entering_its_regime():
+def test_eps_exponent_k_needed_is_the_second_cell_past_ten_times_its_crossover():
     needs = [1e6, 1e8, 1e9, 1e10]  # k_needed of the four eps cells; the run window ends at 1e5
     b, g = EV.score_eps_dependence(_cells(1.0, needs), 0.0, "power", (1.0, 1.0))
     assert b.verdict == g.verdict == V.NOT_REACHED
-    assert b.k_needed == pytest.approx(1e6) and g.k_needed == pytest.approx(1e8)
+    # gamma reads D at one K: the second cell past 10 x its crossover (1e5 x 10), not its two-decade window (1e8)
+    assert b.k_needed == pytest.approx(1e6) and g.k_needed == pytest.approx(1e6)
     b, g = EV.score_eps_dependence(_cells(1.0, needs)[:1], 0.0, "power", (1.0, 1.0))
     assert g.k_needed == math.inf  # one eps cell: no eps exponent at any K
 
@@ -83,3 +84,70 @@ def test_no_positive_cost_with_cells_still_to_enter_is_not_reached():
     b, g = EV.score_eps_dependence(cells, 0.0, "power", (1.0, 1.0))
     assert b.verdict == V.NOT_REACHED and "positive cost" in b.regime
     assert b.k_needed == cells[0].regime.k_needed(EV.THRESHOLDS)
+
+
+def test_zero_width_per_eps_slope_or_exponent_is_inconclusive():
+    """Issue 41 (d): D constant on the window in every seed gives a per-eps b of zero width (and an eps
+    exponent of zero width): neither is an estimate, so neither reads reproduced / consistent."""
+    reg = V.Regime(1e-3, 1e3, 1e5, 0.0)
+    eps = (0.5, 1.0, 2.0, 5.0)
+    flat = [EV.EpsCell(e, 0.0, -1e-16, 1e-16, 100 / e, 95 / e, 105 / e, reg) for e in eps]
+    b, g = EV.score_eps_dependence(flat, 0.0, "power", (0.0, 1.0))
+    assert b.verdict == V.INCONCLUSIVE and "zero-width per-eps slope" in b.regime
+    assert "would read reproduced" in b.regime
+    assert g.verdict == V.INCONCLUSIVE and "D constant on the window" in g.regime
+    # D at K identical in every seed up to 1e-8 of its value, per-eps slopes sampled: gamma keeps its reading unless
+    # its own CI has zero width
+    tight = [EV.EpsCell(e, 0.0, -0.01, 0.01, 100 / e, 100 / e * (1 - 1e-8), 100 / e * (1 + 1e-8), reg) for e in eps]
+    _, g = EV.score_eps_dependence(tight, 0.0, "power", (0.0, 1.0))
+    assert g.verdict == V.REPRODUCED
+    # an ordinary sampled interval keeps its verdict
+    _, g = EV.score_eps_dependence(_cells(1.0, [1e0] * 4), 0.0, "power", (0.0, 1.0))
+    assert g.verdict == V.REPRODUCED
+
+
+def test_guard_zero_width_keeps_other_verdicts():
+    s = V.Score(V.REPRODUCED, "a = 0.854 [0.854, 0.854]", "in regime")
+    assert V.guard_zero_width(s, 0.854, 0.854).verdict == V.INCONCLUSIVE
+    assert V.guard_zero_width(s, 0.85, 0.86).verdict == V.REPRODUCED
+    assert V.guard_zero_width(V.Score(V.NOT_REACHED, "", ""), 1.0, 1.0).verdict == V.NOT_REACHED
+
+
+def _point_cells(gamma, eps=(1.0, 2.0, 4.0, 10.0), b=0.05, cross=1e4, window=(1e3, 1e5)):
+    """D ~ eps^-gamma at K = 1e5, each cell past 10 x its crossover (1e4 x 10) at K but its window not."""
+    return [EV.EpsCell(e, b, b - 0.02, b + 0.02, 100.0 * e ** -gamma, 98.0 * e ** -gamma, 102.0 * e ** -gamma,
+                       V.Regime(cross, *window, 0.0)) for e in eps]
+
+
+def test_rule_a_gamma_reads_d_at_k_past_ten_times_the_crossover_where_d_has_flattened():
+    b, g = EV.score_eps_dependence(_point_cells(1.0), 0.0, "power", (1.0, 1.0))
+    assert b.verdict == V.NOT_REACHED  # b still needs its whole window past 10 x the crossover
+    assert g.verdict == V.REPRODUCED and "flattened" in g.regime
+    _, g = EV.score_eps_dependence(_point_cells(1.0, b=0.4), 0.0, "power", (1.0, 1.0))
+    assert g.verdict == V.NOT_REACHED and "not flattened" in g.measured  # D still growing: not read
+    _, g = EV.score_eps_dependence(_point_cells(1.0, cross=2e4), 0.0, "power", (1.0, 1.0))
+    assert g.verdict == V.NOT_REACHED and g.k_needed == pytest.approx(2e5)  # 10 x crossover, not 100 x
+    assert EV.gamma_need([(1.0, 2e4), (10.0, 1e3)], False) == pytest.approx(2e5)
+
+
+def test_rule_b_two_sided_lower_side_rejects_the_twins_not_the_bonus_shape():
+    # PUCB's Hoeffding bonus predicts gamma 0.86 on the bandit: inside [0.5, 1.1], not below a 0.9 side
+    _, g = EV.score_eps_dependence(_point_cells(0.86), 0.0, "power", (1.0, 1.0), gamma_two_sided=True)
+    assert g.verdict == V.REPRODUCED and "[0.5, 1.1]" in g.measured
+    _, blind = EV.score_eps_dependence(_point_cells(0.0), 0.0, "power", (1.0, 1.0), gamma_two_sided=True)
+    assert blind.verdict == V.INCONCLUSIVE and EV.BELOW_LOWER in blind.regime  # the eps-blind twin is rejected
+    assert "read on [0.5, 1.1]" in EV.gamma_claim_text((1.0, 1.0), True)
+    assert EV.gamma_lower((1.0, 2.0)) == 0.5
+
+
+def test_rule_c_two_sided_reads_eps_in_1_to_10_where_that_grid_suffices():
+    assert EV.gamma_eps([0.3, 1, 2, 4, 10], True) == [1, 2, 4, 10]
+    assert EV.gamma_eps([0.1, 0.3, 1, 3, 10], True) == [0.1, 0.3, 1, 3, 10]  # three inside: every cell
+    assert EV.gamma_eps([0.3, 1, 2, 4, 10], False) == [0.3, 1, 2, 4, 10]  # one-sided: every cell
+    # the 0.3 cell (crossover 1e6) no longer sets the need: 10 x the slowest of {1, 2, 4, 10}
+    pairs = [(0.3, 1e6), (1.0, 3e5), (2.0, 1.5e5), (4.0, 8e4), (10.0, 3e4)]
+    assert EV.gamma_need(pairs, True) == pytest.approx(3e6)
+    cells = _point_cells(1.0, eps=(0.3, 1.0, 2.0, 4.0, 10.0))
+    cells[0] = EV.EpsCell(0.3, 0.5, 0.45, 0.55, 1.0, 0.9, 1.1, V.Regime(1e7, 1e3, 1e5, 0.0))  # far from its regime
+    _, g = EV.score_eps_dependence(cells, 0.0, "power", (1.0, 1.0), gamma_two_sided=True)
+    assert g.verdict == V.REPRODUCED and "over 4 eps" in g.regime

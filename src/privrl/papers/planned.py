@@ -115,6 +115,15 @@ def two_sided_eps_need(pairs: list[tuple[float, float]]) -> float:
     return k_for_eps_grid(pairs, THRESHOLDS.two_sided_eps_cells, THRESHOLDS.two_sided_eps_decades)
 
 
+def gamma_need(x: "ExperimentCells", cells: Iterable[experiments.Cell], two_sided: bool = False) -> float:
+    """K needed of an eps exponent by the verdict's own rule (:func:`privrl.results.eps_verdicts.gamma_need`):
+    D read at one K, each cell past 10 x its crossover (two cells; two-sided: four over a decade, on eps in
+    [1, 10] where that grid suffices), its flattening checked on the data."""
+    from privrl.results.eps_verdicts import gamma_need as need
+
+    return need([(cell_eps(c), x.cross[c.setting]) for c in cells], two_sided)
+
+
 def cell_eps(c: experiments.Cell) -> float:
     return float(c.params.get("epsilon", math.nan))
 

@@ -104,6 +104,27 @@ SIBLINGS: dict[str, str] = {
     "sdp-pe": "sdp-pe-ldp", "sdp-pe-jdp": "sdp-pe-ldp", "sdp-pe-ldp": "sdp-pe-jdp",
 }
 
+# agent with no same-algorithm sibling -> the nearest agent under the other trust model that a design may run
+# beside it (same instance, K, seeds, bonus_scale and z): the b row's wrong-trust-model twin, labelled as another
+# algorithm (issue 41 (e); docs/decisions/controls.md, "Twins that do not exist")
+NEAREST_SIBLINGS: dict[str, str] = {"pucb": "ldp-obi"}
+
+# agent -> what would test its privacy-cost b row where no twin under the other trust model can (printed in the
+# row's controls note when no twin is run)
+UNTWINNED_B: dict[str, str] = {
+    "pucb": ("no local PUCB exists; the nearest LDP agent (ldp-obi, same instance, bonus_scale and z) would test it "
+             "and is not run beside it here; a PUCB whose counters are randomised per user (Laplace per user, "
+             "D ~ sqrt(K)/eps before the gap resolves) would be the same-algorithm twin"),
+    "ldp-obi": ("no twin under another trust model can fail this upper bound: a central twin's additive cost "
+                "meets b <= 0.6 as well; what would test it is a twin whose cost still grows ~K on the window "
+                "(over-exploring: widths x10, run beside it, not in this design) or the gap-family separation "
+                "(privacy_surface, context)"),
+    "shuffled-obi": ("the shuffle run at tau = 0 delivers eps0-LDP, as ldp-obi does, and a central twin's additive "
+                     "cost meets b <= 0.6 too: no trust-model twin can fail it; what would test it is a twin whose "
+                     "cost still grows ~K on the window (over-exploring: widths x10, run beside it, not in this "
+                     "design)"),
+}
+
 OUTCOMES = ("rejects", "passes", "undecided", "not run")  # a twin's outcome, in the order the controls cell lists them
 
 # the twins realised from runs (a run's cells through the row's check) vs analytic or definitional ones
@@ -291,7 +312,7 @@ def score_twins(score_fn: Callable[[Sequence[EpsCell]], V.Score], cells: Sequenc
             twin = eps_blind_cells(cells)
             out.append(TwinOutcome(c, score_fn(twin)) if twin else TwinOutcome(c, None, "one eps in the sweep"))
         elif c == "wrong_model":
-            out.append(TwinOutcome(c, score_fn(sibling)) if sibling else
+            out.append(TwinOutcome(c, score_fn(sibling), sibling_why) if sibling else
                        TwinOutcome(c, None, sibling_why or (f"{sibling_name} not run on this instance" if sibling_name
                                                             else "no same-algorithm sibling under another trust model")))
     return out

@@ -12,7 +12,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from privrl.results.verdicts import (CONTRADICTED, INCONCLUSIVE, NOT_REACHED, REPRODUCED, THRESHOLDS, Regime,
-                                     Score, Thresholds)
+                                     Score, Thresholds, zero_width)
 
 # the regime note of a check that fails on the lower side of a two-sided test: a minimax lower bound is not
 # contradicted by one instance below it ("inconclusive"), but a twin that lands there fails the check
@@ -113,7 +113,8 @@ def gamma_claim_text(gamma_range: tuple[float, float], two_sided: bool, th: Thre
     "gamma = 1 (two-sided: read on [0.9, 1.1])" or "gamma in [1, 2] (upper bound: read <= 2.1)"."""
     lo, hi = gamma_range
     a = th.log_allowance
-    band = f"two-sided: read on [{lo - a:.3g}, {hi + a:.3g}]" if two_sided else f"upper bound: read <= {hi + a:.3g}"
+    band = (f"two-sided: read on [{gamma_lower(gamma_range, th):.3g}, {hi + a:.3g}]" if two_sided
+            else f"upper bound: read <= {hi + a:.3g}")
     return f"{gamma_target(gamma_range)} ({band})"
 
 
@@ -156,11 +157,6 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
                                     + per_eps, f"{BELOW_LOWER}: no privacy cost on this instance")
             return s, s
     needs = sorted(c.regime.k_needed(th) for c in cells)
-    n_gamma = th.two_sided_eps_cells if gamma_two_sided else th.min_eps_cells
-    gamma_decades = th.two_sided_eps_decades if gamma_two_sided else 0.0
-    gamma_need = k_for_eps_cells(cells, n_gamma, gamma_decades, th)
-    gamma_short = (f"eps exponent needs {n_gamma} eps cells in regime"
-                   + (f" over {gamma_decades:g} decade (two-sided)" if gamma_two_sided else ""))
     if len(live) < 1 and in_regime and len(in_regime) == len(cells):
         # every cell in regime, none with a cost whose CI clears 0: nothing to fit, and no K to wait for
         d = "; ".join(f"eps {c.eps:g}: D {c.D:.4g} [{c.D_lo:.4g}, {c.D_hi:.4g}]" for c in in_regime)
@@ -171,19 +167,30 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
                     "regret is above the private runs'")
         s = Score(INCONCLUSIVE, f"{d}; {per_eps}", why)
         return s, s
+    g_score = _gamma_score(cells, b_claimed, law, gamma_range, gamma_two_sided, th)
     if len(live) < 1:  # the cells still to enter their regime may carry a cost: the K the first of them needs
         waiting = [c.regime.k_needed(th) for c in cells if not c.regime.in_regime(th)]
         need = min(waiting or needs, default=float("nan"))
         why = ("no eps cell in regime with a positive cost (D or its CI lower end <= 0); the others are short of "
                "theirs" if in_regime else "no eps cell in regime (crossover ~ 1/eps)")
-        return (Score(NOT_REACHED, per_eps, why, need),
-                Score(NOT_REACHED, per_eps, gamma_short, gamma_need))
+        return Score(NOT_REACHED, per_eps, why, need), g_score
     if not homogeneous(live, th):
         s = Score(INCONCLUSIVE, per_eps, "per-eps K-slopes disagree: eps cells in different regimes; no pooled b or c")
-        return s, s
-    # every seed the same D (e.g. an elimination schedule that no seed departs from): no sampling error to show
-    fixed = "; deterministic: every seed gives the same D, the interval is the point" if all(
-        math.isclose(c.D_lo, c.D_hi, rel_tol=1e-9, abs_tol=1e-9) for c in live) else ""
+        return s, g_score  # gamma checks the slopes of the cells it reads itself
+    return _b_score(live, b_claimed, per_eps, th), g_score
+
+
+def _fixed(cells: Sequence[EpsCell]) -> bool:
+    """Every seed the same D at every cell (e.g. an elimination schedule that no seed departs from)."""
+    return all(math.isclose(c.D_lo, c.D_hi, rel_tol=1e-9, abs_tol=1e-9) for c in cells)
+
+
+FIXED_NOTE = "; deterministic: every seed gives the same D, the interval is the point"
+
+
+def _b_score(live: Sequence[EpsCell], b_claimed: float, per_eps: str, th: Thresholds) -> Score:
+    """The pooled K-exponent b of the eps cells in regime with a cost (homogeneous), one-sided."""
+    fixed = FIXED_NOTE if _fixed(live) else ""
     b, blo, bhi = pooled([c.b for c in live], [c.b_lo for c in live], [c.b_hi for c in live], th)
     line = b_claimed + th.log_allowance
     b_meas = f"pooled b = {b:.3g} [{blo:.3g}, {bhi:.3g}] over {len(live)} eps in regime vs <= {line:.3g}; {per_eps}{fixed}"
@@ -194,39 +201,110 @@ def score_eps_dependence(cells: Sequence[EpsCell], b_claimed: float, law: str,
         b_score = Score(CONTRADICTED, b_meas, "homogeneous per-eps slopes")
     else:
         b_score = Score(INCONCLUSIVE, b_meas, "homogeneous per-eps slopes")
-    if fixed:  # as gamma's below: every seed the same schedule is not a sample of the K-dependence
-        b_score = Score(INCONCLUSIVE, b_meas, "every seed the same D: the slope of a schedule no seed departed from, "
-                                              f"not an estimate (it would read {b_score.verdict})")
-    if len(live) < th.min_eps_cells:
-        return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime", gamma_short, gamma_need)
-    if gamma_two_sided and (len(live) < th.two_sided_eps_cells or eps_decades(live) < th.two_sided_eps_decades):
-        return b_score, Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime spanning {eps_decades(live):.2g} decades",
-                              gamma_short, gamma_need)
+    if fixed:  # every seed the same schedule is not a sample of the K-dependence
+        return Score(INCONCLUSIVE, b_meas, "every seed the same D: the slope of a schedule no seed departed from, "
+                                           f"not an estimate (it would read {b_score.verdict})")
+    flat = [c for c in live if zero_width(c.b_lo, c.b_hi, th)]
+    if flat:  # D constant on the window in every seed at some eps: its b (0, zero width) dominates the pool
+        return Score(INCONCLUSIVE, b_meas, f"zero-width per-eps slope at eps {', '.join(f'{c.eps:g}' for c in flat)}: "
+                                           "D constant on the window in every seed, a slope with no sampling error "
+                                           f"is not an estimate (it would read {b_score.verdict})")
+    return b_score
+
+
+def gamma_k(crossover_K: float, th: Thresholds = THRESHOLDS) -> float:
+    """The K from which an eps cell's D at K enters an eps-exponent reading (rule (a), issue 41): 10 x its
+    crossover (a point regime at the last K), not its whole b-window (100 x for two decades). Past its crossover
+    a JDP agent's D grows like log K (measured: D at 10 x the crossover is 0.83-0.85 of D at 100 x at every
+    eps), so the cell's own flattening check (:func:`flattened`) guards the rest."""
+    return th.regime_factor * crossover_K
+
+
+def flattened(c: EpsCell, b_claimed: float, th: Thresholds = THRESHOLDS) -> bool:
+    """The per-cell check that D has flattened: its K-slope's CI upper end below the claimed b + allowance."""
+    return bool(np.isfinite(c.b_hi) and c.b_hi < b_claimed + th.log_allowance)
+
+
+def gamma_eps(eps: Sequence[float], two_sided: bool, th: Thresholds = THRESHOLDS) -> list[float]:
+    """The eps values an eps-exponent reading uses (rule (c), issue 41): a two-sided reading uses those in
+    [gamma_eps_lo, gamma_eps_hi] when they alone give it (>= two_sided_eps_cells over two_sided_eps_decades:
+    the cells below 1 set the K needed without adding to the test); otherwise every eps of the grid."""
+    e = sorted(set(float(x) for x in eps))
+    if two_sided:
+        inside = [x for x in e if th.gamma_eps_lo - 1e-12 <= x <= th.gamma_eps_hi + 1e-12]
+        if math.isfinite(k_for_eps_grid([(x, 0.0) for x in inside], th.two_sided_eps_cells, th.two_sided_eps_decades)):
+            return inside
+    return e
+
+
+def gamma_need(pairs: Sequence[tuple[float, float]], two_sided: bool, th: Thresholds = THRESHOLDS) -> float:
+    """K needed of an eps exponent from (eps, crossover K) per cell: the K at which enough cells of
+    :func:`gamma_eps` are past :func:`gamma_k` (two-sided: four over a decade; else two). The verdict's and the
+    claim plan's one rule."""
+    use = set(gamma_eps([e for e, _ in pairs], two_sided, th))
+    n, dec = ((th.two_sided_eps_cells, th.two_sided_eps_decades) if two_sided else (th.min_eps_cells, 0.0))
+    return k_for_eps_grid([(e, gamma_k(k, th)) for e, k in pairs if e in use], n, dec)
+
+
+def gamma_lower(gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS) -> float:
+    """The lower side of a two-sided eps exponent (rule (b), issue 41): ``gamma_lower_side`` (0.5), below the
+    widths' lower end. The lower bounds are minimax, not a prediction on one instance (an agent's own
+    crossover formula predicts its gamma there: 1.04 for DP-UCBVI JDP, 0.86 for PUCB's Hoeffding bonus on the
+    bandit); the side's job is to reject the twins the row is about -- eps-blind (gamma ~ 0) and non-private
+    (no cost) -- and 0.5 does, halfway, whatever the bonus shape."""
+    return min(th.gamma_lower_side, gamma_range[0] - th.log_allowance)
+
+
+def _gamma_score(cells: Sequence[EpsCell], b_claimed: float, law: str, gamma_range: tuple[float, float],
+                 two_sided: bool, th: Thresholds) -> Score:
+    use = set(gamma_eps([c.eps for c in cells], two_sided, th))
+    pool = [c for c in cells if c.eps in use]
+    n_gamma = th.two_sided_eps_cells if two_sided else th.min_eps_cells
+    decades = th.two_sided_eps_decades if two_sided else 0.0
+    need = gamma_need([(c.eps, c.regime.crossover_K) for c in cells], two_sided, th)
+    short = (f"eps exponent needs {n_gamma} eps cells past 10 x their crossover with D flattened"
+             + (f" over {decades:g} decade (two-sided, eps in {sorted(use)})" if two_sided else ""))
+    at_k = [c for c in pool if np.isfinite(c.regime.crossover_K) and c.regime.window_hi >= gamma_k(c.regime.crossover_K, th)]
+    cost = [c for c in at_k if c.D > 0 and c.D_lo > 0]
+    live = [c for c in cost if c.regime.in_regime(th) or flattened(c, b_claimed, th)]
+    steep = [c for c in cost if c not in live]
+    note = f"; D not flattened at eps {', '.join(f'{c.eps:g}' for c in steep)} (b above {b_claimed + th.log_allowance:.3g})" if steep else ""
+    if len(live) < n_gamma or (two_sided and eps_decades(live) < decades):
+        return Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime" + (
+            f" spanning {eps_decades(live):.2g} decades" if two_sided else "") + note, short, need)
     gam, glo, ghi = eps_exponent(live, law, th)
     hi_ok = gamma_range[1] + th.log_allowance
-    lo_ok = gamma_range[0] - th.log_allowance if gamma_two_sided else -math.inf
+    lo_ok = gamma_lower(gamma_range, th) if two_sided else -math.inf
+    fixed = FIXED_NOTE if _fixed(live) else ""
     g_meas = (f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs "
-              + (f"in [{lo_ok:.3g}, {hi_ok:.3g}] (two-sided)" if gamma_two_sided else f"<= {hi_ok:.3g}")
+              + (f"in [{lo_ok:.3g}, {hi_ok:.3g}] (two-sided)" if two_sided else f"<= {hi_ok:.3g}")
               + f" (widths allow {gamma_target(gamma_range)}){fixed}")
-    why = f"D at K over {len(live)} eps in regime"
+    why = f"D at K over {len(live)} eps past 10 x their crossover, D flattened{note}"
     if fixed:  # the eps dependence of a step function (e.g. the elimination schedule's): not an estimate
-        return b_score, Score(INCONCLUSIVE, g_meas, f"{why}; every seed the same D: the slope of a schedule, "
-                                                    "not an estimate of the eps dependence")
-    if gamma_two_sided:
+        return Score(INCONCLUSIVE, g_meas, f"{why}; every seed the same D: the slope of a schedule, "
+                                           "not an estimate of the eps dependence")
+    flat = [c for c in live if zero_width(c.b_lo, c.b_hi, th)]
+    if flat or zero_width(glo, ghi, th):  # D constant on the window in every seed, or no spread
+        where = (f"D constant on the window in every seed at eps {', '.join(f'{c.eps:g}' for c in flat)} (zero-width "
+                 "per-eps slope): D at K is a schedule's, not a sample of the eps dependence" if flat else
+                 "zero-width interval: every seed gives the same eps dependence, not an estimate")
+        return Score(INCONCLUSIVE, g_meas, f"{why}; {where}")
+    if not homogeneous(live, th):
+        return Score(INCONCLUSIVE, g_meas, f"{why}; per-eps K-slopes disagree: eps cells in different regimes")
+    sat = any(c.regime.saturated(th) for c in live)
+    if two_sided:
         if lo_ok < glo and ghi < hi_ok:
-            return b_score, Score(REPRODUCED, g_meas, why)
+            return Score(REPRODUCED, g_meas, why)
         if ghi < lo_ok:
-            return b_score, Score(INCONCLUSIVE, g_meas, f"{BELOW_LOWER}; {why}")
+            return Score(INCONCLUSIVE, g_meas, f"{BELOW_LOWER}; {why}")
         if glo > hi_ok and not sat:
-            return b_score, Score(CONTRADICTED, g_meas, f"{why}; above the upper bound's dependence")
-        return b_score, Score(INCONCLUSIVE, g_meas, why)
+            return Score(CONTRADICTED, g_meas, f"{why}; above the upper bound's dependence")
+        return Score(INCONCLUSIVE, g_meas, why)
     if ghi < 0.0:  # D grows with eps: the bound is not exceeded, but its eps dependence is not seen
-        return b_score, Score(INCONCLUSIVE, g_meas, f"{why}; gamma's CI lies below 0: D grows with eps, which no "
-                                                    "bound on the privacy cost predicts (docs/decisions/claims.md)")
+        return Score(INCONCLUSIVE, g_meas, f"{why}; gamma's CI lies below 0: D grows with eps, which no "
+                                           "bound on the privacy cost predicts (docs/decisions/claims.md)")
     if ghi < hi_ok:
-        verdict = REPRODUCED
-    elif glo > hi_ok and not sat:
-        verdict = CONTRADICTED
-    else:
-        verdict = INCONCLUSIVE
-    return b_score, Score(verdict, g_meas, why)
+        return Score(REPRODUCED, g_meas, why)
+    if glo > hi_ok and not sat:
+        return Score(CONTRADICTED, g_meas, why)
+    return Score(INCONCLUSIVE, g_meas, why)

@@ -17,6 +17,8 @@ of that it is "not reached" with the K needed. A saturated cell is never "contra
 """
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass
 from typing import Callable, Mapping
@@ -69,10 +71,14 @@ class Thresholds:
     min_eps_cells: int = 2         # eps cells in regime needed for an eps exponent
     two_sided_eps_cells: int = 4   # ... for a two-sided one (where a lower bound pins the eps dependence)
     two_sided_eps_decades: float = 1.0  # ... spanning at least this many decades of eps
+    gamma_lower_side: float = 0.5  # two-sided gamma's lower side: halfway from the eps-blind twin's 0 to the bounds' 1
+    gamma_eps_lo: float = 1.0      # a two-sided 1/eps exponent is read on eps in [lo, hi] where that grid alone can
+    gamma_eps_hi: float = 10.0     # ... give it (>= two_sided_eps_cells over a decade); else on every eps cell
     k_max: float = 1e15            # largest K searched (= privrl.agents.crossover.K_MAX): beyond is "never"
     out_of_reach_k: float = 1e11   # a claim needing more episodes (or never reached) is "out of reach", not scored
     bound_grid: int = 200          # K grid points for "vacuous until K"
     tiny_se: float = 1e-12         # floor of a standard error read from a zero-width CI
+    zero_width: float = 1e-9       # an exponent's CI narrower than this has no sampling error: every seed the same
     lost_optimum_fraction: float = 0.5  # elimination agents: last-decade regret/episode >= this x min gap => lost pi*
 
 
@@ -188,6 +194,27 @@ def _short_of_regime(regime: Regime, th: Thresholds, measured: str) -> Score:
     if np.isnan(regime.crossover_K):
         return Score(INCONCLUSIVE, measured, regime.note(th) + "; no crossover: cannot be scored against the paper")
     return Score(NOT_REACHED, measured, regime.note(th), regime.k_needed(th))
+
+
+def zero_width(lo: float, hi: float, th: Thresholds = THRESHOLDS) -> bool:
+    """True when a slope's or exponent's CI has zero width (``hi - lo <= zero_width``, floating error
+    aside): every seed gave the same curve on the window, so the interval is the point and the value is
+    the slope of a schedule no seed departed from, not an estimate (docs/decisions/verdicts.md, "Zero-width
+    intervals"). No seed-to-seed sampling of a random regret gives a width below 1e-9 on an exponent."""
+    return bool(np.isfinite(lo) and np.isfinite(hi) and hi - lo <= th.zero_width)
+
+
+ZERO_WIDTH_NOTE = ("zero-width interval: every seed gives the same value on the window; the slope of a schedule "
+                   "no seed departed from is not an estimate")
+
+
+def guard_zero_width(score: Score, lo: float, hi: float, th: Thresholds = THRESHOLDS) -> Score:
+    """A reproduced, consistent or contradicted score read on a zero-width interval (:func:`zero_width`)
+    is "inconclusive", its note saying what it would read; other verdicts are kept."""
+    if score.verdict in (REPRODUCED, CONSISTENT, CONTRADICTED) and zero_width(lo, hi, th):
+        return dataclasses.replace(score, verdict=INCONCLUSIVE,
+                                   regime=f"{ZERO_WIDTH_NOTE} (it would read {score.verdict}); {score.regime}")
+    return score
 
 
 def score_rate_upper(fit: RateFit, claimed_exponent: float, allowance: float, regime: Regime,

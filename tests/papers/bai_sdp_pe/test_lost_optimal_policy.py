@@ -86,14 +86,22 @@ def test_guard_makes_any_verdict_inconclusive_and_names_the_cells():
     assert EL.guard(s, []) is s
 
 
-def _error_level_cells(baseline):
+def _error_level_cells(baseline, spread=True):
     mdp = envs.make("garnet", **GARNET["params"])
     cells = [("pe", PE, baseline)]
     for agent in ("sdp-pe-jdp", "sdp-pe"):
         for eps in (1.0, 4.0):
             E = thm.run_error_level({"agent": agent, "params": {**SDP, "epsilon": eps}}, mdp, EP[-1])
-            cells.append((agent, {**SDP, "epsilon": eps}, [(lambda E: lambda k: 10 * np.log(k) + 2.0 * E)(E)] * 6))
+            # seeds 1 % apart: identical seeds give a zero-width slope, which reads inconclusive (issue 41 (d))
+            cells.append((agent, {**SDP, "epsilon": eps},
+                          [(lambda E, s: lambda k: 10 * np.log(k) + 2.0 * E * (1 + 0.01 * s))(E, s) for s in range(6)]
+                          if spread else [(lambda E: lambda k: 10 * np.log(k) + 2.0 * E)(E)] * 6))
     return cells
+
+
+def test_error_level_on_identical_seeds_is_inconclusive(tmp_path):
+    out = thm.bai_sdp_pe_error_level(_context(tmp_path, _error_level_cells([kept()] * 6, spread=False)))
+    assert out.claims.iloc[0].verdict == V.INCONCLUSIVE and "zero-width" in out.claims.iloc[0].regime
 
 
 def test_error_level_with_a_baseline_that_lost_pi_star_is_inconclusive(tmp_path):

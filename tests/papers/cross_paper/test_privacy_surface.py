@@ -175,3 +175,24 @@ def test_a_sibling_delivering_the_same_trust_model_is_no_wrong_model_twin():
     name, cells, why = _sibling(fits, "rs", "shuffled-obi", items + (("tau", 0.0),), "LDP")
     assert name == "ldp-obi" and cells is None and "same trust model" in why
     assert _sibling({}, "rs", "shuffled-obi", items, "LDP") == ("ldp-obi", None, "")
+
+
+def test_b_rows_without_a_same_algorithm_twin_name_what_would_test_them():
+    """Issue 41 (e): PUCB has no local member, the OBI family no central one. PUCB's b row is scored against
+    the nearest LDP agent run beside it (LDP-OBI, labelled another algorithm); where none runs, and for LDP-OBI
+    and Shuffled-OBI (tau = 0: eps0-LDP as run), the row says what would test it."""
+    from privrl.papers.cross_paper import _sibling
+    from privrl.results import verdicts as V
+
+    items = (("bonus_scale", 1.0), ("z", 3.0))
+    obi = {"privacy_model": "LDP", "guarantees": [{"model": "LDP"}]}
+    fit = {"b_eps": {1.0: (0.5, 0.45, 0.55)}, "D_at_K_ci": {1.0: (10.0, 9.0, 11.0)}}
+    fits = {("rs", "ldp-obi", items): ({"private": {1.0: obi}}, fit, {1.0: V.Regime(1.0, 1e3, 1e5)})}
+    name, cells, why = _sibling(fits, "rs", "pucb", items, "JDP")
+    assert name == "ldp-obi" and len(cells) == 1 and "another algorithm" in why
+    name, cells, why = _sibling({}, "rs", "pucb", items, "JDP")
+    assert cells is None and "would test it" in why
+    _, cells, why = _sibling({}, "rs", "ldp-obi", items, "LDP")
+    assert cells is None and "no twin under another trust model can fail" in why
+    _, cells, why = _sibling(fits, "rs", "shuffled-obi", items + (("tau", 0.0),), "LDP")
+    assert cells is None and "same trust model" in why and "over-exploring" in why

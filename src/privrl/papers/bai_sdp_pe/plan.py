@@ -6,7 +6,7 @@ import math
 
 from privrl import agents
 from privrl.design import experiments
-from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, second_eps_need
+from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, gamma_need
 from privrl.results.verdicts import first_k
 
 
@@ -27,7 +27,8 @@ def thm11(x: ExperimentCells) -> list[PlannedClaim]:
         out += [x.claim(f"sqrtK_eps{cell_eps(c):g}_{env}", "rate window", [c], n) for c, n in zip(inside, needs)]
         if inside and x.private("pe", env):
             out += [x.claim(f"additive_b_{env}", "privacy cost b: first eps cell", inside, min(needs)),
-                    x.claim(f"eps_dependence_{env}", "eps exponent: second eps cell", inside, second_eps_need(needs))]
+                    x.claim(f"eps_dependence_{env}", "eps exponent: second eps cell past 10 x crossover", inside,
+                            gamma_need(x, inside))]
     return out
 
 
@@ -81,7 +82,8 @@ def bai_table1(x: ExperimentCells) -> list[PlannedClaim]:
                 if base:
                     needs = [x.window(c) for c in by_eps.values()]
                     out += [x.claim(f"{tag}_b", "privacy cost b: first eps cell", by_eps.values(), min(needs)),
-                            x.claim(f"{tag}_gamma", "eps exponent: second eps cell", by_eps.values(), second_eps_need(needs))]
+                            x.claim(f"{tag}_gamma", "eps exponent: second eps cell past 10 x crossover", by_eps.values(),
+                                    gamma_need(x, by_eps.values()))]
         for sh in x.private("sdp-pe", env):
             p = {k: sh.params[k] for k in ("epsilon", "C", "C1")}
             central, local = x.private("sdp-pe-jdp", env, **p), x.private("sdp-pe-ldp", env, **p)

@@ -172,7 +172,8 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
         fit = slope_fit(list(use.E), list(use._seeds) + [x0], rng_for(ctx, f"E/{env}"), ctx.n_boot,
                         lambda *r: np.array([s.mean() for s in r[:-1]]) - r[-1].mean())
         reg = point_regime(float(use.crossover_K.max()), float(use.K.min()))
-        sc = V.score_rate_upper(fit, 1.0, V.THRESHOLDS.log_allowance, reg)
+        # identical seeds (every one the same elimination schedule): a zero-width slope is not an estimate
+        sc = V.guard_zero_width(V.score_rate_upper(fit, 1.0, V.THRESHOLDS.log_allowance, reg), fit.lo, fit.hi)
         _slope_one(ax, use, float(base.regret.iloc[0]), priv.E)
         cells = ", ".join(f"{MODEL[r.agent]} eps={r.epsilon:g} (E={r.E:.3g})" for r in use.itertuples())
         sc = V.Score(sc.verdict, sc.measured.replace("a = ", "slope of log D on log E = ").replace(" on K in ", " on E in "),

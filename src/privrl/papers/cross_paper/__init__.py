@@ -162,14 +162,18 @@ def _sibling(fits: dict, env: str, agent: str, items, delivered: str) -> tuple[s
     this group's runs deliver (``delivered``; Shuffled-OBI at tau = 0 is eps0-LDP, as LDP-OBI is):
     then it is no twin under another model, and the third element says so."""
     twin = controls.SIBLINGS.get(agent, "")
+    nearest = "" if twin else controls.NEAREST_SIBLINGS.get(agent, "")  # no same-algorithm twin: another algorithm
+    untwinned = controls.UNTWINNED_B.get(agent, "")
     mine = {k: v for k, v in items if k in SHARED}
     for (e, a, its), (g, fit, regimes, *_rest) in fits.items():
-        if e == env and a == twin and {k: v for k, v in its if k in SHARED} == mine:
+        if e == env and a == (twin or nearest) and {k: v for k, v in its if k in SHARED} == mine:
             theirs = surface.delivered_model(next(iter(g["private"].values())))
             if theirs == delivered:
-                return twin, None, f"{twin} delivers the same trust model as this run ({delivered})"
-            return twin, eps_cells(fit, regimes), ""
-    return twin, None, ""
+                return a, None, "; ".join(t for t in (
+                    f"{a} delivers the same trust model as this run ({delivered})", untwinned) if t)
+            return a, eps_cells(fit, regimes), (f"nearest twin under {theirs}: {a}, another algorithm (no "
+                                                f"same-algorithm sibling)" if nearest else "")
+    return twin, None, "" if twin else untwinned
 
 
 def eps_exponent_test(agent: str, model: str, eps: Sequence[float]) -> tuple[str, bool]:

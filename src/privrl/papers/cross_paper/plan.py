@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from privrl import agents
-from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, order_need, second_eps_need, two_sided_eps_need
+from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, gamma_need, order_need, second_eps_need
 
 
 def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
@@ -29,10 +29,11 @@ def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
         tag = f"{agent}_{env}" + "".join(f"_{k}{v:g}" for k, v in rest)
         eps = [cell_eps(c) for c in priv]
         if eps_exponent_test(agent, agents.get(agent).privacy_model, eps)[1]:
-            eps_claim = x.claim(f"{tag}_eps", "eps exponent, two-sided: 4 eps cells over a decade", priv,
-                                two_sided_eps_need(list(zip(eps, needs))))
+            eps_claim = x.claim(f"{tag}_eps", "eps exponent, two-sided: 4 eps cells over a decade past 10 x crossover",
+                                priv, gamma_need(x, priv, two_sided=True))
         else:
-            eps_claim = x.claim(f"{tag}_eps", "eps exponent: second eps cell", priv, second_eps_need(needs))
+            eps_claim = x.claim(f"{tag}_eps", "eps exponent: second eps cell past 10 x crossover", priv,
+                                gamma_need(x, priv))
         out += [x.claim(f"{tag}_b", "privacy cost b: first eps cell", priv, min(needs)), eps_claim]
     return out
 

@@ -73,7 +73,9 @@ def _measured(d: pd.DataFrame) -> str:
 LEMMA11 = TheoremCheck(
     name="lu_lemma11",
     statement=("Lemma 11: one step of RLSVI is (alpha, 2 alpha A / (H^3 log 2HSA))-RDP w.r.t. rewards (the chain "
-               "alpha (N+1)/(2 beta_k N^2) <= alpha/(beta_k N) <= 2 alpha/(S H^3 log 2HSAk) holds for N >= 1)"),
+               "alpha (N+1)/(2 beta_k N^2) <= alpha/(beta_k N) <= 2 alpha/(S H^3 log 2HSAk) holds for N >= 1); the "
+               "level sums the S A pairs of a layer while one episode changes the rewards of one (s, a) per step: "
+               "valid, over-counted by up to S A (the check confirms the chain, not its tightness)"),
     source="Lu et al. Lemma 11 (2026; with Lemmas 6, 7, 12)",
     run=check_lemma11, figure=figure_lemma11, measured=_measured, kind="check",
     sizes=sah_grid_sizes(),
