@@ -221,3 +221,20 @@ def test_config_cells_choose_their_simulation():
     cfg["experiments"]["x"]["cells"] = [{"agent": "ucbvi", "simulation": "aggregate"}]
     with pytest.raises(ValueError, match="'x': agent 'ucbvi' has no aggregate simulation"):
         experiments.expand_cells(cfg, "x")
+
+
+def test_a_probe_clone_cannot_take_the_symbol_of_the_kernel_it_copies():
+    """The flaky "probe: release log full" of this file in a full xdist run: the privacy audit's probe
+    clones SDP-PE's ``_advance`` (which the aggregate simulation shares) with its door calls swapped
+    for logging wrappers. numba names a compiled function's symbol by module, qualname, types and a
+    per-process counter, and the JIT binds a call to the first loaded definition of a name, so a probe
+    driver loaded from the cache (numbered in the process that compiled it) could carry the symbol of
+    this process's production ``_advance``: the aggregate run then called the clone, whose log filled.
+    Every function made for a probe is named by the probe's key (privrl.audit.probe.made_for_probe)."""
+    from privrl.audit import probe
+
+    drive, key = probe.driver("sdp-pe", 1)
+    made = {(m.py_func.__module__, m.py_func.__qualname__) for m in probe.made_for_probe(drive)}
+    assert ("privrl.agents.sdp_pe", f"_advance.probe_{key}") in made
+    for module, qualname in made:  # none keeps the name of the function it was made from
+        assert qualname.endswith(f".probe_{key}"), (module, qualname)

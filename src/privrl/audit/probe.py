@@ -502,6 +502,40 @@ def _compile_lock(key: str):
 _DRIVERS: dict = {}
 
 
+def made_for_probe(drive) -> list:
+    """Every njit function a driver calls that was made for it (the clones, the door and released
+    wrappers, its root and loop): the functions reached from ``drive`` (closures, globals, the
+    swapped modules' functions) that are not their module's own attribute of that name.
+
+    :func:`driver` renames them ``<qualname>.probe_<key>`` before they compile. numba names a
+    compiled function's symbol by module, qualname, argument types and a per-process counter, and
+    the JIT binds a call to the first loaded definition of a name (``linkonce_odr``). A clone keeps
+    the qualname of the kernel it copies, so a driver loaded from the cache (its clones numbered in
+    the process that compiled it) could carry the very symbol of a production kernel compiled or
+    loaded in this process -- SDP-PE's ``_advance``, which the aggregate simulation shares -- and
+    the production run then called the logging clone until "probe: release log full" (the flaky
+    tests/agents/test_sdp_pe_aggregate.py under xdist). Two drivers' clones of one kernel could
+    likewise swap. Named by the driver's key, a made function's symbol is its own."""
+    seen, made, todo = set(), [], [drive]
+    while todo:
+        d = todo.pop()
+        if id(d) in seen:
+            continue
+        seen.add(id(d))
+        py = d.py_func
+        home = sys.modules.get(py.__module__) if py.__module__ else None
+        if getattr(home, py.__name__, None) is not d:
+            made.append(d)
+        refs = [c.cell_contents for c in py.__closure__ or ()]
+        refs += [py.__globals__.get(n) for n in py.__code__.co_names]
+        for v in refs:
+            if isinstance(v, types.ModuleType) and sys.modules.get(v.__name__) is not v:  # a swapped-in module
+                todo += [f for f in vars(v).values() if isinstance(f, CPUDispatcher)]
+            elif isinstance(v, CPUDispatcher):
+                todo.append(v)
+    return made
+
+
 def driver(agent: str, n_extra: int, swaps_of: Callable[[tuple], "_Swaps"] | None = None):
     """The driver of ``agent`` (one per distinct pair of kernels: presets share it), compiled on its
     first call or loaded from numba's cache (:func:`probe_key`); (driver, key). ``swaps_of(released)``
@@ -523,6 +557,8 @@ def driver(agent: str, n_extra: int, swaps_of: Callable[[tuple], "_Swaps"] | Non
                                                                        getattr(episodes, "py_func", episodes)))
         disk_key = probe_key(swaps, (structure, n_extra, probe.n_extra_init, probe.released))
         drive = _make_driver(root, n_extra)
+        for made in made_for_probe(drive):  # before the first compile: the name is read then
+            made.py_func.__qualname__ = f"{made.py_func.__qualname__}.probe_{disk_key}"
         _cache_driver(drive, disk_key)
         _DRIVERS[key] = drive, disk_key
     return _DRIVERS[key]
