@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,7 +122,7 @@ def test_experiment_and_env_names_must_be_single_safe_path_components(tmp_path, 
         ".hidden": "'.hidden' starts with '.': a hidden folder",
         "-rf": "'-rf' starts with '-'",
         "sp ace": "'sp ace': names may use only letters, digits, _ . -",
-        "x" * 201: "is 201 bytes long",
+        "x" * 256: "is 256 bytes long, more than 255: a folder name",
         "": "is empty",
     }
     for name, why in cases.items():
@@ -365,3 +366,130 @@ def test_shipped_designs_pass_the_door(tmp_path, name):
     f = ROOT / "config" / name
     design = validate.checked_design(config_files.load_yaml(f), ROOT, [f], cwd=tmp_path)
     assert design["experiments"] and "overlay_of" not in design
+
+
+# --- the door, turn 5: non-finite numbers, every job priced, file-name limits, unwritable folders, env shapes
+
+def _design(tmp_path: Path, content: str) -> dict:
+    f = tmp_path / "mine.yaml"
+    f.write_text(content)
+    return validate.checked_design(config_files.load_yaml(f), ROOT, [f], cwd=tmp_path)
+
+
+def test_non_finite_numbers_refused_in_every_key(tmp_path):
+    """``cost_limit_cpu_hours: .nan`` switched the cost gate off (NaN > limit is False): a 737 CPU-hour
+    design was planned. No key of a design takes a NaN or an infinity: one line naming the key."""
+    assert _only(_door(tmp_path, SMOKE_TEXT + "cost_limit_cpu_hours: .nan\n")) == (
+        "cost_limit_cpu_hours: .nan is not a finite number (NaN and infinities are refused in every key of a design)")
+    cases = {  # where the number goes -> the key its line names
+        _mine(cells="[{agent: pucb, params: {epsilon: .inf}}]"): "experiments.mine.cells[0].params.epsilon: .inf",
+        _mine(env="r: {name: hard_instance, params: {gap: -.inf}}"): "experiments.mine.envs.r.params.gap: -.inf",
+        SMOKE_TEXT.replace("multipliers: [1.0, 0.5]", "multipliers: [1.0, .nan]"):
+            "mechanisms.agent_audit.multipliers[1]: .nan",
+        SMOKE_TEXT + "chunk_minutes: .inf\n": "chunk_minutes: .inf",
+    }
+    for text, line in cases.items():
+        assert _only(_door(tmp_path, text)).startswith(line + " is not a finite number"), line
+    # and the gate itself refuses a limit that is no number > 0, however it was given (--config)
+    assert validate.cost_error({**_design(tmp_path, SMOKE_TEXT), "cost_limit_cpu_hours": float("nan")}) == \
+        "cost_limit_cpu_hours: nan is not a finite number > 0"
+
+
+def test_the_cost_gate_prices_every_job_kind(tmp_path):
+    """The gate priced the runs only: a binary-mechanism check at T = 2^40 and an agent audit of 1e9
+    kernel runs per sequence passed. The theorem checks and both audits are priced from their sizes
+    (privrl.plan.cost.mechanism_seconds) and the line names what costs."""
+    smoke = _design(tmp_path, SMOKE_TEXT)
+    assert validate.cost_error(smoke) is None
+    parts = validate.cost_parts(smoke)
+    assert set(parts) == {"runs", "theorem_checks", "privacy_audit", "agent_audit"} and sum(parts.values()) < 600
+    huge_t = SMOKE_TEXT.replace("binary_mechanism: {T_grid: [64, 256, 1024]", "binary_mechanism: {T_grid: [1099511627776]")
+    line = validate.cost_error(_design(tmp_path, huge_t))
+    assert line.startswith("cost: the design needs an estimated ") and "(theorem checks " in line, line
+    assert "\n" not in line and "accept_cost=True" in line
+    huge_n = SMOKE_TEXT.replace("agent_audit: {n: 1000,", "agent_audit: {n: 1000000000,")
+    line = validate.cost_error(_design(tmp_path, huge_n))
+    assert line is not None and "(agent audit " in line, line
+    assert validate.cost_error({**_design(tmp_path, huge_n), "accept_cost": True}) is None
+
+
+def test_the_cost_gate_refuses_in_snakemake_before_any_job(wd):
+    huge_t = SMOKE_TEXT.replace("binary_mechanism: {T_grid: [64, 256, 1024]", "binary_mechanism: {T_grid: [1099511627776]")
+    assert "(theorem checks " in _refused(wd, huge_t, "cost: ")
+
+
+def test_names_fit_the_file_name_limits_they_meet(tmp_path):
+    """A 200-byte env key passed and the run failed after its runs, writing a figure ("File name too
+    long"): {env}_regret_vs_K.png is written through .{env}_regret_vs_K.png.<host>.<pid>.<token>.partial.png.
+    Each name is checked against the longest path component it will be part of (255 bytes)."""
+    limit = validate.max_name_bytes("env key")
+    assert limit == 255 - len("._regret_vs_K.png." + "h" * 63 + ".1234567." + "0" * 16 + ".partial.png")
+    assert _door(tmp_path, _mine(env="r" * limit + ": {name: riverswim}")) == []
+    assert _only(_door(tmp_path, _mine(env="r" * 200 + ": {name: riverswim}"))).endswith(
+        f"env key is 200 bytes long, more than {limit}: the file {{name}}_regret_vs_K.png and its temporary "
+        ".{name}_regret_vs_K.png.<host>.<pid>.<token>.partial.png must fit in 255 bytes")
+    long_label = "x" * 150  # a cell's id is a file name too ({cell}.parquet): its tag makes it
+    line = _only(_door(tmp_path, _mine(cells=f"[{{agent: ucbvi, tag: {long_label}}}]")))
+    assert line.startswith("experiments.mine.cells: cell id ucbvi+") and "more than 141" in line, line
+    # the tails are the longest the rules append to an env key or a cell id (one path component)
+    rules = "\n".join(p.read_text() for p in (ROOT / "workflow/rules").glob("*.smk"))
+    for noun, wildcard in (("env key", "env"), ("cell id", "cell")):
+        tails = set(re.findall(r"\{\{" + wildcard + r"\}\}([^/\"{}]*)\"", rules))
+        assert tails and validate.NAME_TAILS[noun] in tails, tails
+        assert all(validate.component_bytes("", t) <= validate.component_bytes("", validate.NAME_TAILS[noun])
+                   for t in tails), tails
+
+
+@pytest.fixture
+def unwritable(tmp_path):
+    """A folder nobody can create anything in (chmod for a user, chattr +i for root), restored after."""
+    d = tmp_path / "locked"
+    d.mkdir()
+    if os.geteuid() != 0:
+        d.chmod(0o555)
+    elif subprocess.run(["chattr", "+i", str(d)], capture_output=True).returncode != 0:
+        pytest.skip("root without chattr: no folder root cannot write")
+    yield d
+    if os.geteuid() == 0:
+        subprocess.run(["chattr", "-i", str(d)], capture_output=True)
+    d.chmod(0o755)
+
+
+def test_unwritable_output_dir_refused_in_one_line(tmp_path, unwritable):
+    """An unwritable store_dir ended in a Python exception at start-up."""
+    assert _only(_door(tmp_path, SMOKE_TEXT + f"store_dir: {unwritable}/store\n")).startswith(
+        f"store_dir: '{unwritable}/store' cannot be written: creating a folder in {unwritable} failed (")
+    figures = re.sub(r"(?m)^figures_dir: .*$", f"figures_dir: {unwritable}", SMOKE_TEXT)
+    assert _only(_door(tmp_path, figures)).startswith(
+        f"figures_dir: '{unwritable}' cannot be written: creating a folder in it failed (")
+
+
+def test_unwritable_store_dir_refused_by_snakemake_in_one_line(wd, unwritable):
+    assert "cannot be written" in _refused(wd, SMOKE_TEXT + f"store_dir: {unwritable}/store\n", "store_dir: ")
+
+
+def test_every_environment_declares_its_shape_for_the_memory_guard():
+    """An environment missing from the memory guard's side table (ENV_SHAPES) was never priced: a
+    100,000-state chain passed where RiverSwim of that size is refused. The registry declares each
+    environment's shape (privrl.rl.envs.register); one added without is refused. (A new environment
+    is also added to the schema's enum of names; the env checks are called here directly.)"""
+    from privrl.rl import envs
+
+    def chain(S: int = 3, H: int = 2):
+        return envs.riverswim(S=S, H=H)
+
+    def errs(name, S):
+        return validate._env_errors("experiments.mine.envs.c", {"name": name, "params": {"S": S}})
+
+    try:
+        envs.ENVS["chain"] = chain  # by hand: no shape
+        assert _only(errs("chain", 4)).startswith(
+            "experiments.mine.envs.c.name: environment 'chain' declares no shape (H, S, A)")
+        envs.register("chain", chain, lambda p: (p["H"], p["S"], 2))
+        assert errs("chain", 4) == []
+        big = [_only(errs(name, 1_000_000)) for name in ("chain", "riverswim")]
+        assert all(line.startswith("experiments.mine.envs.c.params: a run needs ") and "more than this machine's" in line
+                   for line in big), big  # the chain (H = 2) 1.28e5 GB, RiverSwim (H = 20) 1.28e6 GB
+    finally:
+        envs.ENVS.pop("chain", None)
+    assert all(callable(getattr(f, "shape", None)) for f in envs.ENVS.values())

@@ -206,3 +206,40 @@ def test_smoke_design_stays_small():
     cfg = experiments.resolve_overlay(yaml.safe_load((root / "config/smoke.yaml").read_text()), root)
     df = cost.estimate_cost(cfg)
     assert (df.episodes * df.seeds).sum() <= 1e5 and df.est_cpu_s.sum() < 120
+
+
+def test_a_copied_agent_is_priced_as_the_agent_it_copies():
+    """A copy of PUCB was priced "as dp-ucbvi-jdp" (the first measured agent with its privatizer and
+    model by name) and a copy of SDP-PE as private-ucbvi-sdp: the kernels' code decides first, then
+    the cost terms (planning vs policy elimination), then privatizer and model."""
+    import dataclasses
+
+    from privrl.agents import REGISTRY, registry
+
+    table = throughput.load_table()
+    for source in ("pucb", "sdp-pe", "private-ucbvi-jdp", "ucbvi"):
+        registry.register(dataclasses.replace(REGISTRY[source], name=f"{source}-mine"))
+        try:
+            with pytest.warns(UserWarning, match=f"priced as '{source}' \\(the same kernel code; run bench"):
+                assert cost.measured_agent(table, f"{source}-mine") == (source, "")
+        finally:
+            REGISTRY.pop(f"{source}-mine")
+
+
+def test_mechanism_jobs_are_priced_from_their_sizes():
+    """The reference sizes are the default design's (where their CPU time was measured); a job at
+    other sizes costs that time scaled by its work."""
+    default = experiments.resolve_overlay(yaml.safe_load((ROOT / "config/config.yaml").read_text()), ROOT)
+    mech = default["mechanisms"]
+    assert mech["checks"] == cost.CHECK_REFERENCE_SIZES  # re-measure the references when these sizes change
+    assert {k: mech["audit"][k] for k in cost.PRIVACY_AUDIT_REFERENCE[1]} == cost.PRIVACY_AUDIT_REFERENCE[1]
+    ref = cost.AGENT_AUDIT_REFERENCE[1]
+    assert (mech["agent_audit"]["n"], mech["agent_audit"]["n_calibration"], len(mech["agent_audit"]["multipliers"])) \
+        == (ref["n"], ref["n_calibration"], ref["multipliers"])
+    at_reference = cost.mechanism_seconds(default)
+    assert at_reference == pytest.approx({"theorem_checks": 29.0, "privacy_audit": 3.0,
+                                          "agent_audit": 354.0 / 12 * len(experiments.audited_agents(default))})
+    assert cost.size_work([64, 1024]) == 1088 and cost.size_work([{"S": 2, "A": 3}, {"S": 1, "A": 1}]) == 7
+    assert cost.size_work([0.1, 0.5]) == 2 and cost.size_work(1.5) == 1 and cost.size_work(True) == 1
+    big = cost.check_seconds("binary_mechanism", {"T_grid": [2 ** 40], "n_trials": 1000})
+    assert big == pytest.approx(29.0 / 13 * 2 ** 40 / sum(cost.CHECK_REFERENCE_SIZES["binary_mechanism"]["T_grid"]))

@@ -27,8 +27,9 @@ and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * (t(K) + SEED_
   size from the one measured). The other terms come from the nearest measured instance (an
   exact (env, S, A, H) match first, then |log size|), scaled by ``size`` (per-seed set-up) or by
   the policy enumeration's ``A^(S H) H^2 S^2 A`` (stage work) when the instance differs.
-* an agent with no measured row is priced from the nearest measured agent (same privatizer
-  and model first, then same model, then ucbvi) with a warning -- never refused, so a new agent
+* an agent with no measured row is priced from the nearest measured agent (one with its kernels'
+  code first: a copied agent is priced as the agent it copies; then the same cost terms with the
+  same privatizer and model, the same model, the same terms; then ucbvi) with a warning -- never refused, so a new agent
   can run before a re-bench (``bench/agent_throughput.py --agents NAME --write``).
 * ``JOB_OVERHEAD_S``: python start, imports and the numba cache load of one run job, measured
   as 1.1-1.3 CPU s (``python -c 'from privrl.runs import run; run.run(agent, ..., K=1)'``); tiny
@@ -47,8 +48,10 @@ its kernels (``COMPILE_CPU_S``: cold, and the load from a filled cache, which ``
 already holds); the agent audit's probes likewise compile on a cold cache and load from a filled one
 (:mod:`privrl.audit.probe`), priced as the audited agents' ``COMPILE_CPU_S``.
 
-Pure: a function of the config and the tables only (no timing, no files written). Not
-modelled: the theorem checks' and audits' work beyond smoke sizes. The jobs of one agent do not
+The theorem checks and the two audits are priced from their sizes (:func:`mechanism_seconds`):
+their time measured at the default design's sizes, scaled by their work (:func:`size_work`).
+
+Pure: a function of the config and the tables only (no timing, no files written). The jobs of one agent do not
 compile its kernels side by side on a cold cache: the first compiles, the others wait and load
 (:func:`privrl.runs.run.compile_once`), as the model prices it.
 """
@@ -105,7 +108,9 @@ def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) ->
               "theorem_claims": int(bool(checks or audit or audited)), "claims": 1}
     # the audit's probes: compiled on a cold cache, loaded from a filled one (privrl.audit.probe)
     audit_compile = sum(COMPILE_CPU_S.get(a, COMPILE_DEFAULT_S)[0 if cold else 1] for a in audited)
-    other = [RULE_CPU_S[r] + (audit_compile if r == "agent_audit" else 0.0) for r, n in counts.items() for _ in range(n)]
+    mechanism = mechanism_seconds(config)  # the mechanism jobs priced from their sizes
+    other = [mechanism.get(r, RULE_CPU_S[r]) + (audit_compile if r == "agent_audit" else 0.0)
+             for r, n in counts.items() for _ in range(n)]
     runs = job_seconds(costs)
     compile_s = 0.0
     if cold:
@@ -117,6 +122,102 @@ def workflow_jobs(config: Mapping[str, Any], costs: pd.DataFrame, cold: bool) ->
     parts = {"run": float(runs.sum() - compile_s), "other": float(sum(other) - audit_compile),
              "compile": compile_s + audit_compile}
     return np.concatenate([runs, other]), parts
+
+
+# --- the mechanism-level jobs (workflow/rules/theorem_checks.smk), priced from their sizes ----------
+# Measured at the default design's sizes (config/config.yaml, docs/timings.md: forced to rerun on 2
+# cores, theorem checks 29 s, agent audit 354 s for its 12 agents, privacy audit 3 s): a job at
+# other sizes costs that time scaled by its work over the work at those sizes (:func:`size_work`).
+# A rough model (each check is given an equal share of the 29 s): its purpose is to refuse sizes
+# that are orders of magnitude beyond the limit (a T_grid of 2^40, an audit of 1e9 runs), which the
+# run model alone never saw. tests/plan/test_cost.py checks these references against config.yaml.
+CHECK_REFERENCE_S = 29.0 / 13  # CPU s of one theorem check at its reference sizes
+CHECK_REFERENCE_SIZES: dict[str, dict[str, Any]] = {
+    "vietri_claim1": {"grid": [{"S": 2, "A": 2, "H": 1}, {"S": 2, "A": 2, "H": 2}, {"S": 2, "A": 2, "H": 3},
+                               {"S": 3, "A": 2, "H": 2}]},
+    "lu_lemma11": {"grid": [{"S": 2, "A": 2, "H": 3}, {"S": 6, "A": 2, "H": 20}, {"S": 10, "A": 4, "H": 5},
+                            {"S": 1, "A": 2, "H": 1}]},
+    "vietri_counters": {"S": 2, "A": 2, "H": 2, "T_grid": [64, 1024, 8192], "epsilon": 1.0, "beta": 0.05,
+                        "n_trials": 200},
+    "vietri_lemma8": {"grid": [{"S": 2, "A": 2, "H": 2}, {"S": 3, "A": 3, "H": 5}, {"S": 10, "A": 4, "H": 20}],
+                      "betas": [1.0e-4, 1.0e-3, 0.01, 0.05, 0.1, 0.12, 0.124]},
+    "garcelon_prop7": {"k_grid": [30, 300, 3000], "S": 2, "A": 2, "H": 3, "m": 1, "eps0": 1.0, "delta": 0.05,
+                       "alpha": 2.0, "n_trials": 200},
+    "bai_assumption4": {"n_users": 2000, "H": 2, "X": 2, "A": 2, "epsilon": 1.0, "delta": 0.05, "n_trials": 200},
+    "bai_elimination": {"agents": ["pe", "sdp-pe-jdp"], "C_grid": [0.18, 1.0], "K": 20000000, "n_seeds": 60,
+                        "epsilon": 4.0, "delta": 0.05},
+    "binary_mechanism": {"T_grid": [64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536],
+                         "n_trials": 1000, "epsilon": 1.0, "beta": 0.05},
+    "garcelon_coverage": {"k_grid": [10, 100, 1000, 10000], "H": 5, "m": 1, "eps0": 1.0, "delta": 0.05,
+                          "n_trials": 2000},
+    "bitsum_lemma42": {"eps_grid": [0.1, 0.2, 0.3, 0.5, 0.7, 0.9], "beta": 0.01, "n_trials": 20000},
+    "garcelon_prop5": {"k_grid": [100, 1000, 10000, 100000], "eps0_grid": [0.5, 1.0, 2.0, 4.0], "H": 5, "m": 1,
+                       "delta0": 1.0e-6},
+    "lu_cor14": {"grid": [{"K": 1000, "H": 5, "S": 5, "A": 2}, {"K": 100000, "H": 20, "S": 10, "A": 4}],
+                 "deltas": [1.0e-3, 1.0e-5, 1.0e-7], "from_experiments": True},
+    "lu2026_rlsvi_audit": {"eps_targets": [1.0, 4.0, 16.0], "K": 4, "delta": 1.0e-5, "n_trials": 200000},
+}
+PRIVACY_AUDIT_REFERENCE = (3.0, {"n_event": 200000, "n_gaussian": 1000000, "n_shuffle": 2000})
+#: CPU s of one audited agent at the reference sizes (354 s / 12 agents), the sizes, the default users
+AGENT_AUDIT_REFERENCE = (354.0 / 12, {"n": 30000, "n_calibration": 2000, "multipliers": 8}, 4)
+
+
+def size_work(value: Any) -> float:
+    """The work a size stands for: an integer its value (a count: trials, K, S, ...), a list of
+    integers their sum (a grid of T or K), a mapping the product of its entries' work, a list of
+    mappings the sum of theirs, any other list its length (a grid of eps or deltas); a float, a string
+    or a flag 1 (a parameter, not a count)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return 1.0
+    if isinstance(value, int):
+        return float(max(value, 1))
+    if isinstance(value, float):
+        return 1.0
+    if isinstance(value, Mapping):
+        return float(np.prod([size_work(v) for v in value.values()])) if value else 1.0
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return float(sum(max(v, 1) for v in value))
+        if value and all(isinstance(v, Mapping) for v in value):
+            return float(sum(size_work(v) for v in value))
+        return float(max(len(value), 1))
+    return 1.0
+
+
+def _ratio(sizes: Mapping[str, Any], reference: Mapping[str, Any]) -> float:
+    """Work at ``sizes`` over work at ``reference``, key by key (a key not given: the reference's)."""
+    return float(np.prod([size_work(v) / size_work(reference.get(k)) for k, v in (sizes or {}).items()] or [1.0]))
+
+
+def check_seconds(name: str, sizes: Mapping[str, Any] | None) -> float:
+    """CPU s of theorem check ``name`` at ``sizes`` (its reference time scaled by the work ratio)."""
+    return CHECK_REFERENCE_S * _ratio(sizes or {}, CHECK_REFERENCE_SIZES.get(name, {}))
+
+
+def mechanism_seconds(config: Mapping[str, Any]) -> dict[str, float]:
+    """{job: CPU s} of the mechanism-level jobs the design names (theorem_checks, privacy_audit,
+    agent_audit), each at least its smoke-size cost (:data:`RULE_CPU_S`), beyond any compilation."""
+    mech = config.get("mechanisms") or {}
+    out = {}
+    checks = dict(mech.get("checks") or {})
+    if checks:
+        out["theorem_checks"] = max(RULE_CPU_S["theorem_checks"],
+                                    sum(check_seconds(n, s) for n, s in checks.items()))
+    if "audit" in mech:
+        ref_s, ref = PRIVACY_AUDIT_REFERENCE
+        given = mech.get("audit") or {}
+        work = sum(size_work(given.get(k, v)) / size_work(v) for k, v in ref.items()) / len(ref)
+        out["privacy_audit"] = max(RULE_CPU_S["privacy_audit"], ref_s * work)
+    agents = experiments.audited_agents(config)
+    if agents:
+        ref_s, ref, users = AGENT_AUDIT_REFERENCE
+        given = mech.get("agent_audit") or {}
+        n, n_cal = (size_work(given.get(k, ref[k])) for k in ("n", "n_calibration"))
+        runs = n + n_cal * size_work(given.get("multipliers", ref["multipliers"]))
+        per_agent = ref_s * runs / (ref["n"] + ref["n_calibration"] * ref["multipliers"])
+        per_agent *= size_work(given.get("users", users)) / users
+        out["agent_audit"] = max(RULE_CPU_S["agent_audit"], per_agent * len(agents))
+    return out
 
 
 def instance_size(S: int, A: int, H: int) -> int:
@@ -211,24 +312,56 @@ def measured_agent(table: pd.DataFrame, agent: str, variant: str = "") -> tuple[
     if (agent, variant) in have:
         return agent, variant
     fallback = (agent, "") if (agent, "") in have else None
+    why = "its own rows"
     if fallback is None:
         from privrl.agents import REGISTRY, get
 
         spec = get(agent)
         measured = sorted({a for a, v in have if v == "" and a in REGISTRY})
-        ranked = sorted(measured, key=lambda a: (REGISTRY[a].privatizer != spec.privatizer
-                                                 or REGISTRY[a].privacy_model != spec.privacy_model,
-                                                 REGISTRY[a].privacy_model != spec.privacy_model, a != "ucbvi", a))
-        if not ranked:
+        if not measured:
             raise ValueError("the throughput table has no row of a registered agent; "
                              "run bench/agent_throughput.py --write")
+        ranked = sorted(measured, key=lambda a: _likeness(REGISTRY[a], spec) + (a != "ucbvi", a))
         fallback = (ranked[0], "")
+        like = _likeness(REGISTRY[ranked[0]], spec)
+        why = _LIKENESS_TEXT[like.index(False) if False in like else -1]
     if (agent, variant) not in _NEAREST_AGENT_WARNED:
         _NEAREST_AGENT_WARNED.add((agent, variant))
         warnings.warn(f"agent {agent!r}{' (' + variant + ')' if variant else ''} has no row in the throughput table; "
-                      f"priced as {fallback[0]!r} (run bench/agent_throughput.py --agents {agent} --write)",
+                      f"priced as {fallback[0]!r} ({why}; run bench/agent_throughput.py --agents {agent} --write)",
                       stacklevel=2)
     return fallback
+
+
+def _kernel_code(spec) -> tuple:
+    """What an agent's kernels are, whatever module holds them: their names and bytecode (a copy of
+    an agent's module has its kernels' code)."""
+    out = []
+    for f in (spec.init_state, spec.run_episodes):
+        py = getattr(f, "py_func", f)
+        code = getattr(py, "__code__", None)
+        simple = (int, float, str, bool, bytes, type(None))
+        cells = tuple(c.cell_contents if isinstance(c.cell_contents, simple) else type(c.cell_contents).__name__
+                      for c in getattr(py, "__closure__", None) or ())  # a preset's constants
+        out.append((getattr(py, "__name__", ""), code.co_code if code is not None else id(f), cells,
+                    repr(getattr(py, "__defaults__", None))))
+    return tuple(out)
+
+
+#: why the nearest measured agent prices an unmeasured one: the first of these it shares
+_LIKENESS_TEXT = ("the same kernel code", "the same cost terms, privatizer and privacy model",
+                  "the same cost terms and privacy model", "the same cost terms", "the nearest measured agent")
+
+
+def _likeness(measured, spec) -> tuple[bool, ...]:
+    """Sort key of a measured agent pricing ``spec`` (False first): a copy of its kernels (the same
+    code: a copied agent is priced as the agent it copies), then the same cost terms
+    (``AgentSpec.simulations``: planning, policy elimination, ...) with the same privatizer and
+    privacy model, the same model, the same terms alone."""
+    terms = dict(measured.simulations) == dict(spec.simulations)
+    same = measured.privatizer == spec.privatizer and measured.privacy_model == spec.privacy_model
+    return (_kernel_code(measured) != _kernel_code(spec), not (terms and same),
+            not (terms and measured.privacy_model == spec.privacy_model), not terms)
 
 
 def nearest_instance(table: pd.DataFrame, agent: str, env: str, S: int, A: int, H: int,

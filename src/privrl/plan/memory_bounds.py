@@ -5,8 +5,8 @@ The bound is derived from the data structures a job holds, float64 (8 bytes) eac
 * a run job: the MDP's transition array P[H, S, A, S], the engine's cumulative copy P_cdf
   (privrl.rl.engine.env_arrays) and the agent's transition counts and empirical model
   (e.g. UCBVI's n_sas and p_hat, privrl.agents.ucbvi.init_state): :data:`TRANSITION_ARRAYS` x
-  H * S^2 * A * 8 bytes; the environment's (H, S, A) come from its parameters
-  (:data:`ENV_SHAPES`), before anything is built.
+  H * S^2 * A * 8 bytes; the environment's (H, S, A) come from its parameters through the shape
+  its registration declares (privrl.rl.envs.register), before anything is built.
 * the agent's own tables beyond those (:data:`AGENT_TABLES`, from the agent's name, the
   environment's (H, S, A) and the agent's parameters): SDP-PE and PE (privrl.agents.sdp_pe.init_state)
   hold all A^(S H) deterministic policies, each with its actions int8[H, S], its active flag
@@ -28,12 +28,17 @@ from typing import Any, Callable, Mapping
 TRANSITION_ARRAYS = 4  # P, P_cdf, the agent's transition counts and its empirical model
 FLOAT_BYTES = 8
 
-# environment -> (H, S, A) from its resolved parameters (privrl.rl.envs)
-ENV_SHAPES: dict[str, Callable[[Mapping[str, Any]], tuple[int, int, int]]] = {
-    "riverswim": lambda p: (p["H"], p["S"], 2),
-    "garnet": lambda p: (p["H"], p["S"], p["A"]),
-    "hard_instance": lambda p: (p["H"], p["n"] + 2, p["m"] + 1),
-}
+
+
+def shape_error(where: str, name: str) -> str | None:
+    """A one-line refusal if registered environment ``name`` declares no shape (privrl.rl.envs.register):
+    the memory guard could not price it before it is built."""
+    from privrl.rl import envs
+
+    if name in envs.ENVS and not callable(getattr(envs.ENVS[name], "shape", None)):
+        return (f"{where}: environment {name!r} declares no shape (H, S, A), so its memory cannot be checked before it "
+                f"is built; add it with privrl.rl.envs.register(name, factory, shape=lambda params: (H, S, A))")
+    return None
 
 
 def memory_limit_bytes() -> int:
@@ -45,13 +50,14 @@ def env_shape(name: str, params: Mapping[str, Any]) -> tuple[int, int, int] | No
     """(H, S, A) of this environment from its parameters (defaults filled), or None if unknown."""
     from privrl.rl import envs
 
-    if name not in ENV_SHAPES or name not in envs.ENVS:
-        return None
+    shape = getattr(envs.ENVS.get(name), "shape", None)  # declared by the registry (privrl.rl.envs.register)
+    if not callable(shape):
+        return None  # the door refuses it (shape_error)
     sig = inspect.signature(envs.ENVS[name])
     full = {k: v.default for k, v in sig.parameters.items() if v.default is not inspect.Parameter.empty}
     full.update(params)
     try:
-        H, S, A = (int(x) for x in ENV_SHAPES[name](full))
+        H, S, A = (int(x) for x in shape(full))
     except (KeyError, TypeError, ValueError):
         return None  # the environment's own checks name the bad parameter
     return H, S, A

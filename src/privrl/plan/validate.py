@@ -10,19 +10,23 @@ the previous found nothing:
 2. the overlay resolved onto its base, the top level and ``experiments`` mappings;
 3. ``~`` and environment variables expanded in ``results_dir``, ``store_dir`` and
    ``figures_dir`` (an unset variable refused), as in ``overlay_of``;
+3b. no NaN or infinity anywhere (:func:`non_finite_errors`: a NaN compares False and switches a
+   check off);
 4. the JSON schema (workflow/schemas/config.schema.yaml): shapes, types, unknown keys;
-5. the output directories (privrl.runs.output_dirs) and the meaning (:func:`config_errors`):
+5. the output directories (privrl.runs.output_dirs; then whether each can be written:
+   :func:`unwritable_dir_errors`) and the meaning (:func:`config_errors`):
    every agent parameter's name and domain (declared by the agent, ``AgentSpec.domains``),
    environment parameters (by constructing the environment), sweep keys, claim references and
    each claim check's fields (from :data:`privrl.results.claims.CHECK_TYPES`), analysis names,
-   experiment names and env keys that are safe single path components (:data:`NAME_RULES`),
+   experiment names, env keys and cell ids that are safe single path components (:data:`NAME_RULES`)
+   and fit the file names they become (:data:`NAME_TAILS`, 255 bytes a component),
    and cells whose privacy guarantee would be vacuous (eps = inf) unless the design opts in
    (``allow_vacuous_guarantee``).
 
 Every problem is one line naming its config path, e.g.
 ``experiments.rates.cells[3].params.delta: 1.5 not in (0, 1)``. The run's cost gate
-(:func:`cost_or_exit`) is the Snakefile's own, after the door: ``privrl estimate`` prints the
-cost it would compare.
+(:func:`cost_or_exit`) is the Snakefile's own, after the door; it prices every kind of job (runs,
+theorem checks, audits: :func:`cost_parts`): ``privrl estimate`` prints the cost it would compare.
 """
 from __future__ import annotations
 
@@ -38,7 +42,13 @@ from privrl.design.config_files import yaml_kind
 from privrl.design.experiments import did_you_mean  # noqa: F401 (validate's messages and the CLI's)
 
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")  # the characters a name may use
-MAX_NAME_BYTES = 200  # a name is a folder, or starts a file name ({env}_regret_vs_K.png); file systems allow 255
+NAME_MAX_BYTES = 255  # one path component (NAME_MAX of the Linux and macOS file systems)
+HOST_MAX_BYTES, PID_MAX_DIGITS, TOKEN_CHARS = 63, 7, 16  # a temporary's parts (privrl.io.atomic_path)
+# what the pipeline appends to a name inside one path component: the longest file name tail
+# (workflow/rules/*.smk: {env}_regret_vs_K.png beside {env}_fits.csv, {env}.parquet, ...; {cell}.parquet
+# beside {cell}.json, {cell}.log); an experiment name is only ever a folder (tests/plan/test_bad_input.py
+# reads the rules to keep these the longest)
+NAME_TAILS = {"experiment name": "", "env key": "_regret_vs_K.png", "cell id": ".parquet"}
 # a path step that is not a new folder -> what it names
 PATH_STEPS = {".": "the folder itself", "..": "the folder above"}
 # Experiment names and env keys are path components ({results_dir}/{experiment}/runs/{env}/{cell}.parquet,
@@ -56,16 +66,47 @@ NAME_RULES: tuple[tuple[Callable[[Any], bool], Callable[[Any, str], str]], ...] 
     (lambda n: not SAFE_NAME.match(n), lambda n, _: f"{n!r}: names may use only letters, digits, _ . -"),
     (lambda n: n.startswith("."), lambda n, _: f"{n!r} starts with '.': a hidden folder"),
     (lambda n: n.startswith("-"), lambda n, _: f"{n!r} starts with '-': command-line tools would read it as an option"),
-    (lambda n: len(n.encode()) > MAX_NAME_BYTES, lambda n, _: f"is {len(n.encode())} bytes long, more than a name may "
-                                                              f"be ({MAX_NAME_BYTES}; it is a folder or file name)"),
 )
 # what holds the folder an experiment name or an env key names (its refusal says where outputs would go)
 NAME_AROUND = {"experiment name": "results_dir and figures_dir", "env key": "its experiment's folders"}
 
 
+def component_bytes(name: str, tail: str) -> int:
+    """Bytes of the longest path component that holds ``name``: a folder (no ``tail``) is the name
+    itself; a file ``{name}{tail}`` is first written as a hidden temporary beside it
+    (privrl.io.atomic_path: ``.{name}{tail}.{host}.{pid}.{token}.partial{ext}``), counted with the
+    longest host name label (63 bytes) and process id (7 digits)."""
+    from privrl.io import TEMP_MARK
+
+    if not tail:
+        return len(name.encode())
+    ext = tail[tail.rfind("."):]
+    return (len(f".{name}{tail}.".encode()) + HOST_MAX_BYTES + 1 + PID_MAX_DIGITS + 1 + TOKEN_CHARS + len(TEMP_MARK)
+            + len(ext))
+
+
+def max_name_bytes(noun: str) -> int:
+    """The longest ``noun`` (:data:`NAME_TAILS`) whose every path component fits the file system."""
+    return NAME_MAX_BYTES - component_bytes("", NAME_TAILS[noun])
+
+
+def name_length_error(name: str, noun: str) -> str | None:
+    """Why ``name`` is too long for the path components it will be part of, or None."""
+    n, limit = len(name.encode()), max_name_bytes(noun)
+    if n <= limit:
+        return None
+    tail = NAME_TAILS[noun]
+    where = (f"a folder name (at most {NAME_MAX_BYTES} bytes)" if not tail else
+             f"the file {{name}}{tail} and its temporary .{{name}}{tail}.<host>.<pid>.<token>.partial"
+             f"{tail[tail.rfind('.'):]} must fit in {NAME_MAX_BYTES} bytes")
+    return f"is {n} bytes long, more than {limit}: {where}"
+
+
 def name_error(name: Any, noun: str = "experiment name") -> str | None:
     """Why ``name`` (a :data:`NAME_AROUND` ``noun``) is not a safe single path component, or None."""
-    return next((f"{noun} {why(name, NAME_AROUND[noun])}" for bad, why in NAME_RULES if bad(name)), None)
+    why = next((why(name, NAME_AROUND[noun]) for bad, why in NAME_RULES if bad(name)), None)
+    why = why or name_length_error(name, noun)
+    return None if why is None else f"{noun} {why}"
 
 
 # the opt-in (per experiment or per cell) to run a cell whose privacy guarantee is vacuous
@@ -152,8 +193,10 @@ def _env_errors(where: str, spec: Mapping[str, Any]) -> list[str]:
     for k, low in (("S", 1 if name == "garnet" else 2), ("H", 1), ("n", 1), ("A", 1)):  # garnet S = 1: a bandit
         if k in params and params[k] < low:
             return [f"{where}.params.{k}: {params[k]} < {low}"]
-    from privrl.plan.memory_bounds import env_memory_error
+    from privrl.plan.memory_bounds import env_memory_error, shape_error
 
+    if (why := shape_error(f"{where}.name", name)) is not None:
+        return [why]
     if (why := env_memory_error(f"{where}.params", name, params)) is not None:
         return [why]  # before building it
     try:
@@ -246,6 +289,9 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         cells = experiments.expand_cells(config, name)
     except ValueError as e:
         return errs + [f"{where}.cells: {e}"]
+    for c in {c.cell: c for c in cells}.values():  # a cell id is a file name: {cell}.parquet, .json, .log
+        if (why := name_length_error(c.cell, "cell id")) is not None:
+            errs.append(f"{where}.cells: cell id {c.cell[:40]}... {why}; shorten its tag or its swept values")
     for c in cells:  # every private cell's epsilon (swept or matched) in the range run_seed accepts
         if REGISTRY[c.agent].privacy_model != "none" and "epsilon" in c.params and c.params.get("noise", 1) != 0:
             try:
@@ -392,16 +438,33 @@ def schema_error_line(err) -> str:  # noqa: ANN001 (a jsonschema ValidationError
 DEFAULT_COST_LIMIT_CPU_HOURS = 3.0  # the default design is ~1 CPU-hour; paper.yaml is far above
 
 
-def cost_error(config: Mapping[str, Any]) -> str | None:
-    """A one-line refusal when the design's estimated CPU time (privrl.plan.cost, from the measured
-    throughput table) exceeds ``cost_limit_cpu_hours`` (default 3) and ``accept_cost`` is not set."""
+JOB_KINDS = {"runs": "runs", "theorem_checks": "theorem checks", "privacy_audit": "mechanism audit",
+             "agent_audit": "agent audit"}  # the jobs the cost gate prices -> how its line names them
+
+
+def cost_parts(config: Mapping[str, Any]) -> dict[str, float]:
+    """CPU s of every kind of job the design plans that does real work (:data:`JOB_KINDS`): its runs
+    (privrl.plan.cost.estimate_cost, from the measured throughput table) and its theorem checks and
+    audits at their sizes (privrl.plan.cost.mechanism_seconds)."""
     from privrl.plan import cost
 
-    hours = float(cost.estimate_cost(config).est_cpu_s.sum()) / 3600.0
-    limit = float(config.get("cost_limit_cpu_hours", DEFAULT_COST_LIMIT_CPU_HOURS))
+    return {"runs": float(cost.estimate_cost(config).est_cpu_s.sum()), **cost.mechanism_seconds(config)}
+
+
+def cost_error(config: Mapping[str, Any]) -> str | None:
+    """A one-line refusal when the design's estimated CPU time (:func:`cost_parts`: runs, theorem
+    checks, audits) exceeds ``cost_limit_cpu_hours`` (default 3) and ``accept_cost`` is not set; a
+    limit that is not a finite number > 0 is refused too (a NaN would compare False: no gate)."""
+    limit = config.get("cost_limit_cpu_hours", DEFAULT_COST_LIMIT_CPU_HOURS)
+    if not (_real(limit) and limit > 0):
+        return f"cost_limit_cpu_hours: {limit!r} is not a finite number > 0"
+    parts = cost_parts(config)
+    hours = sum(parts.values()) / 3600.0
     if hours > limit and not config.get("accept_cost", False):
-        return (f"cost: the design needs an estimated {hours:.3g} CPU-hours (> cost_limit_cpu_hours = {limit:g}; "
-                f"`privrl estimate` details it); rerun with --config accept_cost=True to accept")
+        big = ", ".join(f"{JOB_KINDS[k]} {v / 3600:.3g}" for k, v in sorted(parts.items(), key=lambda kv: -kv[1])
+                        if v / 3600 >= 0.01 * hours) or "runs 0"
+        return (f"cost: the design needs an estimated {hours:.3g} CPU-hours ({big}; > cost_limit_cpu_hours = "
+                f"{limit:g}; `privrl estimate` details it); rerun with --config accept_cost=True to accept")
     return None
 
 
@@ -445,6 +508,51 @@ def expand_dir_keys(design: dict) -> list[str]:
     return errs
 
 
+def non_finite_errors(value: Any, where: str = "") -> list[str]:
+    """One line per number of the design that is NaN or infinite (YAML ``.nan``, ``.inf``, ``1e999``),
+    wherever it is: no key of a design takes one (a NaN limit compares False and switches its check
+    off; an infinite epsilon is no guarantee)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        spelled = ".nan" if math.isnan(value) else ".inf" if value > 0 else "-.inf"  # as YAML writes it
+        return [f"{where or '(top level)'}: {spelled} is not a finite number (NaN and infinities are refused in "
+                "every key of a design)"]
+    if isinstance(value, Mapping):
+        return [e for k, v in value.items() for e in non_finite_errors(v, f"{where}.{k}" if where else str(k))]
+    if isinstance(value, (list, tuple)):
+        return [e for i, v in enumerate(value) for e in non_finite_errors(v, f"{where}[{i}]")]
+    return []
+
+
+def unwritable_dir_errors(design: Mapping[str, Any], cwd: str | Path | None = None) -> list[str]:
+    """One line per output directory (privrl.runs.output_dirs.DIR_KEYS) that cannot be written: its
+    nearest existing folder is tried by creating (and removing) an empty folder in it, so read-only
+    file systems, permissions and immutable folders all count, whoever runs it."""
+    import os
+    import secrets
+
+    from privrl.runs.output_dirs import DIR_KEYS
+
+    cwd = Path(cwd or os.getcwd())
+    errs = []
+    for key, default in DIR_KEYS.items():
+        value = design.get(key, default)
+        if not isinstance(value, str):
+            continue
+        p = cwd / value
+        there = next((q for q in [p, *p.parents] if q.is_dir()), None)
+        if there is None:
+            continue
+        probe = there / f".privrl-write-check-{os.getpid()}-{secrets.token_hex(4)}"
+        try:
+            probe.mkdir()
+            probe.rmdir()
+        except OSError as e:
+            shown = "it" if there == p else str(there)
+            errs.append(f"{key}: {value!r} cannot be written: creating a folder in {shown} failed "
+                        f"({e.strerror or type(e).__name__})")
+    return errs
+
+
 def checked_design(config: Mapping[str, Any], root: str | Path, config_files_given: list[str | Path],
                    cwd: str | Path | None = None) -> dict:
     """THE door (module docstring): the design to run or price, ``config`` (as loaded from
@@ -466,10 +574,13 @@ def checked_design(config: Mapping[str, Any], root: str | Path, config_files_giv
     if not errs:
         errs = expand_dir_keys(design)
     if not errs:
+        errs = non_finite_errors(design)
+    if not errs:
         validator = jsonschema.Draft202012Validator(_schema_of(root))
         errs = [schema_error_line(e) for e in validator.iter_errors(design)]
     if not errs:
-        errs = output_dirs.output_dir_errors(design, cwd) + config_errors(design)
+        errs = output_dirs.output_dir_errors(design, cwd)
+        errs = (errs or unwritable_dir_errors(design, cwd)) + config_errors(design)
     if errs:
         raise InvalidDesign(errs)
     return design

@@ -1,7 +1,7 @@
 """Environment registry: named factories returning validated :class:`TabularMDP` s.
 
 ``make(name, **params)`` is the only entry point the pipeline uses; ``ENVS`` is the
-single lookup table of environment factories.
+single lookup table of environment factories, each added by :func:`register` with its shape.
 """
 from __future__ import annotations
 
@@ -104,11 +104,23 @@ def hard_instance(n: int = 4, m: int = 2, H: int = 5, gap: float = 0.2, seed: in
                               "optimal_arms": arms.tolist(), "reward_noise": reward_noise})
 
 
-ENVS: dict[str, Callable[..., TabularMDP]] = {
-    "riverswim": riverswim,
-    "garnet": garnet,
-    "hard_instance": hard_instance,
-}
+ENVS: dict[str, Callable[..., TabularMDP]] = {}
+
+
+def register(name: str, factory: Callable[..., TabularMDP],
+             shape: Callable[[dict[str, Any]], tuple[int, int, int]]) -> None:
+    """Add environment ``name``: ``factory(**params)`` builds it; ``shape(params)`` gives its (H, S, A)
+    from its parameters (every default filled in) without building it -- what the door's memory guard
+    (privrl.plan.memory_bounds) prices before any job, so that a size too large is refused before the
+    factory allocates it. Every environment declares its shape: one without (added to ``ENVS`` by
+    hand) is refused by the door."""
+    factory.shape = shape
+    ENVS[name] = factory
+
+
+register("riverswim", riverswim, lambda p: (p["H"], p["S"], 2))
+register("garnet", garnet, lambda p: (p["H"], p["S"], p["A"]))
+register("hard_instance", hard_instance, lambda p: (p["H"], p["n"] + 2, p["m"] + 1))
 
 
 def make(name: str, **params: Any) -> TabularMDP:
