@@ -84,14 +84,20 @@ def test_markdown_has_no_ids_a_why_column_and_the_scoped_sections():
     assert "| **all** |  | **1** |  |  | **1** | **1** | **1** | **4** |" in md
 
 
-def test_why_and_measured_are_whole_first_notes():
-    """A cell is the first top-level note, never cut, and a "; " inside parentheses does not split it."""
+def test_why_is_the_whole_first_note_and_measured_the_whole_text():
+    """The why cell is the first top-level note, never cut, and a "; " inside parentheses does not
+    split it; the measured cell is the whole measurement (it once kept only its first note, which hid
+    the only reason of two inconclusive rows: "...; deterministic: every seed gives the same D")."""
     long = _claim("vietri2020", "Thm 4", "x", regime="x" * 500 + "; tail")
     assert L.why(long) == "x" * 500
     nested = dataclasses.replace(long, regime="max 0 (lower bound 0; beta 0.05); quantile 0.2",
                                  measured="b = 0.1 [0, 0.2] (eps 1; eps 2); eps 1: b 0.1")
     assert L.why(nested) == "max 0 (lower bound 0; beta 0.05)"
-    assert L.measured_text(nested) == "b = 0.1 [0, 0.2] (eps 1; eps 2)"
+    assert L.measured_text(nested) == "b = 0.1 [0, 0.2] (eps 1; eps 2); eps 1: b 0.1"
+    last = dataclasses.replace(long, verdict=V.INCONCLUSIVE, regime="",
+                               measured="gamma = 1.2 [1.2, 1.2] vs <= 1.1; deterministic: every seed gives the same D")
+    assert "| gamma = 1.2 [1.2, 1.2] vs <= 1.1; deterministic: every seed gives the same D |" in L.render_markdown([last])
+    assert L.why_cell(last) == ""  # no regime: the measurement's first note is not printed twice
     assert L.clauses("a (b; [c; d]); e") == ["a (b; [c; d])", "e"]
     bare = _claim("lu2026", "Cor. 14", "y", V.CHECKED, regime="")
     assert L.why(bare) == "a = 0.5" and L.why_cell(bare) == ""  # no regime: the measurement, not printed twice

@@ -111,9 +111,10 @@ def _first(text) -> str:
 
 
 def measured_text(c: V.Claim) -> str:
-    """The row's headline measurement: the first note of its ``measured`` text, whole (the value,
-    its CI and the line it is read against; the per-cell detail stays in claims.csv)."""
-    return _first(c.measured)
+    """The row's measurement, its ``measured`` text whole: the value, its CI and the line it is read
+    against, and every note after them (an inconclusive row's only reason can be its last note; the
+    ledger once showed the first note alone and hid it)."""
+    return str(c.measured).strip() if isinstance(c.measured, str) else ""
 
 
 def why(c: V.Claim) -> str:
@@ -123,9 +124,10 @@ def why(c: V.Claim) -> str:
 
 
 def why_cell(c: V.Claim) -> str:
-    """The ledger's *why* cell: :func:`why`, or empty where it would repeat the measured cell."""
+    """The ledger's *why* cell: :func:`why`, or empty where it would repeat the measured cell (a row
+    without regime text, whose *why* is its measurement's first note)."""
     text = why(c)
-    return "" if text == measured_text(c) else text
+    return "" if text in (measured_text(c), _first(c.measured)) else text
 
 
 def instance_text(c: V.Claim) -> str:
