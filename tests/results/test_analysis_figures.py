@@ -29,6 +29,10 @@ def test_labels_for_print():
     assert sci(1e7) == "$10^{7}$" and sci(2.5e6) == "$2.5\\times10^{6}$" and sci(1000) == "1000" and sci(0.25) == "0.25"
     assert env_title({"name": "hard_instance", "params": {"n": 2, "gap": 0.2}}) == "hard instance (n=2, gap 0.2)"
     assert figure_check.ids_in(env_title({"name": "garnet", "params": {"S": 3, "branching": 2, "seed": 1}})) == []
+    # a one-state garnet is titled as the bandit it is (it read "garnet (S=1, A=2, branching 1, H=1)")
+    assert env_title({"name": "garnet", "params": {"S": 1, "A": 2, "branching": 1, "H": 1, "seed": 0}}) == "2-armed bandit"
+    assert env_title({"name": "garnet", "params": {"S": 1, "A": 3, "H": 4}}) == "3-armed bandit (H=4)"
+    assert env_title({"name": "garnet", "params": {"S": 1, "H": 1}}) == "3-armed bandit"  # garnet's default A
 
 
 def test_eps_is_one_sequential_scale():

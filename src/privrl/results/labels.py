@@ -2,6 +2,7 @@
 no ``1e+07``); pure string functions (no matplotlib), also used by the Snakefile for titles."""
 from __future__ import annotations
 
+import inspect
 import math
 import re
 
@@ -57,15 +58,26 @@ def without_eps(label: str) -> str:
 
 
 def env_title(spec: dict) -> str:
-    """Human name of a config env entry: ``RiverSwim (S=6, H=20)``, ``hard instance (n=2, gap=0.2)``."""
+    """Human name of a config env entry: ``RiverSwim (S=6, H=20)``, ``hard instance (n=2, gap=0.2)``;
+    a one-state garnet is the bandit it is: ``2-armed bandit`` (H = 1), ``2-armed bandit (H=3)``
+    (played H times an episode), not ``garnet (S=1, A=2, branching 1, H=1)``."""
     names = {"riverswim": "RiverSwim", "garnet": "garnet", "hard_instance": "hard instance"}
     name = names.get(spec.get("name", ""), str(spec.get("name", "")).replace("_", " "))
+    params = dict(spec.get("params") or {})
+    params.pop("seed", None)
+    if spec.get("name") == "garnet" and params.get("S") == 1:  # one state: branching is 1, the arms are A
+        from privrl.rl.envs import garnet
+
+        arms = params.get("A", inspect.signature(garnet).parameters["A"].default)
+        name = f"{arms:g}-armed bandit" if isinstance(arms, (int, float)) else "bandit"
+        params = {k: v for k, v in params.items() if k not in ("S", "A", "branching") and not (k == "H" and v == 1)}
+
     def item(k, v) -> str:  # S=6 (a symbol), branching 2 (a word)
         v = f"{v:g}" if isinstance(v, (int, float)) else str(v)
         return f"{k}={v}" if len(k) <= 2 else f"{k} {v}"
 
-    params = ", ".join(item(k, v) for k, v in (spec.get("params") or {}).items() if k != "seed")
-    return f"{name} ({params})" if params else name
+    text = ", ".join(item(k, v) for k, v in params.items())
+    return f"{name} ({text})" if text else name
 
 
 def at_k(Ks, what: str = "regret") -> str:
