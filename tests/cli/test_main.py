@@ -12,6 +12,7 @@ import yaml
 from privrl.cli import main as cli
 from privrl.design import experiments
 from privrl.agents import REGISTRY
+from privrl.rl import envs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -134,3 +135,44 @@ def test_estimate_prints_every_experiment_of_the_resolved_overlay(capsys, monkey
         assert name in out
     assert "rates" not in out  # removed by the overlay
     assert "CPU-hours" in out and "on 2 cores" in out and f"{len(experiments.all_cells(smoke))} cells in" in out
+
+
+def test_agents_lists_each_agents_own_description(capsys):
+    """A copied agent showed its source's ``reference`` (the paper), so the copy and the original read
+    the same; the listing shows each agent's description."""
+    import dataclasses
+
+    from privrl.agents import registry
+
+    spec = dataclasses.replace(REGISTRY["ucbvi"], name="ucbvi-mine", description="my UCBVI with a wider bonus")
+    registry.register(spec)
+    try:
+        assert cli.main(["agents"]) == 0
+        lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines()}
+    finally:
+        REGISTRY.pop("ucbvi-mine")
+    assert lines["ucbvi-mine"].endswith("-- my UCBVI with a wider bonus")
+    assert lines["ucbvi"].endswith(f"-- {REGISTRY['ucbvi'].description}")
+
+
+def test_estimate_tells_a_design_in_the_linear_phase_the_K_it_needs(capsys, monkeypatch, tmp_path):
+    """A user's own design whose cells never leave the linear phase (K below every cell's crossover)
+    was priced and planned without a word: estimate says so, with the K its cells need."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.yaml").write_text(
+        "results_dir: results/mine\nfigures_dir: results/mine/figures\nexperiments:\n  mine:\n    episodes: 1000\n"
+        "    seeds: 2\n    envs: {r: {name: riverswim, params: {S: 2, H: 3}}}\n"
+        "    cells: [{agent: ucbvi}, {agent: pucb, params: {epsilon: 1}}]\n")
+    assert cli.main(["estimate", "--configfile", "mine.yaml"]) == 0
+    notes = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("note: ")]
+    crossover = {c: REGISTRY[a].crossover(p, envs.riverswim(S=2, H=3)) for c, a, p in
+                 (("r/ucbvi", "ucbvi", {}), ("r/pucb__epsilon=1", "pucb", {"epsilon": 1.0}))}
+    lo, hi = sorted(crossover.items(), key=lambda kv: kv[1])
+    assert notes == [f"note: experiments.mine: all cells stay in the linear phase at K = 1e+03 (regret ~K: the agent's "
+                     f"width is still above the instance's gap); to leave it they need K from {lo[1]:.2g} ({lo[0]}) "
+                     f"to {hi[1]:.2g} ({hi[0]})"]
+    # a design that runs past every crossover has no note
+    text = (tmp_path / "mine.yaml").read_text().replace("episodes: 1000", f"episodes: {int(hi[1] * 2)}")
+    (tmp_path / "mine.yaml").write_text(text)
+    assert cli.main(["estimate", "--configfile", "mine.yaml"]) == 0
+    assert "note: " not in capsys.readouterr().out

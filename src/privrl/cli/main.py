@@ -200,6 +200,10 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
               f"{jobs.size - runs.size} other jobs {_duration(parts['other'])}, numba compilation "
               f"{_duration(parts['compile'])}, Snakemake {_duration(cost.WORKFLOW_CPU_S)}); wall ~ {_duration(wall)} "
               f"on {args.cores} cores")
+    from privrl.design import experiments  # cells that never leave the linear phase: the K they need
+
+    for line in experiments.linear_phase_notes(config):
+        print(f"note: {line}")
     if args.per_cell:
         cols = ["experiment", "env", "cell", "episodes", "seeds", "measured_on", "scale", "episodes_per_s", "est_cpu_s"]
         print(costs[cols].to_string(index=False, float_format=lambda x: f"{x:,.3g}"))
@@ -213,9 +217,9 @@ def _cmd_estimate(args: argparse.Namespace) -> int:
 def _cmd_agents(_: argparse.Namespace) -> int:
     from privrl.agents import REGISTRY
 
-    for name, spec in sorted(REGISTRY.items()):
+    for name, spec in sorted(REGISTRY.items()):  # what the agent is (its description; a copy says its own)
         recon = " [reconstruction]" if spec.reconstruction else ""
-        print(f"{name:22s} {spec.privacy_model:5s} {dict(spec.defaults)}  -- {spec.reference}{recon}")
+        print(f"{name:22s} {spec.privacy_model:5s} {dict(spec.defaults)}  -- {spec.description or spec.reference}{recon}")
     return 0
 
 

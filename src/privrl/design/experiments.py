@@ -283,3 +283,43 @@ def audited_agents(config: Mapping[str, Any]) -> tuple[str, ...]:
         return tuple(given)
     used = {c.agent for c in all_cells(config)}
     return tuple(n for n, s in REGISTRY.items() if s.privacy_model != "none" and n in used)
+
+
+def linear_phase_notes(config: Mapping[str, Any]) -> list[str]:
+    """One line per experiment some of whose cells never leave the linear phase: the experiment runs
+    K episodes, fewer than the cell's crossover (the K from which the agent's own confidence width,
+    at uniform visitation, is below the instance's gap: ``AgentSpec.crossover``), so its regret
+    grows ~K throughout and no rate can be read from it. The line gives the K those cells need
+    (the smallest and largest crossover among them). Cells whose agent registers no crossover rule
+    are not judged. ``privrl estimate`` prints these lines for any design (a user's own included)."""
+    import math
+
+    from privrl.agents.registry import agent_crossover
+    from privrl.rl import envs
+
+    out = []
+    for name, exp in config["experiments"].items():
+        K, mdps, linear, judged = int(exp["episodes"]), {}, [], 0
+        for c in expand_cells(config, name):
+            if c.env not in mdps:
+                env_name, params = env_spec(config, name, c.env)
+                mdps[c.env] = envs.make(env_name, **params)
+            k = agent_crossover(c.agent, c.params, mdps[c.env])
+            if math.isnan(k):
+                continue
+            judged += 1
+            if K < k:
+                linear.append((k, f"{c.env}/{c.cell}"))
+        if not linear:
+            continue
+        linear.sort()
+        (lo, lo_cell), (hi, hi_cell) = linear[0], linear[-1]
+        need = (f"K >= {lo:.2g}" if lo == hi or math.isinf(lo) else f"K from {lo:.2g} ({lo_cell}) to {hi:.2g} ({hi_cell})")
+        if math.isinf(lo):
+            need = "no K: their widths stay above the gap on this instance (choose another instance)"
+        elif math.isinf(hi):
+            need += " (some never: their widths stay above the gap)"
+        some = "all" if len(linear) == judged else f"{len(linear)} of {judged}"
+        out.append(f"experiments.{name}: {some} cells stay in the linear phase at K = {K:.2g} (regret ~K: the agent's "
+                   f"width is still above the instance's gap); to leave it they need {need}")
+    return out
