@@ -70,3 +70,16 @@ def _configure_numba_cache() -> None:
 
 
 _configure_numba_cache()
+
+
+def load(results_dir, figures_dir=None):
+    """A finished run's results as tidy pandas frames: ``runs`` (cell x seed x checkpoint), ``aggregate``
+    (cell x checkpoint), ``fits`` (one row per cell) and ``claims`` (the ledger), read from the layout of
+    docs/outputs.md; :func:`privrl.results.load.load`.
+
+    The package's one reference upward (tests/workflow/test_layers.py: the ground floor imports no
+    wing): a convenience entry for users, resolved by name on call, so ``import privrl`` loads
+    nothing of the results layer and no module of the package depends on it."""
+    import importlib
+
+    return importlib.import_module("privrl.results.load").load(results_dir, figures_dir)
