@@ -34,8 +34,8 @@ def test_orders_and_eps_exponents_follow_the_verdict_rules(default_plan):
     order = next(c for c in claims if c.claim.startswith("private-ucbvi-jdp_below") and c.claim.endswith("eps1_z3"))
     assert order.k_needed >= 10 * max(order.crossovers.values())  # both past 10 x crossover, privacy term dominant
     assert all(math.isinf(c.k_needed) for c in claims if "_below_" in c.claim and c.claim.endswith("z0"))
-    b = next(c for c in claims if c.claim.startswith("pucb_bandit") and c.claim.endswith("_b"))
-    g = next(c for c in claims if c.claim.startswith("pucb_bandit") and c.claim.endswith("_eps"))
+    b = next(c for c in claims if c.claim.startswith("regret_vs_K_pucb_bandit") and c.claim.endswith("_b"))
+    g = next(c for c in claims if c.claim.startswith("regret_vs_K_pucb_bandit") and c.claim.endswith("_eps"))
     # b: the first cell's two-decade window; gamma reads D at one K: the second cell past 10 x its crossover
     assert b.k_needed == 100 * min(b.crossovers.values()) and g.k_needed == 10 * max(g.crossovers.values())
     # a two-sided eps exponent waits for its 4th eps cell over a decade, not its 2nd (privacy_cost_surface)
@@ -65,13 +65,15 @@ def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
     # exponent reads D at one K past 10 x each cell's crossover, so DP-UCBVI JDP's two-sided one and
     # Shuffled-OBI's (tau = 0) are in regime too) and SDP-PE's central
     # and shuffle members (K = 1e11, aggregate simulation); the local rows need 1e9-1e16 (printed per row)
-    in_regime = {(c.experiment.removeprefix("privacy_cost_surface"), c.claim) for c in surface if c.in_regime}
-    assert in_regime == {("", "pucb_riverswim_z3_b"), ("", "pucb_riverswim_z3_eps"), ("", "dp-ucbvi-jdp_riverswim_z3_b"),
-                         ("", "dp-ucbvi-jdp_riverswim_z3_eps"), ("", "ldp-obi_riverswim_z3_b"),
-                         ("", "shuffled-obi_riverswim_tau0_z3_b"), ("", "shuffled-obi_riverswim_tau0_z3_eps"),
-                         ("_elimination", "sdp-pe-jdp_riverswim_C1_C16_b"), ("_elimination", "sdp-pe-jdp_riverswim_C1_C16_eps"),
-                         ("_elimination", "sdp-pe_riverswim_C1_C16_b"), ("_elimination", "sdp-pe_riverswim_C1_C16_eps")}, in_regime
-    assert all(c.k_needed > 1e8 for c in surface if not c.in_regime)  # beyond any episode-by-episode budget here
+    # (the ids are the ledger's since issue 41: the analysis's declaration names them)
+    in_regime = {c.claim.removeprefix(f"{c.experiment}_") for c in surface if c.in_regime and c.scope == "paper_claim"}
+    assert in_regime == {"pucb_riverswim_bonus_scale1_z3_b", "pucb_riverswim_bonus_scale1_z3_eps",
+                         "dp-ucbvi-jdp_riverswim_bonus_scale1_z3_b", "dp-ucbvi-jdp_riverswim_bonus_scale1_z3_eps",
+                         "ldp-obi_riverswim_bonus_scale1_z3_b", "shuffled-obi_riverswim_bonus_scale1_tau0_tau_power0_z3_b",
+                         "shuffled-obi_riverswim_bonus_scale1_tau0_tau_power0_z3_eps",
+                         "sdp-pe-jdp_riverswim_defaults_b", "sdp-pe-jdp_riverswim_defaults_eps",
+                         "sdp-pe_riverswim_defaults_b", "sdp-pe_riverswim_defaults_eps"}, in_regime
+    assert all(c.k_needed > 1e8 for c in surface if not c.in_regime and c.scope == "paper_claim")  # beyond any episode-by-episode budget here
 
 
 def test_estimate_prints_the_claim_plan(capsys):
@@ -103,3 +105,49 @@ def test_every_theorem_check_is_one_row_needing_no_k(default_plan):
     assert set(rows) == set(registry.theorem_checks()) | set(claim_plan.AUDIT_CLAIMS)
     assert {"vietri_lemma8", "garcelon_prop7", "bai_assumption4", "bai_elimination"} <= set(rows)
     assert all(c.k_needed == claim_plan.NO_K and c.in_regime for c in rows.values())
+
+
+#: the analyses whose rows are declared once (the analysis and its plan rule call one function) -> the
+#: artifact their ledger rows cite; issue 41, item 1 (the others: docs/decisions/claims.md, "Each claim
+#: declared once")
+DECLARED = {"privacy_cost": "/privacy_cost.md", "vietri2020_pac": "/vietri2020_pac.md",
+            "vietri2020_thm4": "/vietri2020_thm4.md"}
+
+
+def test_declared_analyses_plan_the_ledgers_ids_and_scopes():
+    """Issue 41, item 1: for the analyses in DECLARED the claim plan runs the analysis's own declaration
+    (e.g. cross_paper.privacy_cost_declaration, vietri2020.bounds.pac_claim_ids) on the design's cells, so
+    its ids and scopes are those of the committed claims.csv for the default design. The one column the
+    plan cannot know is handled explicitly: a ledger row "out_of_reach" is a paper claim whose verdict
+    stayed undecided with K needed > 1e11 (data), so it compares as a paper claim. A regenerated claims.csv
+    must keep this equality: a drift fails here."""
+    import pandas as pd
+    from privrl.plan import validate
+
+    config = validate.read_design("config/config.yaml")
+    rules, mdps, ledger = registry.claim_rules(), {}, pd.read_csv("paper_figures/claims.csv")
+    for analysis, artifact in DECLARED.items():
+        planned = set()
+        for name, exp in config["experiments"].items():
+            if exp and analysis in (exp.get("analyses") or []):
+                planned |= {(c.claim, c.scope) for c in rules[analysis](claim_plan._experiment(config, name, mdps))}
+        rows = ledger[ledger.artifact.str.endswith(artifact)]
+        committed = {(r.claim_id, "paper_claim" if r.scope == "out_of_reach" else r.scope) for r in rows.itertuples()}
+        assert planned and planned == committed, (analysis, sorted(planned - committed), sorted(committed - planned))
+
+
+def test_plan_counts_per_experiment_equal_the_ledgers_paper_claims():
+    """Issue 41, item 1: the plan and the ledger of the same design count the same paper claims in every
+    experiment (they were 114 and 89: the ledger's eps > 10 context rule lived only in the scorer; the plan
+    now applies results.claims.eps_scope through ExperimentCells.claim). Ids are the ledger's for the
+    privacy-cost analysis (test above); the other analyses' ids are still their plan rules' own (the
+    remaining part of item 1, docs/decisions/claims.md, "Each claim declared once")."""
+    import collections
+
+    import pandas as pd
+
+    claims, _ = _plan("config/config.yaml")
+    planned = collections.Counter(c.experiment for c in claims if c.scope == "paper_claim")
+    ledger = pd.read_csv("paper_figures/claims.csv")
+    counted = collections.Counter(ledger[ledger.scope != "context"].experiment)  # out_of_reach: a paper claim (data)
+    assert planned == counted

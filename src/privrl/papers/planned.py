@@ -33,6 +33,7 @@ class PlannedClaim:
     k_needed: float = NO_K
     k_run: float = 0.0
     k_max: float = math.inf  # the largest K in regime: a phase that ends (still exploring: the crossover)
+    scope: str = "paper_claim"  # as the ledger files it ("context" rows are listed, not counted)
 
     @property
     def in_regime(self) -> bool:
@@ -52,13 +53,14 @@ class PlannedClaim:
 
     def text(self) -> str:
         cs = ", ".join(f"{a} {c:.3g}" for a, c in self.crossovers.items())
+        ctx = "" if self.scope == "paper_claim" else f" [{self.scope}]"
         need = "none" if self.k_needed == NO_K else ("never" if math.isinf(self.k_needed) else f"{self.k_needed:.3g}")
         where = ("in regime" if self.in_regime else "past phase" if self.past_its_phase
                  else "OUT OF REACH" if self.out_of_reach else "not reached")
         if self.past_its_phase:
             need = f"<= {self.k_max:.3g}"
         return (f"{self.experiment:26s} {self.claim:48s} {where:12s} K needed {need:>9s} K run {self.k_run:.3g}"
-                f" | {self.instance}; crossovers {cs or '-'}")
+                f" | {self.instance}; crossovers {cs or '-'}{ctx}")
 
 
 @dataclass
@@ -94,12 +96,17 @@ class ExperimentCells:
         return THRESHOLDS.regime_factor * max((self.cross[c.setting] for c in cells), default=math.nan)
 
     def claim(self, name: str, rule: str, cells: Iterable[experiments.Cell], need: float,
-              k_max: float = math.inf) -> PlannedClaim:
+              k_max: float = math.inf, scope: str = "paper_claim") -> PlannedClaim:
         cells = list(cells)
+        if scope == "paper_claim" and "check" not in rule:  # the ledger's rule: an agent row above eps 10 is context
+            from privrl.results.claims import eps_scope
+
+            eps = [float((c.tags or {}).get("eps0", cell_eps(c))) for c in cells]  # the level the row is labelled at
+            scope = eps_scope([e for e in eps if math.isfinite(e)])
         envs_ = sorted({c.env for c in cells}) or sorted(self.instance)
         inst = "; ".join(f"{e} = {self.instance[e]}" for e in envs_)
         return PlannedClaim(self.name, name, rule, inst, {c.cell: self.cross[c.setting] for c in cells}, need, self.K,
-                            k_max)
+                            k_max, scope)
 
 
 def second_eps_need(values: list[float]) -> float:

@@ -128,9 +128,10 @@ def plan(config: Mapping) -> tuple[list[PlannedClaim], list[str]]:
 
 
 def summary(claims: list[PlannedClaim], with_no_k: bool = True) -> dict[str, float]:
-    """Counts: registered, in regime, out of reach (K needed > 1e11 or never), fraction in regime
-    (``with_no_k=False``: rows needing no K, checks and Prop. 5, left out of both counts)."""
-    rows = [c for c in claims if with_no_k or c.k_needed != NO_K]
+    """Counts of the paper claims (context rows left out): registered, in regime, out of reach (K needed >
+    1e11 or never), fraction in regime (``with_no_k=False``: rows needing no K, checks and Prop. 5, left out
+    of both counts)."""
+    rows = [c for c in claims if c.scope == "paper_claim" and (with_no_k or c.k_needed != NO_K)]
     n_in = sum(c.in_regime for c in rows)
     return {"registered": len(rows), "in_regime": n_in, "out_of_reach": sum(c.out_of_reach for c in rows),
             "fraction": n_in / len(rows) if rows else math.nan}
@@ -139,7 +140,7 @@ def summary(claims: list[PlannedClaim], with_no_k: bool = True) -> dict[str, flo
 def report(config: Mapping, name: str, every: bool = False) -> list[str]:
     """The plan's lines: the claims not in regime (``every``: all), warnings, the counts."""
     claims, unplanned = plan(config)
-    lines = [c.text() for c in claims if every or not c.in_regime]
+    lines = [c.text() for c in claims if every or (c.scope == "paper_claim" and not c.in_regime)]
     lines += [f"warning: no claim rule for analysis {u}: its claims are not counted" for u in unplanned]
     s, k = summary(claims), summary(claims, with_no_k=False)
     lines.append(f"{name}: {s['in_regime']} of {s['registered']} planned paper claims in regime at the K run "

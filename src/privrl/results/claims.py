@@ -11,7 +11,7 @@ import dataclasses
 import math
 import re
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Iterable, Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -201,6 +201,15 @@ def instances_of(config: Mapping[str, Any]) -> dict[str, dict[str, str]]:
 CONTEXT_EPS = 10.0  # an agent row measured at a larger eps is context: the papers' privacy terms vanish there
 
 
+def eps_scope(eps: Iterable[float]) -> str:
+    """The scope the eps of an agent row's cells give it: "context" when any exceeds ``CONTEXT_EPS`` (the
+    papers' privacy terms vanish there), else "paper_claim". One rule for the ledger (:func:`with_power`) and
+    for the analyses' declarations the claim plan runs without data (e.g.
+    :func:`privrl.papers.cross_paper.privacy_cost_declaration`)."""
+    eps = [float(e) for e in eps]
+    return "context" if eps and max(eps) > CONTEXT_EPS else "paper_claim"
+
+
 def with_power(claims: Sequence[V.Claim], cells: Mapping[str, Mapping[str, Sequence[Mapping[str, Any]]]],
                th: V.Thresholds = V.THRESHOLDS) -> list[V.Claim]:
     """The papers' agent rows (rows of an experiment in ``cells`` = {experiment: {env: [{agent,
@@ -224,7 +233,7 @@ def with_power(claims: Sequence[V.Claim], cells: Mapping[str, Mapping[str, Seque
             continue
         about = [x for env_cells in by_env.values() for x in row_cells(c, env_cells)]
         eps = [float(x["params"]["epsilon"]) for x in about if "epsilon" in (x.get("params") or {})]
-        if eps and max(eps) > CONTEXT_EPS and c.kind != "check":  # algebra is checked at any eps
+        if eps_scope(eps) == "context" and c.kind != "check":  # algebra is checked at any eps
             c = dataclasses.replace(c, scope="context", regime=f"measured at eps up to {max(eps):g} > {CONTEXT_EPS:g}, "
                                                                f"where the papers' privacy terms vanish (context); {c.regime}")
         elif c.kind == "rate" and "converges" in c.statement and c.verdict == V.REPRODUCED:

@@ -185,6 +185,24 @@ def eps_exponent_test(agent: str, model: str, eps: Sequence[float]) -> tuple[str
     return lower, bool(lower) and EV.reads_two_sided(eps)
 
 
+def privacy_cost_tag(agent: str, env: str, items) -> str:
+    """The claim-id stem of a privacy-cost group: agent, env and the parameters that tell groups apart."""
+    return f"{agent}_{env}_{_fmt_params(items).replace('=', '').replace(', ', '_').replace('.', 'p')}"
+
+
+def privacy_cost_declaration(experiment: str, env: str, agent: str, items, eps) -> list[tuple[str, str]]:
+    """(claim id, scope) of the two rows (b, then the eps exponent) the privacy-cost analysis registers
+    for one group -- (env, agent, its other parameters ``items``) over the eps cells ``eps`` -- as the
+    ledger files them: context for an agent no shipped paper bounds (``UNSTATED``) and for a group with a
+    cell above eps 10 (:func:`privrl.results.claims.eps_scope`). The analysis names its rows by it and the
+    claim plan (:mod:`privrl.papers.cross_paper.plan`) runs it without data (issue 41, item 1)."""
+    from privrl.results.claims import eps_scope
+
+    tag = f"{experiment}_{privacy_cost_tag(agent, env, items)}"
+    scope = "context" if agent in UNSTATED else eps_scope(eps)
+    return [(f"{tag}_b", scope), (f"{tag}_eps", scope)]
+
+
 def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
     """One row per (env, agent group) with its per-eps fits and the two scores, each run on its
     wrong twins (:mod:`privrl.results.controls`); the D curves for the figure; the Claims."""
@@ -208,7 +226,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         (b_score, b_controls), (g_score, g_controls) = controls.privacy_cost_with_twins(
             score, eps_cells(fit, regimes), sibling, twin_name, sibling_why)
         params = _fmt_params(items)
-        tag = f"{agent}_{env}_{params.replace('=', '').replace(', ', '_').replace('.', 'p')}"
+        (b_id, _), (eps_id, _) = privacy_cost_declaration(ctx.experiment, env, agent, items, list(regimes))
         kind = "additive" if b_paper == 0.0 else "multiplicative"
         pin = ""
         if two_sided:
@@ -216,11 +234,11 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         elif lower:
             pin = f"; eps exponent one-sided: the design's {len(regimes)} eps cells cannot read the lower side of {lower}"
         claims.append(dataclasses.replace(V.make_claim(
-            paper, item, f"{ctx.experiment}_{tag}_b",
+            paper, item, b_id,
             f"{agent} ({model_text}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ K^{b_paper:g} (upper bound)",
             "rate", art, b_score, ctx.experiment, src), controls=b_controls))
         claims.append(dataclasses.replace(V.make_claim(
-            paper, item, f"{ctx.experiment}_{tag}_eps",
+            paper, item, eps_id,
             f"{agent} ({model_text}, {params}) on {env}: D(K, eps) ~ g(eps)^gamma, g = {law}, "
             + EV.gamma_claim_text(gamma_range, two_sided),
             "rate", art, g_score, ctx.experiment, src + pin), controls=g_controls))

@@ -9,32 +9,35 @@ from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, gamma
 
 
 def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
+    """The analysis's own declaration (:func:`privrl.papers.cross_paper.privacy_cost_declaration`: ids and
+    scopes as the ledger files them) run on the design's cells, with each row's K needed."""
     out, groups = [], {}
-    from privrl.papers.cross_paper import BASELINE_AGENT, UNSTATED, eps_exponent_test
+    from privrl.papers.cross_paper import BASELINE_AGENT, FIXED, eps_exponent_test, privacy_cost_declaration
 
     for c in x.cells:  # resolved params, as the analysis reads them (a private cell's noise is its default 1)
         p = agents.get(c.agent).resolve(c.params)
         if "epsilon" in p and ("noise" in p or c.agent in BASELINE_AGENT):
-            rest = tuple(sorted((k, float(v)) for k, v in c.params.items() if k not in ("epsilon", "noise")))
-            groups.setdefault((c.env, c.agent, rest), []).append(c)
-    for (env, agent, rest), cells in sorted(groups.items()):
+            items = tuple(sorted((k, v) for k, v in p.items() if k not in FIXED))  # the analysis's group key
+            groups.setdefault((c.env, c.agent, items), []).append(c)
+    for (env, agent, items), cells in sorted(groups.items(), key=lambda kv: repr(kv[0])):
+        rest = {k: v for k, v in items}
         priv = [c for c in cells if float(c.params.get("noise", 1.0)) > 0.5]
         has_base = len(priv) < len(cells) or any(
             b.agent == BASELINE_AGENT.get(agent) and b.env == env
-            and all(math.isclose(float(dict(rest).get(k, math.nan)), float(v)) for k, v in b.params.items())
+            and all(math.isclose(float(rest.get(k, math.nan)), float(v)) for k, v in b.params.items())
             for b in x.cells)
-        if not has_base or not priv or agent in UNSTATED:  # no paper states its bound: context rows, not planned
+        if not has_base or not priv:
             continue
         needs = [x.window(c) for c in priv]
-        tag = f"{agent}_{env}" + "".join(f"_{k}{v:g}" for k, v in rest)
         eps = [cell_eps(c) for c in priv]
+        (b_id, scope), (eps_id, _) = privacy_cost_declaration(x.name, env, agent, items, eps)
         if eps_exponent_test(agent, agents.get(agent).privacy_model, eps)[1]:
-            eps_claim = x.claim(f"{tag}_eps", "eps exponent, two-sided: 4 eps cells over a decade past 10 x crossover",
-                                priv, gamma_need(x, priv, two_sided=True))
+            eps_claim = x.claim(eps_id, "eps exponent, two-sided: 4 eps cells over a decade past 10 x crossover",
+                                priv, gamma_need(x, priv, two_sided=True), scope=scope)
         else:
-            eps_claim = x.claim(f"{tag}_eps", "eps exponent: second eps cell past 10 x crossover", priv,
-                                gamma_need(x, priv))
-        out += [x.claim(f"{tag}_b", "privacy cost b: first eps cell", priv, min(needs)), eps_claim]
+            eps_claim = x.claim(eps_id, "eps exponent: second eps cell past 10 x crossover", priv,
+                                gamma_need(x, priv), scope=scope)
+        out += [x.claim(b_id, "privacy cost b: first eps cell", priv, min(needs), scope=scope), eps_claim]
     return out
 
 

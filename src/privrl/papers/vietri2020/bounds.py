@@ -207,6 +207,20 @@ def _result(title: str, t: pd.DataFrame, note: str, panels, claims) -> AnalysisR
     return AnalysisResult(t, md, _figure(panels), frame(claims))
 
 
+# ----------------------------------------------------------------------------- the rows, declared once
+def pac_claim_ids(env: str, cell: str, alpha: float) -> tuple[str, str]:
+    """(bound id, rate id) of Thm 3's rows on one PUCB cell and one alpha of its series: the analysis names
+    its rows by it and the claim plan (``vietri2020.plan``) runs it on the design's cells (issue 41, item 1)."""
+    tag = f"{env}_{cell}_a{alpha:g}".replace(".", "p")
+    return f"vietri2020_pac_bound_{tag}", f"vietri2020_pac_rate_{tag}"
+
+
+def thm4_claim_ids(env: str, cell: str) -> tuple[str, str]:
+    """(bound id, rate id) of Thm 4's rows on one PUCB cell (as :func:`pac_claim_ids`)."""
+    tag = f"{env}_{cell}".replace(".", "p")
+    return f"vietri2020_thm4_bound_{tag}", f"vietri2020_thm4_rate_{tag}"
+
+
 # ----------------------------------------------------------------------------- Thm 3 (PAC)
 def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "pac")
@@ -226,7 +240,7 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
             K = float(ep[-1])
             m = mean_ci(M[:, -1], rng, ctx.n_boot)
             B = thm3_explicit_bound(mdp.S, mdp.A, mdp.H, alpha, eps, K, info["params"].get("beta", 0.05))
-            tag = f"{info['env_key']}_{info['cell']}_a{alpha:g}".replace(".", "p")
+            bound_id, rate_id = pac_claim_ids(info["env_key"], info["cell"], alpha)
             also = "" if len(same) == 1 else f" (same episodes as alpha = {', '.join(f'{a:g}' for a in same[1:])})"
             q = _uniform_mistake_rate(mdp, alpha)
 
@@ -240,7 +254,7 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
                 controls.linear_bound_outcome(check, K, q) if q is not None else
                 controls.TwinOutcome("linear", None, "too many policies to enumerate")])[0]
             claims.append(V.make_claim(
-                PAPER, "Thm 3", f"vietri2020_pac_bound_{tag}",
+                PAPER, "Thm 3", bound_id,
                 f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes{also} <= Thm 3 with App. B.1's "
                 f"constants, 18 SAH^4/alpha^2 + 240 E_eps SAH/alpha + 120 S^2AH^4/(alpha eps) = {B:.4g} "
                 "(polylog dropped)", "bound", art, s, ctx.experiment, f"{SRC}, Thm 3, App. B.1 Eqs. (7), (9), (10)"))
@@ -261,7 +275,7 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
                      controls.TwinOutcome("linear", None, "too many policies to enumerate")]
             rs = controls.judge(rs, "learns", twins)[0]
             claims.append(V.make_claim(
-                PAPER, "Thm 3", f"vietri2020_pac_rate_{tag}",
+                PAPER, "Thm 3", rate_id,
                 f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes{also} are bounded in K (PAC): "
                 f"K-exponent <= 0 (+ log allowance)", "rate", art, rs, ctx.experiment, f"{SRC}, Thm 3"))
             rows.append({"env": info["env_key"], "cell": info["cell"], "label": _label(info), "epsilon": eps,
@@ -317,14 +331,14 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
         def bound(T, p=p, mdp=mdp):
             return thm4_explicit_bound(T, mdp.S, mdp.A, mdp.H, p["epsilon"], p["beta"])
 
-        tag = f"{info['env_key']}_{info['cell']}".replace(".", "p")
+        bound_id, rate_id = thm4_claim_ids(info["env_key"], info["cell"])
         s = controls.judge_bound(V.score_bound(m, bound, K, max_policy_gap(mdp)), m, bound(K), K * max_policy_gap(mdp),
                                  controls.linear_bound_outcome(lambda meas, bound=bound, K=K, mdp=mdp: V.score_bound(
                                      meas, bound, K, max_policy_gap(mdp)), K, controls.uniform_gap(mdp)))
         if p.get("bonus_scale", 1.0) != 1.0:
             s = with_note(s, "bonus scaled: the bound is proved for bonus_scale 1 only")
         claims.append(V.make_claim(
-            PAPER, "Thm 4", f"vietri2020_thm4_bound_{tag}",
+            PAPER, "Thm 4", bound_id,
             f"{_label(info)} on {info['env_key']}: regret at K below Thm 4's explicit end-of-proof bound "
             f"(App. B.2, (15)+(17)+(22)+(26)) = {bound(K):.4g}", "bound", art, s, ctx.experiment, f"{SRC}, Thm 4, App. B.2"))
         rs = V.score_rate_upper(V.RateFit.from_row(fit), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
@@ -336,7 +350,7 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
         rs = dataclasses.replace(rs, controls=controls.summary(twins),
                                  regime="; ".join(t for t in (rs.regime, "; ".join(f"twin {o.text()}" for o in twins)) if t))
         claims.append(V.make_claim(
-            PAPER, "Thm 4", f"vietri2020_thm4_rate_{tag}",
+            PAPER, "Thm 4", rate_id,
             f"{_label(info)} on {info['env_key']}: regret O~(sqrt K) (K-exponent <= 0.5 + log allowance)" + CONVERGES,
             "rate",
             art, rs, ctx.experiment, f"{SRC}, Thm 4"))

@@ -20,13 +20,15 @@ def pucb(x: ExperimentCells, thm: str) -> list[PlannedClaim]:
         if thm == "pac":  # one mistake series per gap interval (alpha between two policy gaps)
             for alpha in vb.series_alphas(m, list(x.config.get("alphas", DEFAULT_ALPHAS))):
                 B = vb.thm3_explicit_bound(m.S, m.A, m.H, alpha, p["epsilon"], x.K, p.get("beta", 0.05))
-                out += [x.claim(f"pac_bound_{c.cell}_a{alpha:g}", "explicit bound below K", [c], first_k(1.0, lambda k: B < k)),
-                        x.claim(f"pac_rate_{c.cell}_a{alpha:g}", "rate window (2 decades)", [c], x.window(c, THRESHOLDS.fit_decades))]
+                bound_id, rate_id = vb.pac_claim_ids(c.env, c.cell, alpha)  # the analysis's own ids
+                out += [x.claim(bound_id, "explicit bound below K", [c], first_k(1.0, lambda k: B < k)),
+                        x.claim(rate_id, "rate window (2 decades)", [c], x.window(c, THRESHOLDS.fit_decades))]
         else:
             gap = max_policy_gap(m)
             need = first_k(1.0, lambda k: vb.thm4_explicit_bound(k, m.S, m.A, m.H, p["epsilon"], p["beta"]) < k * gap)
-            out += [x.claim(f"thm4_bound_{c.cell}", "explicit bound below trivial", [c], need),
-                    x.claim(f"thm4_rate_{c.cell}", "rate window", [c], x.window(c))]
+            bound_id, rate_id = vb.thm4_claim_ids(c.env, c.cell)
+            out += [x.claim(bound_id, "explicit bound below trivial", [c], need),
+                    x.claim(rate_id, "rate window", [c], x.window(c))]
     return out
 
 
