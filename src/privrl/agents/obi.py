@@ -50,8 +50,8 @@ from numba import njit
 
 from privrl.mechanisms import accounting, events, release_guarantees
 from privrl.rl import engine
-from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_sd, rr_count_sd, rr_count_width, rr_reward_sd,
-                                      rr_reward_width)
+from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_sd, rr_count_sd, rr_count_width,
+                                      rr_count_width_lg, rr_reward_sd, rr_reward_width, rr_reward_width_lg)
 from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
@@ -61,7 +61,7 @@ from privrl.mechanisms.privatizer import (
     rr_p_from_epsilon,
     unary_count,
 )
-from privrl.agents.optimism import obi_width_parts, obi_widths, stationary_plan
+from privrl.agents.optimism import obi_width_parts, obi_widths, stationary_plan_1
 from privrl.agents.audit_probe import AuditProbe
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import (
@@ -73,12 +73,13 @@ L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE, L_Z = 0, 1, 2, 3, 4, 5
 S_EPS, S_SCALE, S_DELTA, S_ALPHA, S_M, S_TAU, S_TAU_POWER, S_DELTA0, S_NOISE, S_Z = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 
 
-@njit(cache=True)
-def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, split, p_t, r_plus, bp):
+@njit(cache=True, inline="always")
+def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, split, p1, r_plus, bp):
     """Eq. 16 + Prop. 7 for all (s, a): nr[S, A] = N~^r, rs[S, A] = R~, nps[S, A, S] = N~^p.
 
-    Fills p_t[S, A, S], r_plus[S, A] = r~ + scale beta^r, bp[S, A] = scale beta^p; with
+    Fills p1[0, S, A, S] = p~, r_plus[S, A] = r~ + scale beta^r, bp[S, A] = scale beta^p; with
     ``split`` (matched coverage, z > 0) ``scale`` multiplies only the statistical parts.
+    Inlined into the episode loops, which are fastmath-free as it is (so the same numbers).
     """
     S, A = nr.shape
     for s in range(S):
@@ -97,16 +98,21 @@ def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, split, p_t, r_plus, bp
                 bp[s, a] = bp_s
                 inv = 1.0 / den_p
                 for s2 in range(S):
-                    p_t[s, a, s2] = nps[s, a, s2] * inv
+                    p1[0, s, a, s2] = nps[s, a, s2] * inv
             else:
                 r_plus[s, a] = np.inf
                 bp[s, a] = np.inf
 
 
+#: episodes whose LDP-OBI deviation bounds are solved together (:func:`_ldp_bounds_block`)
+BOUND_BLOCK = 16
+
+
 @njit(cache=True)
 def _planning_buffers(H, S, A):
-    """Both OBI kernels' work arrays: p_t[S, A, S], r_plus, bp [S, A], pi[H, S], V[H + 1, S], trajectory, eval cache."""
-    return (np.zeros((S, A, S)), np.zeros((S, A)), np.zeros((S, A)), np.zeros((H, S), np.int64),
+    """Both OBI kernels' work arrays: p1[1, S, A, S] (p~), r_plus, bp [S, A], pi[H, S], V[H + 1, S],
+    trajectory, eval cache."""
+    return (np.zeros((1, S, A, S)), np.zeros((S, A)), np.zeros((S, A)), np.zeros((H, S), np.int64),
             np.zeros((H + 1, S)), engine.new_trajectory(H), engine.new_eval_cache(H, S))
 
 
@@ -117,48 +123,131 @@ def _lk(S, A, H, k1, delta):
 
 
 def ldp_init_state(env, params, K):
-    """LDP-OBI's state: (privatizer state, x, c, *planning buffers); x, c [S A (S + 2)] the user's
-    count vector and the released sums [N^r | R | N^p]."""
+    """LDP-OBI's state: (privatizer state, x, c, cb, ws, *planning buffers); x, c [S A (S + 2)] the
+    user's count vector and the released sums [N^r | R | N^p]; cb[3, BOUND_BLOCK] the deviation
+    bounds (c12, c3, c4) of a block of episodes and ws[6, 3 BOUND_BLOCK] their solver's work rows."""
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     n_cnt = S * A * (S + 2)  # [N^r (SA) | R (SA) | N^p (SAS)]
     noise = params[L_NOISE] > 0.5
     code = LOCAL_LAPLACE if noise else NONE
     state = privatizer_new(code, n_cnt, K, params[L_EPS] if noise else 1.0, 6.0 * H - 2.0, 0.0, np.int64(1))
-    return (state, np.zeros(n_cnt), np.zeros(n_cnt)) + _planning_buffers(H, S, A)
+    return ((state, np.zeros(n_cnt), np.zeros(n_cnt), np.zeros((3, BOUND_BLOCK)), np.zeros((6, 3 * BOUND_BLOCK)))
+            + _planning_buffers(H, S, A))
+
+
+@njit(cache=True, inline="always")
+def _ldp_bounds_block(kb, nb, b, delta, S, SA, cb, ws):
+    """LDP-OBI's c12, c3, c4 (the paper's c_{k,i}, Prop. 7: :func:`laplace_sum_bound` of the
+    (k - 1), S (k - 1) and (k - 1) noise terms of N~^r / R~, N~^p(s, a) and N~^p(s, a, s') at
+    ``delta_k / (4 S A)``, ``/ (4 S A)``, ``/ (4 S A S)``) for the ``nb`` episodes kb..kb+nb-1 into
+    cb[0..2, 0..nb-1]; with S = 1 the three coincide (same arguments) and only c12 is solved.
+
+    The same numbers as :func:`laplace_sum_bound` (the same operations on every lane), its
+    safeguarded Newton iterations run side by side over the lanes (episode x bound), so the
+    independent chains of logs and divisions overlap in the CPU instead of waiting on each other.
+    ws[6, L] work rows: n, A = ln(2/d), v, lo, hi, done."""
+    fam = 1 if S == 1 else 3
+    L = fam * nb
+    active = 0
+    for j in range(L):
+        f = j // nb
+        k = kb + j % nb
+        dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)  # Alg. 4
+        if f == 0:
+            n, d = k, dk / (4.0 * SA)
+        elif f == 1:
+            n, d = S * k, dk / (4.0 * SA)
+        else:
+            n, d = k, dk / (4.0 * SA * S)
+        ws[0, j] = n
+        if n <= 0 or b <= 0.0:
+            cb[f, j % nb] = 0.0
+            ws[5, j] = 1.0
+            continue
+        A = math.log(2.0 / d)
+        ws[1, j] = A
+        ws[2, j] = min(A / n, 0.5)
+        ws[3, j] = 0.0
+        ws[4, j] = 1.0
+        ws[5, j] = 0.0
+        active += 1
+    for _ in range(60):
+        if active == 0:
+            break
+        for j in range(L):
+            if ws[5, j] != 0.0:
+                continue
+            n, A, v = ws[0, j], ws[1, j], ws[2, j]
+            lg = math.log(1.0 - v)
+            g = 2.0 * n * v / (1.0 - v) + n * lg - A
+            if g > 0.0:
+                ws[4, j] = v
+            else:
+                ws[3, j] = v
+            if abs(g) < 1e-12 * A:
+                cb[j // nb, j % nb] = b * (A - n * lg) / math.sqrt(v)
+                ws[5, j] = 1.0
+                active -= 1
+                continue
+            dg = 2.0 * n / (1.0 - v) ** 2 - n / (1.0 - v)
+            v_new = v - g / dg
+            lo, hi = ws[3, j], ws[4, j]
+            ws[2, j] = v_new if lo < v_new < hi else 0.5 * (lo + hi)
+    for j in range(L):
+        if ws[5, j] == 0.0:  # 60 steps without convergence: the bound at the last v
+            n, A, v = ws[0, j], ws[1, j], ws[2, j]
+            cb[j // nb, j % nb] = b * (A - n * math.log(1.0 - v)) / math.sqrt(v)
+    if S == 1:
+        for i in range(nb):
+            cb[1, i] = cb[0, i]
+            cb[2, i] = cb[0, i]
 
 
 @njit(cache=True)
+def ldp_kernel(env, params, K, k0, k1, rng, rec, st):
+    """The registry's entry point: :func:`ldp_run_episodes` (the arguments' owner, so numba's
+    reference counting stays on here and off in the loop; engine.py)."""
+    ldp_run_episodes(env, params, K, k0, k1, rng, rec, st)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")  # see the docstring
 def ldp_run_episodes(env, params, K, k0, k1, rng, rec, st):
-    """LDP-OBI with the Laplace mechanism (reconstruction; see module docstring), episodes k0..k1-1."""
-    state, x, c, p_t, r_plus, bp, pi, V, traj, evc = st
+    """LDP-OBI with the Laplace mechanism (reconstruction; see module docstring), episodes k0..k1-1.
+
+    Compiled without reference counting (its owner :func:`ldp_kernel` holds the arrays); the model
+    is inlined, the planner is one call (:func:`stationary_plan_1`, the planners' flags), the
+    deviation bounds are solved :data:`BOUND_BLOCK` episodes at a time. ``error_model="numpy"``: a
+    float division by zero would give inf / nan instead of raising (none occurs: every divisor is
+    guarded or a positive parameter), so the divisions carry no zero test; the numbers are the same."""
+    state, x, c, cb, ws, p1, r_plus, bp, pi, V, traj, evc = st
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     SA = S * A
-    n_cnt = SA * (S + 2)
     eps, scale, delta, alpha = params[L_EPS], params[L_SCALE], params[L_DELTA], params[L_ALPHA]
     noise = params[L_NOISE] > 0.5
     z = params[L_Z]
     split = z > 0.0
     b = (6.0 * H - 2.0) / eps if noise else 0.0
     code = LOCAL_LAPLACE if noise else NONE
+    nr = c[:SA].reshape((S, A))  # views of the released sums, made once per call
+    rs = c[SA:2 * SA].reshape((S, A))
+    nps = c[2 * SA:].reshape((S, A, S))
+    states, actions, rewards = traj
+    kb, nb = k0, 0  # the block of episodes whose bounds cb holds
     for k in range(k0, k1):
-        dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
         if split:  # matched coverage: z sd of the Laplace sums
             c12 = z * laplace_sum_sd(k, b)
             c3 = z * laplace_sum_sd(S * k, b)
             c4 = c12
         else:
-            c12 = laplace_sum_bound(k, b, dk / (4.0 * SA))
-            c3 = laplace_sum_bound(S * k, b, dk / (4.0 * SA))
-            c4 = laplace_sum_bound(k, b, dk / (4.0 * SA * S))
-        nr = c[:SA].reshape((S, A))
-        rs = c[SA:2 * SA].reshape((S, A))
-        nps = c[2 * SA:].reshape((S, A, S))
-        _model(nr, rs, nps, c12, c12, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, split, p_t, r_plus, bp)
-        aux = stationary_plan(p_t, r_plus, bp, nr, pi, V)
+            if k - kb >= nb:
+                kb, nb = k, min(BOUND_BLOCK, k1 - k)
+                _ldp_bounds_block(kb, nb, b, delta, S, SA, cb, ws)
+            c12, c3, c4 = cb[0, k - kb], cb[1, k - kb], cb[2, k - kb]
+        _model(nr, rs, nps, c12, c12, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, split, p1, r_plus, bp)
+        aux = stationary_plan_1(p1, r_plus, bp, nr, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
-        states, actions, rewards = traj
         for h in range(H):
             i = states[h] * A + actions[h]
             x[i] += 1.0
@@ -166,8 +255,12 @@ def ldp_run_episodes(env, params, K, k0, k1, rng, rec, st):
             if h < H - 1:
                 x[2 * SA + i * S + states[h + 1]] += 1.0
         privatizer_release(code, state, x, rng, c)
-        for j in range(n_cnt):
-            x[j] = 0.0
+        for h in range(H):  # x back to 0 (only the entries this user touched are nonzero)
+            i = states[h] * A + actions[h]
+            x[i] = 0.0
+            x[SA + i] = 0.0
+            if h < H - 1:
+                x[2 * SA + i * S + states[h + 1]] = 0.0
 
 
 @njit(cache=True)
@@ -201,18 +294,44 @@ def shuffled_init_state(env, params, K):
 
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shuffled_deviation_bounds(k, H, S, m, p, d_sa, d_sas):
     """Shuffled-OBI's c1..c4 (Garcelon note Prop. 7) after ``k`` released users, from Eq. 7-8 as
     printed: c1 of R~ (Eq. 8 at k + 1), c2 of N~^r (k H bits), c3 of N~^p(s, a) (S k H bits), c4 of
-    N~^p(s, a, s') (k H bits), at ``d_sa`` (families of S A counters) and ``d_sas`` (S A S)."""
-    return (rr_reward_width(k + 1.0, H, m, p, d_sa), rr_count_width(k * H, p, d_sa),
-            rr_count_width(S * k * H, p, d_sa), rr_count_width(k * H, p, d_sas))
+    N~^p(s, a, s') (k H bits), at ``d_sa`` (families of S A counters) and ``d_sas`` (S A S).
+    ``ln(1/d_sa)`` is taken once for c1..c3; with S = 1 (then d_sas = d_sa) c3 and c4 are c2."""
+    lg = math.log(1.0 / d_sa)
+    c2 = rr_count_width_lg(k * H, p, lg)
+    if S == 1:
+        c3 = c4 = c2
+    else:
+        c3 = rr_count_width_lg(S * k * H, p, lg)
+        c4 = rr_count_width_lg(k * H, p, math.log(1.0 / d_sas))
+    return rr_reward_width_lg(k + 1.0, H, m, p, d_sa, lg), c2, c3, c4
+
+
+@njit(cache=True, _nrt=True)  # numba's rng.integers allocates: reference counting on here, set explicitly
+def _random_policy(pi, A, rng):  # (a callee inherits the loop's _nrt=False otherwise)
+    """Alg. 4's burn-in: a uniformly random deterministic policy, pi[h, s] ~ U{0..A-1} in (h, s) order."""
+    for h in range(pi.shape[0]):
+        for s in range(pi.shape[1]):
+            pi[h, s] = rng.integers(0, A)
+
 
 @njit(cache=True)
+def shuffled_kernel(env, params, K, k0, k1, rng, rec, st):
+    """The registry's entry point: :func:`shuffled_run_episodes` (the arguments' owner, so numba's
+    reference counting stays on here and off in the loop; engine.py)."""
+    shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st)
+
+
+@njit(cache=True, _nrt=False, error_model="numpy")  # see ldp_run_episodes
 def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
-    """Shuffled-OBI (Garcelon note Alg. 4 with M_sh of Alg. 3; see module docstring), episodes k0..k1-1."""
-    st_x, st_y, st_r, xx, xy, xr, nr, rs_ones, rs, nps, r1, o1, p_t, r_plus, bp, pi, V, traj, evc = st
+    """Shuffled-OBI (Garcelon note Alg. 4 with M_sh of Alg. 3; see module docstring), episodes k0..k1-1.
+
+    Compiled without reference counting (its owner :func:`shuffled_kernel` holds the arrays); the
+    model inlined, the planner one call (:func:`stationary_plan_1`)."""
+    st_x, st_y, st_r, xx, xy, xr, nr, rs_ones, rs, nps, r1, o1, p1, r_plus, bp, pi, V, traj, evc = st
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     SA = S * A
@@ -226,11 +345,10 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
     p = rr_p_from_epsilon(eps_bit) if noise else 0.0
     code = SHUFFLE_RR if noise else NONE
     rs_flat, nr_flat, nps_flat = rs.reshape(SA), nr.reshape(SA), nps.reshape(SA * S)  # views, made once
+    states, actions, rewards = traj
     for k in range(k0, k1):
         if k < tau:
-            for h in range(H):
-                for s in range(S):
-                    pi[h, s] = rng.integers(0, A)
+            _random_policy(pi, A, rng)
             aux = 1.0
         else:
             dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
@@ -247,10 +365,9 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
                 c1 = c2 = c3 = c4 = 0.0
             for j in range(SA):
                 rs_flat[j] = rs_ones[j] / m
-            _model(nr, rs, nps, c1, c2, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, split, p_t, r_plus, bp)
-            aux = stationary_plan(p_t, r_plus, bp, nr, pi, V)
+            _model(nr, rs, nps, c1, c2, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, split, p1, r_plus, bp)
+            aux = stationary_plan_1(p1, r_plus, bp, nr, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
-        states, actions, rewards = traj
         for h in range(H):
             i = states[h] * A + actions[h]
             xx[i] += 1.0
@@ -265,9 +382,12 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
         privatizer_release(code, st_x, xx, rng, nr_flat)
         privatizer_release(code, st_y, xy, rng, nps_flat)
         privatizer_release(code, st_r, xr, rng, rs_ones)
-        xx[:] = 0.0
-        xy[:] = 0.0
-        xr[:] = 0.0
+        for h in range(H):  # the messages back to 0 (only this user's entries are nonzero)
+            i = states[h] * A + actions[h]
+            xx[i] = 0.0
+            xr[i] = 0.0
+            if h < H - 1:
+                xy[i * S + states[h + 1]] = 0.0
 
 
 def _ldp_guarantees(p, mdp, K):
@@ -369,7 +489,7 @@ OBI_DOMAINS = {"epsilon": POSITIVE, "bonus_scale": NONNEGATIVE, "delta": OPEN_UN
 LDP_SPEC = register(AgentSpec(
     name="ldp-obi",
     init_state=ldp_init_state,
-    run_episodes=ldp_run_episodes,
+    run_episodes=ldp_kernel,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "noise": 1.0, "z": 0.0},
     domains=OBI_DOMAINS,
     privacy_model="LDP",
@@ -386,7 +506,7 @@ LDP_SPEC = register(AgentSpec(
 SHUFFLED_SPEC = register(AgentSpec(
     name="shuffled-obi",
     init_state=shuffled_init_state,
-    run_episodes=shuffled_run_episodes,
+    run_episodes=shuffled_kernel,
     defaults={"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "alpha": 2.0, "m": 1.0, "tau": 0.0,
               "tau_power": 0.0, "delta0": 1e-3, "noise": 1.0, "z": 0.0},
     domains={**OBI_DOMAINS, "m": COUNT, "tau": NONNEGATIVE_INTEGER, "tau_power": HALF_OPEN_UNIT, "delta0": OPEN_UNIT},

@@ -10,7 +10,10 @@ Confidence widths: :func:`obi_widths` turns the deviation bounds c1..c4 of the r
 ``rr_count_width``, ``rr_reward_width``, ``binomial_sum_bound``) into Garcelon et al.'s
 Prop. 7 widths.
 
-Planners: :func:`stationary_plan` (Garcelon note Eq. 17) and :func:`bernstein_plan` (UCBVI
+Both are ``inline="always"`` (fastmath-free, as are the OBI episode loops that inline them).
+
+Planners: :func:`stationary_plan` (Garcelon note Eq. 17; :func:`stationary_plan_1` on a model
+already shaped [1, S, A, S], the OBI loops' call) and :func:`bernstein_plan` (UCBVI
 with an empirical-Bernstein bonus) are the backward inductions of ``privrl.rl.planning``,
 re-exported here for OBI and the private UCBVI family.
 """
@@ -21,10 +24,10 @@ import math
 import numpy as np
 from numba import njit
 
-from privrl.rl.planning import bernstein_plan, stationary_plan  # noqa: F401 (re-exported)
+from privrl.rl.planning import bernstein_plan, stationary_plan, stationary_plan_1  # noqa: F401 (re-exported)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def obi_widths(nr_t, np_t, c1, c2, c3, c4, alpha, Lk, S):
     """Garcelon note Prop. 7: ``(beta^r, beta^p, den_r, den_p)`` for one (s, a).
 
@@ -46,7 +49,7 @@ def obi_widths(nr_t, np_t, c1, c2, c3, c4, alpha, Lk, S):
     return br, bp, den_r, den_p
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def obi_width_parts(nr_t, np_t, c1, c2, c3, c4, alpha, Lk, S):
     """:func:`obi_widths` split into its statistical and privacy parts (Prop. 7):
     ``(stat_r, priv_r, stat_p, priv_p, den_r, den_p)`` with ``beta^r = stat_r + priv_r``,

@@ -210,7 +210,15 @@ def rr_count_width(n_bits, p, delta):
     """
     if n_bits <= 0:
         return 0.0
-    lg = math.log(1.0 / delta)
+    return rr_count_width_lg(n_bits, p, math.log(1.0 / delta))
+
+
+@njit(cache=True, inline="always")
+def rr_count_width_lg(n_bits, p, lg):
+    """:func:`rr_count_width` given ``lg = ln(1/delta)`` (an agent needing several widths at one
+    delta takes the log once; the same numbers)."""
+    if n_bits <= 0:
+        return 0.0
     return 2.0 * lg / (3.0 * (1.0 - p)) + math.sqrt(n_bits * p * (1.0 - p / 2.0) * lg) / (1.0 - p)
 
 
@@ -222,11 +230,17 @@ def rr_reward_width(k, H, m, p, delta):
     """
     if k <= 0:
         return 0.0
-    lg = math.log(1.0 / delta)
+    return rr_reward_width_lg(k, H, m, p, delta, math.log(1.0 / delta))
+
+
+@njit(cache=True, inline="always")
+def rr_reward_width_lg(k, H, m, p, delta, lg):
+    """:func:`rr_reward_width` given ``lg = ln(1/delta)`` (the same numbers)."""
+    if k <= 0:
+        return 0.0
     return (math.sqrt(2.0 * H * k * math.log(2.0 / delta)) / m
             + math.sqrt(k * H * m * p * (1.0 - p / 2.0) * lg) / (m * (1.0 - p))
             + 2.0 * lg / (3.0 * (1.0 - p)))
-
 
 
 #: the paper's names of Eq. 7 / Eq. 8 (same formulas)

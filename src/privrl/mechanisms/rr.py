@@ -108,38 +108,57 @@ def _binomial_from_table(table, bound, n, flip, rng):
     return n - X if flip else X
 
 
-@njit(cache=True)
-def rr_sum_counts(ones, nbits, p, rng, out):
+@njit(cache=True, _nrt=True)  # its table is allocated and freed here, also when the caller runs without
+def rr_sum_counts(ones, nbits, p, rng, out):  # reference counting (an option a callee inherits unless set)
     """Sum of R_p outputs over ``nbits`` bits per entry, ``ones[i]`` of which are 1.
 
     ones[n] float64 (integers in [0, nbits]); nbits int; out[n] float64 receives the raw
-    (biased) sums. Exactly ``Bin(c, 1-p/2) + Bin(nbits-c, p/2)`` per entry. Above
-    ``_PER_BIT_MAX`` bits the entries with no ones (most of them) draw ``Bin(nbits, p/2)`` from
+    (biased) sums. Exactly ``Bin(c, 1-p/2) + Bin(nbits-c, p/2)`` per entry: up to
+    ``_PER_BIT_MAX`` bits one uniform per bit (:func:`rr_sum_counts_per_bit`, which allocates
+    nothing); above, the entries with no ones (most of them) draw ``Bin(nbits, p/2)`` from
     a table set up once per call (:func:`_inversion_table`: the values and uniforms of
     ``rng.binomial``, without its exp/log/divisions per draw).
     """
+    if nbits <= _PER_BIT_MAX:
+        rr_sum_counts_per_bit(ones, nbits, p, rng, out)
+        return
     q1 = 1.0 - 0.5 * p
     q0 = 0.5 * p
-    per_bit = nbits <= _PER_BIT_MAX
-    table, bound, flip = _inversion_table(nbits, q0) if not per_bit else (np.empty(0), 0.0, False)
+    table, bound, flip = _inversion_table(nbits, q0)
     for i in range(ones.shape[0]):
-        c = int(ones[i])
-        if c < 0 or c > nbits or c != ones[i]:
-            raise ValueError("rr_sum_counts: entry not an integer in [0, nbits]")
-        if per_bit:
-            s = 0
-            for _ in range(c):
-                s += rng.random() < q1
-            for _ in range(nbits - c):
-                s += rng.random() < q0
-            out[i] = s
-        elif c == 0 and table.shape[0] > 0:
+        c = _entry_ones(ones[i], nbits)
+        if c == 0 and table.shape[0] > 0:
             out[i] = _binomial_from_table(table, bound, nbits, flip, rng)
         else:
             out[i] = rng.binomial(c, q1) + rng.binomial(nbits - c, q0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _entry_ones(v, nbits):
+    """int(v) for an entry of :func:`rr_sum_counts`, refused unless an integer in [0, nbits]."""
+    c = int(v)
+    if c < 0 or c > nbits or c != v:
+        raise ValueError("rr_sum_counts: entry not an integer in [0, nbits]")
+    return c
+
+
+@njit(cache=True, inline="always")
+def rr_sum_counts_per_bit(ones, nbits, p, rng, out):
+    """:func:`rr_sum_counts` one uniform per bit (entry by entry: its ``c`` ones through R_p, then
+    its ``nbits - c`` zeros), summed without a branch."""
+    q1 = 1.0 - 0.5 * p
+    q0 = 0.5 * p
+    for i in range(ones.shape[0]):
+        c = _entry_ones(ones[i], nbits)
+        s = 0
+        for _ in range(c):
+            s += rng.random() < q1
+        for _ in range(nbits - c):
+            s += rng.random() < q0
+        out[i] = s
+
+
+@njit(cache=True, inline="always")
 def rr_debias(sums, nbits, p, out):
     """Unbiased analyzer (Eq. 6, corrected): ``out = (sums - nbits p/2) / (1 - p)``.
 
@@ -281,7 +300,10 @@ def rr_kind_release(fstate, istate, fparams, t, x, m, rng, out):
     bits = istate[I_BITS] * m
     p = fparams[F_P]
     last = fstate[ROW_LAST]
-    rr_sum_counts(x, bits, p, rng, last)
+    if bits <= _PER_BIT_MAX:  # inlined: allocates nothing (the OBI loops run without reference counting)
+        rr_sum_counts_per_bit(x, bits, p, rng, last)
+    else:
+        rr_sum_counts(x, bits, p, rng, last)
     rr_debias(last, bits, p, last)
     commit_release(fstate, out)
 

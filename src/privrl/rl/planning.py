@@ -171,9 +171,23 @@ def stationary_plan(p_t, r_plus, bp, n_tie, pi, V):
     (1-based h; the clip is applied per action, which leaves V and the argmax among
     unclipped actions unchanged). Returns the clipped fraction.
     """
+    S, A = r_plus.shape[0], r_plus.shape[1]
+    return stationary_backup(p_t.reshape((1, S, A, S)), r_plus, bp, n_tie, pi, V)
+
+
+@njit(cache=True, fastmath=FP_FLAGS)
+def stationary_plan_1(p1, r_plus, bp, n_tie, pi, V):
+    """:func:`stationary_plan` on the model already shaped p1 float64[1, S, A, S] (the OBI episode
+    loops keep it so: no view made per call). A call, not inlined: its callers are fastmath-free."""
+    return stationary_backup(p1, r_plus, bp, n_tie, pi, V)
+
+
+@njit(cache=True, fastmath=FP_FLAGS, inline="always")
+def stationary_backup(p1, r_plus, bp, n_tie, pi, V):
+    """The backward induction of :func:`stationary_plan` (inlined into its two entry points, which
+    have its flags): V[H] = 0, then :func:`stationary_layer` for h = H-1..0 with cap H - h."""
     H, S = pi.shape
     A = r_plus.shape[1]
-    p1 = p_t.reshape((1, S, A, S))
     clipped = 0
     for s in range(S):
         V[H, s] = 0.0
