@@ -111,7 +111,8 @@ def test_every_theorem_check_is_one_row_needing_no_k(default_plan):
 #: artifact their ledger rows cite; issue 41, item 1 (the others: docs/decisions/claims.md, "Each claim
 #: declared once")
 DECLARED = {"privacy_cost": "/privacy_cost.md", "vietri2020_pac": "/vietri2020_pac.md",
-            "vietri2020_thm4": "/vietri2020_thm4.md"}
+            "vietri2020_thm4": "/vietri2020_thm4.md", "bai_sdp_pe_error_level": "/bai_sdp_pe_error_level.md",
+            "bai_sdp_pe_thm11": "/bai_sdp_pe_thm11.md"}
 
 
 def test_declared_analyses_plan_the_ledgers_ids_and_scopes():

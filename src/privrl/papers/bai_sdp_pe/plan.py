@@ -10,12 +10,18 @@ from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, gamma
 from privrl.results.verdicts import first_k
 
 
+def _id(x: ExperimentCells, cid: str) -> str:
+    from privrl.papers.bai_sdp_pe.theorems import claim_id  # the analyses' own ids
+
+    return claim_id(x.name, cid)
+
+
 def error_level(x: ExperimentCells) -> list[PlannedClaim]:
     out = []
     for env in sorted(x.instance):
         priv = sorted((c for c in x.private(env=env) if c.agent in ("sdp-pe", "sdp-pe-jdp", "sdp-pe-ldp")),
                       key=lambda c: x.cross[c.setting])
-        out.append(x.claim(f"error_level_{env}", "point: 10 x the two smallest crossovers", priv[:2], x.point(priv[:2])))
+        out.append(x.claim(_id(x, f"error_level_{env}"), "point: 10 x the two smallest crossovers", priv[:2], x.point(priv[:2])))
     return out
 
 
@@ -24,10 +30,10 @@ def thm11(x: ExperimentCells) -> list[PlannedClaim]:
     for env in sorted(x.instance):
         inside = [c for c in x.private("sdp-pe", env) if cell_eps(c) < 1.0]
         needs = [x.window(c) for c in inside]
-        out += [x.claim(f"sqrtK_eps{cell_eps(c):g}_{env}", "rate window", [c], n) for c, n in zip(inside, needs)]
+        out += [x.claim(_id(x, f"sqrtK_eps{cell_eps(c):g}_{env}"), "rate window", [c], n) for c, n in zip(inside, needs)]
         if inside and x.private("pe", env):
-            out += [x.claim(f"additive_b_{env}", "privacy cost b: first eps cell", inside, min(needs)),
-                    x.claim(f"eps_dependence_{env}", "eps exponent: second eps cell past 10 x crossover", inside,
+            out += [x.claim(_id(x, f"additive_b_{env}"), "privacy cost b: first eps cell", inside, min(needs)),
+                    x.claim(_id(x, f"eps_dependence_{env}"), "eps exponent: second eps cell past 10 x crossover", inside,
                             gamma_need(x, inside))]
     return out
 

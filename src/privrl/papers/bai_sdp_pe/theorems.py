@@ -116,8 +116,15 @@ def _lost(*parts) -> list[str]:
     return out
 
 
+def claim_id(experiment: str, cid: str) -> str:
+    """A row's id: the experiment and the row's name within it ("error_level_garnet", "sqrtK_eps0.09_garnet",
+    "additive_b_garnet", "eps_dependence_garnet", "below_eq29_pe"). The analyses name their rows by it and
+    the claim plan's rules (``bai_sdp_pe.plan``) run it on the design's cells (issue 41, item 1)."""
+    return f"{experiment}_{cid}"
+
+
 def _claim(ctx, name, item, cid, statement, kind, score, source) -> V.Claim:
-    return V.make_claim(PAPER_ID, item, f"{ctx.experiment}_{cid}", statement, kind, ctx.artifact(name, "md"),
+    return V.make_claim(PAPER_ID, item, claim_id(ctx.experiment, cid), statement, kind, ctx.artifact(name, "md"),
                         score, ctx.experiment, source)
 
 
