@@ -1,4 +1,4 @@
-"""Two ways a result was lost or replaced without a word, each reproduced and caught:
+"""Ways a result was lost or replaced without a word, each reproduced and caught:
 
 1. a ``run_cell`` job killed mid-write in a partial rerun: Snakemake removes the failed job's run
    files, and the next ``snakemake`` found nothing to do (the aggregate and the fit made from the
@@ -9,6 +9,16 @@
    into a new results_dir, although the store's merge record for that shard list holds another
    content hash for it. The merge now refuses it, naming the file; the start-up scan reports it and
    reruns it, like a shard that does not match its own hash.
+
+3. a per-seed memo edited together with its ``.sha256`` was reused by a shard rerun (a seed's
+   regret halved, rc 0, no message). A memo is now reused only when the store's record of a merge
+   that read it (``merged/seeds/<memo>.json``, written by the merge after comparing the memo with
+   the shard it merged) holds its hash; otherwise the seed is rerun (bit-identical), named in the log.
+4. a ``fit`` job killed mid-write in a rerun after a code edit: Snakemake removes the failed job's
+   output, and the next ``snakemake`` (or ``--rerun-incomplete``) found nothing to do, so the edit
+   never reached CLAIMS.md. 5. a deleted aggregate or MDP was not rebuilt. The start-up scan now
+   forces every planned intermediate that is missing while its inputs and a consumer exist
+   (privrl.runs.lost.lost_intermediates).
 
 The workflow tests run a tiny design (one env, two cells, no mechanism targets) in a copy of the
 workflow (tests/workflow_copy.py), as tests/workflow/test_reruns.py does."""
@@ -29,6 +39,8 @@ from tests.workflow_copy import job_counts, smoke_mechanisms, workflow_copy
 
 from privrl import io
 from privrl.results import run_files
+from privrl.rl import envs
+from privrl.rl import mdp as mdp_io
 from privrl.runs import run, store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,6 +111,39 @@ def test_shard_rewritten_with_the_same_rows_is_not_refused(cell):
     assert io.sha256_file(shard) in record["shard_sha256"][cell["digests"][1]]
 
 
+# --- a per-seed memo edited together with its hash ----------------------------------------------
+
+def test_memo_edited_with_its_hash_is_not_reused_the_seed_is_rerun(cell, caplog):
+    """The memo of seed 1 halved and its .sha256 rewritten to match: before, a shard rerun reused it
+    (regret 238.5 instead of 477.0, no message)."""
+    import logging
+
+    memo = cell["store"] / "seeds" / f"{run.key_digest(cell['key'], [1])}.parquet"
+    honest = pd.read_parquet(memo)
+    forged = _halve_regret(honest)
+    forged.to_parquet(memo, index=False)
+    store.memo_hash_path(memo).write_text(io.sha256_file(memo) + "\n")  # self-consistent
+    with caplog.at_level(logging.WARNING, logger="privrl.runs.store"):
+        df, info = run.run_shard(cell["key"], cell["m"], [0, 1], str(cell["store"] / "seeds"))
+    assert info["reused_seeds"] == [0]  # seed 0's memo is the one the merge read: reused; seed 1 rerun
+    pd.testing.assert_frame_equal(df[df.seed == 1].reset_index(drop=True), honest, check_exact=True)
+    [msg] = [r.getMessage() for r in caplog.records if str(memo) in r.getMessage()]
+    assert "\n" not in msg and "merge" in msg
+    assert pd.read_parquet(memo).equals(honest)  # rewritten by the rerun
+    assert store.read_memo(memo) is not None  # and, being what the merge read, reusable again
+
+
+def test_memo_never_read_by_a_merge_is_not_reused(cell):
+    """A memo no merge has read (a store of an earlier version, a shard job whose cell was never
+    merged) vouches for nothing: the seed is rerun, and the memo is reusable once a merge reads it."""
+    seeds_dir = cell["store"] / "seeds"
+    for p in (cell["store"] / store.MERGED_DIR / store.SEEDS_DIR).iterdir():
+        p.unlink()
+    df, info = run.run_shard(cell["key"], cell["m"], [0, 1], str(seeds_dir))
+    assert info["reused_seeds"] == []
+    pd.testing.assert_frame_equal(df, pd.read_parquet(cell["out"]), check_exact=True)
+
+
 # --- a run file lost while its consumers exist ---------------------------------------------------
 
 def test_run_file_missing_while_its_aggregate_holds_it_is_found(cell, tmp_path):
@@ -154,10 +199,12 @@ def _planned(wd: Path, **kw) -> dict:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """The tiny design's runs, aggregates, fits and privacy manifest, made once."""
+    """The tiny design (without its mechanism jobs: minutes of compiling) made once: runs, aggregates,
+    fits, privacy manifest, figures, fit table and CLAIMS.md."""
     wd = workflow_copy(tmp_path_factory.mktemp("silent_reference"))
-    (wd / "design.yaml").write_text(yaml.safe_dump(TINY, sort_keys=False))
-    out = _snakemake(wd, "--cores", "2")
+    (wd / "design.yaml").write_text(yaml.safe_dump({k: v for k, v in TINY.items() if k != "mechanisms"},
+                                                   sort_keys=False))
+    out = _snakemake(wd, "--cores", "2", targets=[])
     assert out.returncode == 0, out.stderr[-4000:]
     return wd
 
@@ -221,3 +268,89 @@ def test_shard_edited_with_its_hash_is_rerun_at_startup_for_a_new_results_dir(do
         out.stderr[-3000:]
     assert shard.read_bytes() == original  # rerun: the store's own result again
     assert (done / "results2" / f"{CELL}.parquet").read_bytes() == cell_file.read_bytes()
+
+
+# --- intermediates lost while their consumers exist -----------------------------------------------
+
+def test_lost_intermediate_is_named_only_when_its_inputs_and_a_consumer_exist(tmp_path):
+    from privrl.runs import lost
+
+    made, reads, consumer = tmp_path / "fit.csv", tmp_path / "run.parquet", tmp_path / "fits.md"
+    planned = [(str(made), [str(reads)], [str(consumer)])]
+    assert lost.lost_intermediates(planned) == []  # a clean clone: nothing made yet
+    consumer.write_text("x")
+    assert lost.lost_intermediates(planned) == []  # its inputs missing too (a committed figure): Snakemake's
+    reads.write_text("x")
+    [(path, why)] = lost.lost_intermediates(planned)
+    assert path == str(made) and why.startswith(f"{made}: missing") and str(consumer) in why and "\n" not in why
+    made.write_text("x")
+    assert lost.lost_intermediates(planned) == []
+
+
+def test_mdp_file_that_is_not_the_plans_mdp_is_named(cell):
+    from privrl.runs import lost
+
+    planned = {cell["mdp"]: cell["key"]["mdp"]}
+    assert lost.changed_mdps(planned) == []
+    mdp_io.save(envs.make("riverswim", S=3, H=5), cell["mdp"])  # another MDP under its name
+    [(path, why)] = lost.changed_mdps(planned)
+    assert path == cell["mdp"] and cell["key"]["mdp"] in why and "\n" not in why
+    Path(cell["mdp"]).write_bytes(b"not an npz")
+    assert "unreadable" in lost.changed_mdps(planned)[0][1]
+
+
+def _warned(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if line.startswith("privrl: ") and "rerun" in line]
+
+
+LOST = {"results/tiny/aggregate/chain.parquet": "aggregate", "results/tiny/mdp/chain.npz": "mdp",
+        "results/tiny/fits/chain.csv": "fit"}
+
+
+@pytest.mark.slow  # a tiny design run (~40 s), a dry run and a rerun
+def test_deleted_aggregate_mdp_and_fit_are_rebuilt(done):
+    original = {lost: (done / lost).read_bytes() for lost in LOST}
+    for lost in LOST:
+        (done / lost).unlink()
+    out = _snakemake(done, "-n", targets=[])
+    assert out.returncode == 0, out.stderr[-3000:]
+    planned = job_counts(out.stdout + out.stderr)
+    assert all(planned.get(rule) == 1 for rule in LOST.values()), planned  # before: "Nothing to be done"
+    warned = _warned(out.stderr)
+    assert len(warned) == 3 and all(any(lost in w and "missing" in w for w in warned) for lost in LOST), warned
+    run_ = _snakemake(done, "--cores", "1", targets=[])
+    assert run_.returncode == 0, run_.stderr[-3000:]
+    assert {lost: (done / lost).read_bytes() for lost in LOST} == original
+    assert _planned(done, targets=[]) == {}
+
+
+KILL_CSV_HOOK = KILL_HOOK + '''    _write_csv = io.write_csv
+    def write_csv(path, df):
+        if str(path).endswith(os.environ["PRIVRL_TEST_KILL_AT"]):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return _write_csv(path, df)
+    io.write_csv = write_csv
+'''
+
+
+@pytest.mark.slow  # a tiny design run (~40 s), a killed rerun, a dry run and a rerun
+def test_fit_killed_mid_write_after_a_code_edit_is_rerun_and_reaches_claims(done, tmp_path):
+    ledger = done
+    fit = ledger / "results/tiny/fits/chain.csv"
+    script = ledger / "workflow/scripts/fit.py"  # an edit that changes the fits (a new column)
+    script.write_text(script.read_text().replace("rows.append(row)", "rows.append({**row, 'edited': 1})"))
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(KILL_CSV_HOOK)
+    env = {**os.environ, "PRIVRL_TEST_KILL_AT": "fits/chain.csv"}
+    env["PYTHONPATH"] = ":".join(p for p in (str(hook), env.get("PYTHONPATH", "")) if p)
+    killed = _snakemake(ledger, "--cores", "1", env=env, targets=[])
+    assert killed.returncode != 0 and not fit.exists(), killed.stderr[-3000:]  # the fit lost with its job
+    # before: "Nothing to be done" (with and without --rerun-incomplete); the edit never reached CLAIMS.md
+    planned = _planned(ledger, targets=[])
+    assert planned.get("fit") == 1 and planned.get("claims") == 1, planned
+    out = _snakemake(ledger, "--cores", "1", "--rerun-incomplete", targets=[])
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "edited" in pd.read_csv(fit).columns
+    assert (ledger / "figures/CLAIMS.md").stat().st_mtime >= fit.stat().st_mtime  # claims remade after it
+    assert _planned(ledger, targets=[]) == {}

@@ -51,14 +51,20 @@ def shard_minutes(w, attempt):
 # Run files whose content no longer matches the sha256 in their metadata: filled at start-up by
 # workflow/rules/integrity.smk (path -> problem), read by the input functions that name run files.
 CORRUPT_RUNS = {}
+# Intermediates (MDPs, aggregates, fits, the mechanism claims) missing while their inputs and a
+# consumer exist, or MDPs whose content is not the plan's: filled at start-up by integrity.smk
+# (privrl.runs.lost), forced by the first input function the DAG evaluates.
+LOST = {}
 
 
 def regenerated_if_corrupt(paths):
-    """``paths`` (run files an input function names), each corrupt one forced to rerun
-    (workflow/rules/integrity.smk explains how)."""
+    """``paths`` (run files an input function names), each corrupt one forced to rerun, and every
+    lost intermediate forced (workflow/rules/integrity.smk explains how)."""
     for p in paths:
         if p in CORRUPT_RUNS:
             workflow.dag.forcefiles.add(p)
+    if LOST:  # forcing a file no job of this DAG writes changes nothing
+        workflow.dag.forcefiles.update(LOST)
     return paths
 
 

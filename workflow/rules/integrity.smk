@@ -5,7 +5,9 @@
 # store shard of this DAG that no longer matches its own or that its cell's merge record does not
 # vouch for (privrl.runs.store: parquet and JSON both rewritten), a run file the store does not
 # vouch for, and a planned run file missing while the aggregate or fit made from it exists (a
-# run_cell job killed mid-write; privrl.results.run_files.lost_run_files) are forced to rerun as
+# run_cell job killed mid-write; privrl.results.run_files.lost_run_files), and any other
+# intermediate (MDP, aggregate, fit, mechanism claims) missing while its inputs and a consumer
+# exist, or an MDP file that is not the plan's (privrl.runs.lost), are forced to rerun as
 # soon as a job that reads it is in the DAG (regenerated_if_corrupt in common.smk). Snakemake has no public
 # hook for this: a Snakefile cannot set --forcerun (its DAG settings are assigned after parsing),
 # and a missing intermediate file is not regenerated while its consumers are up to date; so the
@@ -15,8 +17,31 @@
 import sys
 
 from privrl.results import run_files as privrl_run_files
+from privrl.runs import lost as privrl_lost
 from privrl.runs import output_dirs
 from privrl.runs import store as privrl_store
+
+
+def planned_intermediates():
+    """(path, its inputs, its consumers' files) of every intermediate no target names: per
+    (experiment, env) its MDP, aggregate and fit; the mechanism claims (privrl.runs.lost)."""
+    claims_rst = rules.claims.output.rst
+    for e, v in EXP_ENVS:
+        runs = [rules.run_cell.output.results.format(experiment=e, env=v, cell=c.cell) for c in cells_of(e, v)]
+        paper = PAPER_OF[e]
+        figures = [rules.regret_figure.output[x].format(paper=paper, experiment=e, env=v) for x in ("pdf", "png")]
+        analyses = [rules.analysis.output.claims.format(paper=paper, experiment=e, analysis=a)
+                    for e_, a in ANALYSIS_TARGETS if e_ == e]
+        yield rules.mdp.output[0].format(experiment=e, env=v), [], runs
+        yield rules.aggregate.output[0].format(experiment=e, env=v), runs, figures + analyses
+        yield (rules.fit.output[0].format(experiment=e, env=v), runs,
+               figures + [rules.fit_table.output.md.format(paper=paper, experiment=e, env=v)] + analyses + [claims_rst])
+    if PLAN.mechanism_claims:
+        checked = ([check_path(c, "csv") for c in THEOREM_CHECKS]
+                   + ([rules.privacy_audit.output.csv] if PLAN.mechanism_audit else [])
+                   + ([rules.agent_audit.output.csv] if PLAN.audited_agents else []))
+        yield rules.theorem_claims.output.csv, checked, [claims_rst]
+
 
 if workflow.is_main_process:
     CORRUPT_RUNS.update((str(p), why) for p, why in privrl_io.corrupt_run_files(R))
@@ -28,7 +53,14 @@ if workflow.is_main_process:
         (c.cell, rules.run_cell.output.results.format(experiment=c.experiment, env=c.env, cell=c.cell),
          [rules.aggregate.output[0].format(experiment=c.experiment, env=c.env),
           rules.fit.output[0].format(experiment=c.experiment, env=c.env)]) for c in CELLS))
-    for _why in CORRUPT_RUNS.values():
+    # Any other intermediate missing while its inputs and a consumer exist (an MDP, aggregate, fit or
+    # the mechanism claims deleted, or removed by Snakemake with a job killed mid-write), or an MDP
+    # file that is not the plan's MDP: forced like a corrupt run file (privrl.runs.lost).
+    LOST.update(privrl_lost.lost_intermediates(planned_intermediates()))
+    LOST.update(privrl_lost.changed_mdps({rules.mdp.output[0].format(experiment=c.experiment, env=c.env):
+                                          SHARDS[PLAN.cell_shards[c.experiment, c.env, c.cell][0]]["key"]["mdp"]
+                                          for c in CELLS if PLAN.cell_shards[c.experiment, c.env, c.cell]}))
+    for _why in list(CORRUPT_RUNS.values()) + list(LOST.values()):
         print(f"privrl: {_why.split('; regenerate')[0]}: it will be rerun", file=sys.stderr)
 
 

@@ -29,7 +29,7 @@ rule claims:
     """Score every experiment's declared claims against the fits, add the analyses' and theorem checks' claims; write CLAIMS.md."""
     input:
         fits=per_experiment_env(rules.fit.output[0]),
-        mechanism_claims=[rules.theorem_claims.output.csv] if PLAN.mechanism_claims else [],
+        mechanism_claims=lambda w: regenerated_if_corrupt([rules.theorem_claims.output.csv] if PLAN.mechanism_claims else []),
         analyses=per_analysis(rules.analysis.output.claims),
     output:
         md=report(f"{F}/CLAIMS.md", caption="../report/claims.rst", category="Claims", labels={"file": "CLAIMS.md"}),

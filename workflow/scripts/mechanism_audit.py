@@ -5,6 +5,7 @@ private agent end to end (privrl.audit.privacy).
 """
 from privrl import io
 from privrl.rl import seeding
+from privrl.runs import provenance
 from privrl.runs.joblog import logged
 
 
@@ -37,3 +38,4 @@ with logged(snakemake) as log:  # noqa: F821
     log.info("\n%s", df.to_string())
     io.write_csv(sm.output.csv, df)
     io.write_text(sm.output.md, md)
+    provenance.record(sm.output.provenance, sm.input.stamp, [sm.output.csv, sm.output.md])  # privrl.runs.provenance

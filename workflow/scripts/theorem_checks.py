@@ -2,6 +2,7 @@
 from privrl import io
 from privrl.rl import seeding
 from privrl.papers import registry
+from privrl.runs import provenance
 from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
@@ -14,3 +15,5 @@ with logged(snakemake) as log:  # noqa: F821
         log.info("\n%s", df.to_string())
         io.write_csv(sm.output[f"{name}_csv"], df)
         check.figure(df, sm.output[f"{name}_png"])
+    # the provenance sidecar: what made these outputs (the stamp) and their sha256 (privrl.runs.provenance)
+    provenance.record(sm.output.provenance, sm.input.stamp, [p for k, p in sm.output.items() if k != "provenance"])

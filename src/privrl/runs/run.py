@@ -315,7 +315,8 @@ def run_shard(key: Mapping[str, Any], mdp: TabularMDP, seeds: Iterable[int], see
     """The seeds of one shard of a run key: the same rows, in seed order, as :func:`run` over them.
 
     ``seed_store``: a directory of per-seed results filed by ``key_digest(key, [seed])``; a seed
-    found there whose content matches its recorded sha256 is read, not rerun (privrl.runs.store), and a
+    found there whose content matches its recorded sha256, which a merge read (the store's record:
+    privrl.runs.store.read_memo), is read, not rerun, and a
     seed run is filed there (atomically, with its sha256), so a shard that grows by a seed reruns
     only the new seed.
     ``state_dir``, ``chunk_episodes``, ``chunk_seconds``: resumable chunks (:func:`run_seed`); a
@@ -387,6 +388,7 @@ def merge_shards(shard_paths: Iterable[str], mdp_path: str, cell: Any, out_resul
     if shard_paths:
         store.record_merge(store.store_of(shard_paths), info["shards"], written[io.HASH_FIELD],
                            {i["digest"]: i[io.HASH_FIELD] for i in infos})
+        store.vouch_for_memos(store.store_of(shard_paths), infos, frames)  # the memos a shard job may reuse
 
 
 def agent_digest(agent: str, simulation: str = simulations.EPISODE) -> str:

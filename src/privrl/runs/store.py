@@ -18,7 +18,11 @@ checked against a sha256 recorded when privrl wrote it:
   the parquet, :func:`write_memo`): a memo whose content does not match, or that has no hash (a
   writer killed between the two files, a store of an earlier version), is not used: the seed is
   rerun (bit-identical) and the memo rewritten, with a warning naming the file in the job's log
-  (:func:`read_memo`). Memos are a cache, so a rerun, not a refusal.
+  (:func:`read_memo`). Memos are a cache, so a rerun, not a refusal. A memo's own ``.sha256``
+  cannot prove it (an editor rewrites both), so a memo is reused only when its hash is also in
+  ``merged/seeds/<digest>.json``, which a merge writes after comparing the memo row for row with
+  the seed's rows in the shard it merged (:func:`vouch_for_memos`): a memo edited with its hash, or
+  one no merge has read, is not reused and the seed is rerun, named in the log.
 * ``merged/<sha256 of the shard list>.json``: the sha256 of every cell file a merge wrote from
   exactly those shards, and of every shard it read (:func:`record_merge`). A cell file of a
   results_dir whose parquet and JSON were both rewritten (so that its own hash matches) is caught
@@ -83,9 +87,25 @@ def write_memo(memo: str | os.PathLike, df) -> None:
     io.write_text(memo_hash_path(memo), io.write_parquet(memo, df) + "\n")
 
 
-def read_memo(memo: str | os.PathLike):
-    """One seed's rows from the memo, or None (the seed is to be run) when there is none or it
-    does not match its recorded sha256 (logged, naming the file)."""
+def memo_voucher_path(memo: str | os.PathLike) -> Path:
+    """The store's record of the content hashes a merge read for one memo:
+    ``<store>/merged/seeds/<digest>.json`` (``<store>/seeds/<digest>.parquet`` the memo)."""
+    memo = Path(memo)
+    return memo.parent.parent / MERGED_DIR / SEEDS_DIR / f"{memo.stem}.json"
+
+
+def _vouched_memo_hashes(memo: str | os.PathLike) -> list[str]:
+    try:
+        held = json.loads(memo_voucher_path(memo).read_text())["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    return [h for h in held if isinstance(h, str)] if isinstance(held, list) else []
+
+
+def read_memo(memo: str | os.PathLike, vouched: bool = True):
+    """One seed's rows from the memo, or None (the seed is to be run) when there is none, it does
+    not match its recorded sha256, or (``vouched``) its hash is not one a merge read
+    (:func:`memo_voucher_path`): each logged, naming the file."""
     import pandas as pd
 
     memo = Path(memo)
@@ -101,7 +121,36 @@ def read_memo(memo: str | os.PathLike):
         log.warning("%s: per-seed memo content sha256 %s != %s recorded in %s (truncated or edited): "
                     "not used, the seed is rerun", memo, have[:12], want[:12], memo_hash_path(memo))
         return None
+    if vouched and have not in _vouched_memo_hashes(memo):
+        log.warning("%s: per-seed memo content sha256 %s is not one a merge read (%s; memo and its hash both "
+                    "edited, or never merged): not used, the seed is rerun", memo, have[:12],
+                    memo_voucher_path(memo))
+        return None
     return pd.read_parquet(memo)
+
+
+def vouch_for_memos(store: str | os.PathLike, infos: list[Mapping[str, Any]], frames: list) -> None:
+    """After a merge read these shards (``infos`` their run info, ``frames`` their rows, each shard
+    already checked): record, for every seed whose memo matches its own sha256 and holds exactly
+    the seed's rows in its shard, the memo's sha256 in :func:`memo_voucher_path`. A memo is reused
+    by a shard job only then (:func:`read_memo`)."""
+    for info, df in zip(infos, frames):
+        key, seeds = info.get("key"), info.get("seeds")
+        if not isinstance(key, dict) or not isinstance(seeds, list) or "seed" not in df:
+            continue
+        for s in seeds:
+            memo = Path(store, SEEDS_DIR, f"{key_digest(key, [s])}.parquet")
+            want = read_memo(memo, vouched=False)
+            if want is None:
+                continue
+            have = df[df["seed"] == s].reset_index(drop=True)
+            if have.shape != want.shape or list(have.columns) != list(want.columns) or not have.equals(want):
+                log.warning("%s: per-seed memo rows differ from seed %s's rows in its shard: not vouched for", memo, s)
+                continue
+            h = memo_hash_path(memo).read_text().strip()
+            held = _vouched_memo_hashes(memo)
+            if h not in held:
+                io.write_json(memo_voucher_path(memo), {"memo": memo.name, "sha256": held + [h]})
 
 
 # --- merged cells ----------------------------------------------------------------------------
