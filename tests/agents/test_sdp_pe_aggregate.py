@@ -225,12 +225,12 @@ def test_config_cells_choose_their_simulation():
 
 def test_a_probe_clone_cannot_take_the_symbol_of_the_kernel_it_copies():
     """The flaky "probe: release log full" of this file in a full xdist run: the privacy audit's probe
-    clones SDP-PE's ``_advance`` (which the aggregate simulation shares) with its door calls swapped
-    for logging wrappers. numba names a compiled function's symbol by module, qualname, types and a
-    per-process counter, and the JIT binds a call to the first loaded definition of a name, so a probe
-    driver loaded from the cache (numbered in the process that compiled it) could carry the symbol of
-    this process's production ``_advance``: the aggregate run then called the clone, whose log filled.
-    Every function made for a probe is named by the probe's key (privrl.audit.probe.made_for_probe)."""
+    clones SDP-PE's kernels (run_episodes, _advance, ...) with their door calls swapped for logging
+    wrappers. numba names a compiled function's symbols by module, qualname, types and a per-process
+    counter and finds a dispatcher's entry point by name in the process-wide JIT, so a probe driver
+    loaded from the cache (numbered in the process that compiled it) could define the name of this
+    process's production kernel: the production run then called the clone, whose log filled. Every
+    function made for a probe is named by the probe's key (privrl.audit.probe.made_for_probe)."""
     from privrl.audit import probe
 
     drive, key = probe.driver("sdp-pe", 1)

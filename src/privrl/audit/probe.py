@@ -508,14 +508,16 @@ def made_for_probe(drive) -> list:
     swapped modules' functions) that are not their module's own attribute of that name.
 
     :func:`driver` renames them ``<qualname>.probe_<key>`` before they compile. numba names a
-    compiled function's symbol by module, qualname, argument types and a per-process counter, and
-    the JIT binds a call to the first loaded definition of a name (``linkonce_odr``). A clone keeps
-    the qualname of the kernel it copies, so a driver loaded from the cache (its clones numbered in
-    the process that compiled it) could carry the very symbol of a production kernel compiled or
-    loaded in this process -- SDP-PE's ``_advance``, which the aggregate simulation shares -- and
-    the production run then called the logging clone until "probe: release log full" (the flaky
-    tests/agents/test_sdp_pe_aggregate.py under xdist). Two drivers' clones of one kernel could
-    likewise swap. Named by the driver's key, a made function's symbol is its own."""
+    compiled function's symbols (the function and its CPython wrapper) by module, qualname,
+    argument types and a per-process counter, and a dispatcher finds its entry point by that name
+    in the process-wide JIT (``CodeLibrary.get_pointer_to_function``: the first definition loaded
+    wins). A clone kept the qualname of the kernel it copies, so a driver loaded from the cache
+    (its clones numbered in the process that compiled them) could define the very name of a
+    production kernel -- SDP-PE's ``run_episodes`` -- that this process loads later: the
+    production call then ran the logging clone, whose log nobody resets, until "probe: release
+    log full" (the flaky tests/agents/test_sdp_pe_aggregate.py in a full xdist run, after the
+    audit tests in the same worker). Two drivers' clones of one kernel could likewise swap.
+    Named by the driver's key, a made function's symbols are its own."""
     seen, made, todo = set(), [], [drive]
     while todo:
         d = todo.pop()
