@@ -38,7 +38,10 @@ floor (a 1.3x-over-floor target at S=6 H=20 is not reachable: the tree agents' n
 same agent with noise 0 measured in the same rounds; ``pe`` for the SDP-PE family, ``ucbvi`` for
 RLSVI): what the privacy machinery costs beyond the draws and the planning. The ``target`` column
 scores that one: ``ok`` when ``x fl+twin`` <= :data:`TARGET_OVERHEAD`, ``MISS`` otherwise, blank for
-agents without noise (docs/decisions/performance.md, "The tree agents' honest floor"). A cheaper
+agents without noise (docs/decisions/performance.md, "The tree agents' honest floor"). ``x lean``:
+the agent's episode over its lean kernel's (:data:`LEAN_KERNELS`: one njit function written for speed
+whose regret equals the agent's bit for bit, timed at the largest K in the same run), i.e. privrl's
+fixed overhead for that agent. A cheaper
 sampler changes the noise stream and so every committed number (bench/laplace_sampler.py
 measures one).
 
@@ -79,6 +82,13 @@ from privrl import io
 from privrl.agents import REGISTRY, simulation
 from privrl.mechanisms.laplace import laplace_unit
 from privrl.rl import engine, envs, seeding
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/: the agents' lean kernels
+import lean_pucb  # noqa: E402
+
+#: agent -> its lean kernel (a scalar reference written for speed, regret equal bit for bit: tests/agents/
+#: test_lean_*.py): ``seconds(env, K, rng)`` of one run at the agent's bench parameters; column ``x lean``
+LEAN_KERNELS = {"pucb": lean_pucb.lean_seconds}
 
 INSTANCES = {  # env name, params
     # the default design's agent rows: the two-armed bandits (garnet S=1, A=2, branching 1, seed 0)
@@ -330,13 +340,15 @@ def main() -> None:
         print(f"\n# {inst}   episodes x seeds / s / core at K = {', '.join(f'{k:g}' for k in args.k_grid)}; "
               f"ratio, noise floor at K = {Kmax:g}")
         print(f"{'agent':19s} {'privacy':7s} " + " ".join(f"{'K=' + format(k, 'g'):>10s}" for k in args.k_grid)
-              + f" {'x UCBVI':>8s}" + (f" {'before':>7s} {'speedup':>7s}" if before else "")
+              + f" {'x UCBVI':>8s}" + (f" {'before':>7s} {'speedup':>7s}" if before else "") + f" {'x lean':>6s}"
               + f" {'target':>11s} {'ns/ep':>8s} {'draws/ep':>9s} {'kind':>9s} {'floor ns/ep':>11s} {'floor %':>7s}"
               + f" {'floor xU':>8s} {'rest xU':>8s} {'x floor':>7s} {'x fl+twin':>10s}")
         names = ["ucbvi"] + sorted(n for n in selected if n != "ucbvi")
         twins = [(f"{n}/noise-off", n, {**_params(n), "noise": 0.0}, "episode") for n in names
                  if "noise" in REGISTRY[n].defaults and n in selected]
         measured, median, refused = best_of(names + twins, mdp, args.k_grid, args.min_cpu, args.repeat)
+        lean_ns = {n: min(LEAN_KERNELS[n](engine.env_arrays(mdp), Kmax, seeding.generator("bench", "lean", r))
+                          for r in range(args.repeat)) / Kmax * 1e9 for n in names if n in LEAN_KERNELS and n in selected}
         for key, tw_name, _p, _s in twins:
             if key not in refused:
                 rows += [{"agent": tw_name, "variant": "noise-off", "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H,
@@ -358,6 +370,7 @@ def main() -> None:
             if before:
                 b_rate, b_ucb = before.get(f"{inst}|{name}|{Kmax}"), before.get(f"{inst}|ucbvi|{Kmax}")
                 line += (f" {b_ucb / b_rate:6.2f}x {rate / b_rate:6.2f}x" if b_rate and b_ucb else f" {'':7s} {'':7s}")
+            line += f" {ns_ep / lean_ns[name]:5.2f}x" if name in lean_ns else f" {'':6s}"
             kind, twin = noise_kind(name), twin_of(name)
             floor_cols, floor_xu, overhead = "", 0.0, None
             if kind and twin:

@@ -37,12 +37,12 @@ from numba import njit
 
 from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.mechanisms import accounting
-from privrl.mechanisms.bounds import tree_release_sd, tree_release_sd_max
+from privrl.mechanisms.bounds import tree_release_sd_levels, tree_release_sd_max
 from privrl.rl import engine
-from privrl.mechanisms.privatizer import CENTRAL_TREE, NONE, door
+from privrl.mechanisms.privatizer import CENTRAL_TREE, I_LEVELS, NONE, door
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import NONNEGATIVE, OPEN_UNIT, POSITIVE, SWITCH, AgentSpec, register
-from privrl.rl.planning import privq_plan as privq  # Alg. 3 (PrivQ)
+from privrl.rl.planning import privq_backup as privq  # Alg. 3 (PrivQ), inlined
 
 EPSILON, BONUS_SCALE, BETA, NOISE, Z = 0, 1, 2, 3, 4
 # Integer constants handed to njit callees go as I64(..): a literal argument makes numba compile
@@ -86,31 +86,41 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st):
 
 @njit(cache=True, _nrt=False)
 def episode_loop(env, params, K, k0, k1, rng, rec, st):
-    """PUCB (Alg. 2), episodes k0..k1-1: PrivQ -> engine.step -> feed the private counters."""
+    """PUCB (Alg. 2), episodes k0..k1-1: PrivQ -> engine.step -> feed the private counters.
+
+    Per episode nothing but the door's tree release and, when the policy changed, the engine's
+    evaluation is a call: PrivQ (:func:`privrl.rl.planning.privq_backup`, fastmath-free) and the
+    matched-coverage level (``tree_release_sd_levels``, the tree's levels computed once) are inlined
+    (a numba call passes every array as its 7-13 words: docs/decisions/performance.md)."""
     state, x, c, pi, V, traj, evc = st
-    P = env[0]
-    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    H, S = pi.shape
+    A = env[0].shape[2]
     HSA = H * S * A
+    if (env[0].shape != (H, S, A, S) or V.shape != (H + 1, S) or x.shape != (HSA * (S + 2),)
+            or c.shape != x.shape or traj[0].shape != (H + 1,) or traj[1].shape != (H,) or traj[2].shape != (H,)):
+        raise ValueError("pucb: state and environment arrays of different (H, S, A)")
     noise = params[NOISE] > 0.5
     eps = params[EPSILON]
     scale = params[BONUS_SCALE]
     beta = params[BETA]
     z = params[Z]
+    matched = z > 0.0 and noise
     if noise:
         code = CENTRAL_TREE
         E = pucb_error_level(eps, H, S, A, K, beta)
     else:
         code = NONE
         E = 0.0
+    Es = scale * E
+    levels = state[1][I_LEVELS]  # of the central-tree privatizer (K releases): tree_levels(K)
+    ep = per_counter_epsilon(eps, H)
     ln_tb = math.log(K / (beta / K))
+    states, actions, rewards = traj
     for k in range(k0, k1):
-        if z > 0.0 and noise:  # matched coverage: z sd of the release the planner reads (k releases so far)
-            Ek = z * tree_release_sd(k, K, per_counter_epsilon(eps, H), 1.0)
-        else:
-            Ek = scale * E
+        # matched coverage: z sd of the release the planner reads (k releases so far)
+        Ek = z * tree_release_sd_levels(k, levels, ep, 1.0) if matched else Es
         aux = privq(c, H, S, A, Ek, ln_tb, scale, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
-        states, actions, rewards = traj
         for h in range(H):
             i = (h * S + states[h]) * A + actions[h]
             x[i] = rewards[h]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from privrl.mechanisms.events import TreeEvent
 from privrl.mechanisms.kinds import (
@@ -61,11 +62,43 @@ def tree_levels(T):
 
 @njit(cache=True, inline="always")
 def lowest_set_bit(t):
-    """Index ``i`` of the lowest set bit of ``t >= 1``."""
-    i = 0
-    while ((t >> i) & 1) == 0:
-        i += 1
-    return i
+    """Index ``i`` of the lowest set bit of ``t >= 1`` (one count-trailing-zeros instruction)."""
+    return trailing_zeros(t)
+
+
+@njit(cache=True, inline="always")
+def tree_step_rows(ex, e0, no, n0, ps, p0, L, t, x, scale, rng, out):
+    """:func:`tree_step` on rows of 2-D arrays: exact p-sums ``ex[e0 + j]``, noisy p-sums
+    ``no[n0 + j]`` (j < L) and partial sums ``ps[p0 + j]`` (j <= L), each row [n]; ``ex``,
+    ``no`` and ``ps`` may be one array (the central-tree privatizer's ``fstate``, rows as in the
+    module docstring) or three. Indexed in place, no row views (a view of a reference-counted
+    array costs two atomic counts; docs/decisions/performance.md). Inlined into its two callers;
+    the operations and their order are :func:`tree_step`'s (the reference, tested)."""
+    n = x.shape[0]
+    if t < 1 or t >= (1 << L):
+        raise ValueError("tree_step: t outside 1 .. 2^L - 1 (horizon exceeded)")
+    i = lowest_set_bit(t)
+    ai = e0 + i
+    for c in range(n):
+        ex[ai, c] = x[c]
+    for j in range(i):  # alpha_i <- sigma(t) + sum_{j<i} alpha_j; the nodes below i are cleared
+        for c in range(n):
+            ex[ai, c] += ex[e0 + j, c]
+            ex[e0 + j, c] = 0.0
+            no[n0 + j, c] = 0.0
+    ni = n0 + i
+    if scale == 0.0:
+        for c in range(n):
+            no[ni, c] = ex[ai, c]
+    else:
+        for c in range(n):
+            no[ni, c] = ex[ai, c] + scale * laplace_unit(rng)
+    up = p0 + i + 1
+    for c in range(n):
+        out[c] = ps[up, c] + no[ni, c]
+    for j in range(i + 1):
+        for c in range(n):
+            ps[p0 + j, c] = out[c]
 
 
 @njit(cache=True)
@@ -76,37 +109,9 @@ def tree_step(exact, noisy, psum, t, x, scale, rng, out):
     in place. ``t``: the new step index, 1-based (``t = number of previous steps + 1``).
     x[n]: this step's stream elements, one per counter. ``scale``: Laplace scale per node
     (``L * Delta / eps``; 0 switches the noise off and draws nothing). out[n]: receives the
-    released private prefix sums at ``t``.
+    released private prefix sums at ``t``. (:func:`tree_step_rows` on three arrays.)
     """
-    L = exact.shape[0]
-    n = exact.shape[1]
-    if t < 1 or t >= (1 << L):
-        raise ValueError("tree_step: t outside 1 .. 2^L - 1 (horizon exceeded)")
-    i = lowest_set_bit(t)
-    ai = exact[i]
-    ni = noisy[i]
-    for c in range(n):
-        ai[c] = x[c]
-    for j in range(i):
-        ej = exact[j]
-        nj = noisy[j]
-        for c in range(n):
-            ai[c] += ej[c]
-            ej[c] = 0.0
-            nj[c] = 0.0
-    if scale == 0.0:
-        for c in range(n):
-            ni[c] = ai[c]
-    else:
-        for c in range(n):
-            ni[c] = ai[c] + scale * laplace_unit(rng)
-    up = psum[i + 1]
-    for c in range(n):
-        out[c] = up[c] + ni[c]
-    for j in range(i + 1):
-        pj = psum[j]
-        for c in range(n):
-            pj[c] = out[c]
+    tree_step_rows(exact, 0, noisy, 0, psum, 0, exact.shape[0], t, x, scale, rng, out)
 
 
 @njit(cache=True)
@@ -194,19 +199,18 @@ def tree_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_p
     return 3 + 3 * L
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tree_kind_release(fstate, istate, fparams, t, x, m, rng, out):
     """central-tree: one binary-mechanism step ``t`` with the batch's column sums x[n] as the
-    stream elements (the number of users ``m`` does not enter)."""
+    stream elements (the number of users ``m`` does not enter). Inlined into the generated door,
+    hence into the agents' loops (a call passing fstate[R, n], istate, fparams, x, out and the
+    generator cost PUCB ~15 ns of a 110 ns bandit episode); no fastmath flags on either side."""
     check_bounded_counts(x, m * fparams[F_SENS])
     L = istate[I_LEVELS]
-    tree_step(fstate[2:2 + L], fstate[2 + L:2 + 2 * L], fstate[2 + 2 * L:3 + 3 * L], t, x, fparams[F_SCALE],
-              rng, out)
-    cum = fstate[ROW_CUM]
-    last = fstate[ROW_LAST]
-    for c in range(fstate.shape[1]):
-        last[c] = out[c] - cum[c]
-        cum[c] = out[c]
+    tree_step_rows(fstate, 2, fstate, 2 + L, fstate, 2 + 2 * L, L, t, x, fparams[F_SCALE], rng, out)
+    for c in range(x.shape[0]):
+        fstate[ROW_LAST, c] = out[c] - fstate[ROW_CUM, c]
+        fstate[ROW_CUM, c] = out[c]
 
 
 TREE_KIND = register_kind(MechanismKind(

@@ -19,7 +19,8 @@ Optimistic layers (return the number of (s, a) whose Q is clipped; ``aux`` of th
 * :func:`stationary_layer` -- the same for OBI's stationary model (:func:`stationary_plan`),
   q_base = ``r+ + cap beta^p`` computed in the layer;
 * :func:`bernstein_layer` -- variance-dependent bonus (:func:`bernstein_plan`);
-* :func:`privq_layer` -- PUCB's PrivQ on unnormalised private counters (:func:`privq_plan`).
+* :func:`privq_layer` -- PUCB's PrivQ on unnormalised private counters (:func:`privq_plan`;
+  fastmath-free, its multiply-adds written as :func:`privq_fma`, so that PUCB's loop inlines it).
 Exact layers: :func:`evaluation_layer` (V^pi; :func:`policy_start_value`), RLSVI's unclipped
 greedy induction (:func:`perturbed_plan`), and :func:`backward_induction`, the numpy loop of
 ``mdp.optimal_values`` / ``mdp.policy_values`` and the numpy UCBVI reference.
@@ -39,7 +40,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 # FMA contraction only, no reassociation: every sum runs in source order, so the numbers do not
 # depend on the vector width LLVM picks for the host (AVX2 and AVX-512 nodes agree bit for bit;
@@ -250,7 +253,22 @@ def bernstein_plan(p_hat, q_static, coef, n_tie, pi, V):
     return clipped / (H * S * A)
 
 
-@njit(cache=True, fastmath=FP_FLAGS, inline="always")
+@intrinsic
+def privq_fma(typingctx, a, b, c):
+    """``a b + c`` rounded once (``llvm.fma.f64``): the fused multiply-add that the ``contract``
+    flag (:data:`FP_FLAGS`) lets LLVM make of a product feeding a sum, written out so that PrivQ
+    computes the planners' numbers without the flag (and can be inlined into PUCB's flag-free
+    episode loop, whose own products must not be fused)."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        d = ir.DoubleType()
+        fn = builder.module.declare_intrinsic("llvm.fma", [d], ir.FunctionType(d, [d, d, d]))
+        return builder.call(fn, args)
+    return sig, codegen
+
+
+@njit(cache=True, inline="always")
 def privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi):
     """Vietri et al. Alg. 3 (PrivQ) for layer h on released counters c[(S+2)HSA] laid out
     [r~ (HSA) | n~ (HSA) | m~ (HSAS)], index of (h, s, a) ``(h S + s) A + a``.
@@ -259,6 +277,11 @@ def privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi):
     ``conf = scale (H+1) phi~ + psi~``; otherwise Q+ = H. Q+ is clipped at H (every h, as
     printed); ties to the smaller n~. The sum is over unnormalised counts and divided after,
     so it cannot use :func:`plus_expected_next` without changing the numbers.
+
+    Fastmath-free: the multiply-adds the planners' ``contract`` flag fuses are written as
+    :func:`privq_fma` (the sum over s' in source order, and ``Q~ + scale (H+1) phi~``), so the
+    numbers are those of the flagged build on every FMA-capable CPU (tests/agents/test_output_digests.py)
+    and PrivQ can be inlined into PUCB's fastmath-free episode loop.
     Returns the number of clipped (s, a).
     """
     HSA = H * S * A
@@ -276,30 +299,50 @@ def privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi):
                 acc = c[i]
                 base = 2 * HSA + i * S
                 for s2 in range(S):
-                    acc += V[h + 1, s2] * c[base + s2]
+                    acc = privq_fma(V[h + 1, s2], c[base + s2], acc)
                 phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
                 psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
-                q = acc / n + scale * (H + 1.0) * phi + psi
-            cl, best, best_a, nb = clip_and_compare_branching(q, capH, n, a, best, best_a, nb)
+                q = privq_fma(scale * (H + 1.0), phi, acc / n) + psi
+            cl, best, best_a, nb = privq_clip_and_compare(q, capH, n, a, best, best_a, nb)
             clipped += cl
         pi[h, s] = best_a
         V[h, s] = best
     return clipped
 
 
-@njit(cache=True, fastmath=FP_FLAGS)
-def privq_plan(c, H, S, A, E, ln_tb, scale, pi, V):
-    """Alg. 3 (PrivQ) of Vietri et al. 2020 for every layer; fills pi[H, S], V[H+1, S].
+@njit(cache=True, inline="always")
+def privq_clip_and_compare(q, cap, n, a, best, best_a, nb):
+    """:func:`clip_and_compare_branching` without fastmath flags (it does no arithmetic: the same
+    comparisons), for the fastmath-free PrivQ layer."""
+    c = q >= cap
+    if c:
+        q = cap
+    if q > best or (q == best and n < nb):
+        return c, q, a, n
+    return c, best, best_a, nb
 
-    E: error level the planner assumes (``bonus_scale * E_eps``); ln_tb = ln(T/beta').
-    Returns the fraction of (s, a, h) whose Q+ equals the cap H.
-    """
+
+@njit(cache=True, inline="always")
+def privq_backup(c, H, S, A, E, ln_tb, scale, pi, V):
+    """:func:`privq_plan` inlined into its caller (PUCB's episode loop: a call passing three arrays
+    cost about as much as this planner on a small instance; docs/decisions/performance.md)."""
     clipped = 0
     for s in range(S):
         V[H, s] = 0.0
     for h in range(H - 1, -1, -1):
         clipped += privq_layer(c, h, H, S, A, E, ln_tb, scale, V, pi)
     return clipped / (H * S * A)
+
+
+@njit(cache=True)
+def privq_plan(c, H, S, A, E, ln_tb, scale, pi, V):
+    """Alg. 3 (PrivQ) of Vietri et al. 2020 for every layer; fills pi[H, S], V[H+1, S].
+
+    c float64[(S+2)HSA]: the released counters (:func:`privq_layer`); E: error level the planner
+    assumes (``bonus_scale * E_eps``); ln_tb = ln(T/beta').
+    Returns the fraction of (s, a, h) whose Q+ equals the cap H.
+    """
+    return privq_backup(c, H, S, A, E, ln_tb, scale, pi, V)
 
 
 @njit(cache=True, fastmath=FP_FLAGS)
