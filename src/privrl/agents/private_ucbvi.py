@@ -62,9 +62,9 @@ from privrl.mechanisms.bounds import (
     binomial_sum_sd,
     bitsum_variance,
     laplace_sum_bound,
+    laplace_sum_bound_ln,
     laplace_sum_sd,
     tree_error_bound,
-    tree_release_sd,
     tree_release_sd_max,
 )
 from privrl.mechanisms.privatizer import (
@@ -129,6 +129,22 @@ def _refresh_call(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa,
     _refresh(c, h, s, a, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
 
 
+_M1, _M2, _M4, _H01 = (np.uint64(0x5555555555555555), np.uint64(0x3333333333333333), np.uint64(0x0F0F0F0F0F0F0F0F),
+                      np.uint64(0x0101010101010101))
+_U1, _U2, _U4, _U56 = np.uint64(1), np.uint64(2), np.uint64(4), np.uint64(56)
+
+
+@njit(cache=True, inline="always")
+def _popcount(t):
+    """Number of set bits of ``t >= 0`` (``bounds.popcount``, a bit loop, in a few operations: the
+    SWAR count of Warren, Hacker's Delight Sec. 5-1), as a uint64."""
+    v = np.uint64(t)
+    v = v - ((v >> _U1) & _M1)
+    v = (v & _M2) + ((v >> _U2) & _M2)
+    v = (v + (v >> _U4)) & _M4
+    return (v * _H01) >> _U56
+
+
 # Indices of the loop's carried scalars: fvars = [E, summed bit-sum noise variance, aux],
 # ivars = [next SDP release (1-based episode), users in the open batch, replan flag, round-robin cursor].
 F_E, F_NOISE_VAR, F_AUX = 0, 1, 2
@@ -168,15 +184,36 @@ def init_state(env, params, K, kind):
             np.zeros((H + 1, S)), engine.new_trajectory(H), engine.new_eval_cache(H, S), fvars, ivars)
 
 
-# The five presets below are plain Python entry points into the one njit ``run_episodes``
+# The five presets below are plain Python entry points into the one njit ``run_owned``
 # (compiled once for all presets): an njit wrapper per preset would cost ~3 s of numba compile
 # each, as numba re-optimises the whole linked ``run_episodes`` inside every caller.
 @njit(cache=True)
+def run_owned(env, params, K, k0, k1, rng, rec, st, kind, bern):
+    """:func:`run_episodes` for the registry's entry points: the arguments' owner, so numba's reference
+    counting stays on here (an argument unboxed for a function compiled without it, the Generator,
+    would leak a reference per call) and off in the loop (engine.py)."""
+    run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern)
+
+
+@njit(cache=True, _nrt=False)
 def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
-    """Episodes k0..k1-1 of the preset (kind, bern) on the state of :func:`init_state`."""
+    """Episodes k0..k1-1 of the preset (kind, bern) on the state of :func:`init_state`.
+
+    JDP / LDP (and every preset's exact-count twin but SDP's): plan -> engine.step -> release every
+    counter through the door -> E of this release -> post-process and refresh ceil(H/2) rows in the
+    round robin (exact counts: the visited rows). SDP: the policy is replanned only when a doubling
+    batch closes (:func:`close_batch`). Compiled without numba's reference counting
+    (docs/decisions/performance.md, "A lean engine"): it only reads and writes arrays its caller owns
+    (:func:`run_owned`); the calls it makes that allocate (the bit-sum release, a sort of more than 15
+    entries) are compiled with the counting on."""
     state, x, c, nt_sas, nt_sa, p_hat, q, coef, pi, V, traj, evc, fvars, ivars = st
-    P = env[0]
-    H, S, A = P.shape[0], P.shape[1], P.shape[2]
+    H, S, A = nt_sa.shape
+    if (nt_sas.shape != (H, S, A, S) or p_hat.shape != (H, S, A, S) or q.shape != (H, S, A)
+            or coef.shape != (H, S, A) or pi.shape != (H, S) or V.shape != (H + 1, S)
+            or env[0].shape != (H, S, A, S) or traj[0].shape != (H + 1,) or traj[1].shape != (H,)
+            or x.shape != (H * S * A * (S + 2),) or c.shape != x.shape):
+        raise ValueError("private_ucbvi: state and environment arrays of different (H, S, A)")
+    # (past this check LLVM indexes every array with the one H, S, A)
     HSA = H * S * A
     n_cnt = HSA * (S + 2)
     eps, scale, delta = params[EPSILON], params[BONUS_SCALE], params[DELTA]
@@ -184,11 +221,15 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
     z = params[Z]
     matched = z > 0.0 and noise
     pscale = 1.0 if matched else scale
-    batched = kind == SHUFFLE_BITSUM
     L = math.log(5.0 * S * A * K * H / delta)
     d_one = delta / (n_cnt * K)  # per counter and release
     code = kind if noise else NONE
     ep = per_counter_epsilon(eps, H)  # central-tree: per-counter eps
+    b_ldp = 6.0 * H / eps  # local-laplace: scale per coordinate and user
+    ln_ldp = math.log(2.0 / d_one)  # laplace_sum_bound's A, taken once
+    levels = 1  # tree.tree_levels(K) = K.bit_length(): the central-tree privatizer's levels (tree_release_sd)
+    while (K >> levels) > 0:
+        levels += 1
     E, noise_var, aux = fvars[F_E], fvars[F_NOISE_VAR], fvars[F_AUX]
     next_release, batch_users = ivars[I_NEXT_RELEASE], ivars[I_BATCH_USERS]
     replan = ivars[I_REPLAN] != 0
@@ -196,28 +237,47 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
     cursor = ivars[I_CURSOR]
     j = cursor % HSA  # the cursor's row as (h, s, a), advanced by carries (no integer division per row)
     ch, cs, ca = j // (S * A), (j // A) % S, j % A
-    for k in range(k0, k1):
-        if replan:
+    states, actions, rewards = traj
+    if kind == SHUFFLE_BITSUM:  # doubling batches (noise or not)
+        for k in range(k0, k1):
+            if replan:
+                if bern:
+                    aux = bernstein_plan(p_hat, q, coef, nt_sa, pi, V)
+                else:
+                    aux = optimistic_plan(p_hat, q, nt_sa, pi, V)
+            engine.step(env, pi, k, aux, rng, traj, evc, rec)
+            for h in range(H):
+                i = (h * S + states[h]) * A + actions[h]
+                x[i] += rewards[h]
+                x[HSA + i] += 1.0
+                x[2 * HSA + i * S + states[h + 1]] += 1.0
+            batch_users += 1
+            replan = k + 1 == next_release
+            if not replan:
+                continue
+            E, noise_var = close_batch(params, K, st, batch_users, E, noise_var, rng, bern)
+            batch_users = 0
+            next_release *= 2
+    else:
+        for k in range(k0, k1):
             if bern:
                 aux = bernstein_plan(p_hat, q, coef, nt_sa, pi, V)
             else:
                 aux = optimistic_plan(p_hat, q, nt_sa, pi, V)
-        engine.step(env, pi, k, aux, rng, traj, evc, rec)
-        states, actions, rewards = traj
-        for h in range(H):
-            i = (h * S + states[h]) * A + actions[h]
-            x[i] += rewards[h]
-            x[HSA + i] += 1.0
-            x[2 * HSA + i * S + states[h + 1]] += 1.0
-        if not batched:
+            engine.step(env, pi, k, aux, rng, traj, evc, rec)
+            for h in range(H):
+                i = (h * S + states[h]) * A + actions[h]
+                x[i] += rewards[h]
+                x[HSA + i] += 1.0
+                x[2 * HSA + i * S + states[h + 1]] += 1.0
             privatizer_release(code, state, x, rng, c)
             if noise:
                 if matched and kind == LOCAL_LAPLACE:  # E/4 = z sd of the current release (k + 1 users / steps)
-                    E = 4.0 * z * laplace_sum_sd(k + 1.0, 6.0 * H / eps)
-                elif matched:
-                    E = 4.0 * z * tree_release_sd(k + 1, K, ep, 1.0)
+                    E = 4.0 * z * laplace_sum_sd(k + 1.0, b_ldp)
+                elif matched:  # tree_release_sd(k + 1, K, ep, 1.0): the same products, levels taken once
+                    E = 4.0 * z * (math.sqrt(_popcount(k + 1)) * math.sqrt(2.0) * levels * 1.0 / ep)
                 elif kind == LOCAL_LAPLACE:
-                    E = 4.0 * laplace_sum_bound(k + 1.0, 6.0 * H / eps, d_one)
+                    E = 4.0 * laplace_sum_bound_ln(k + 1.0, b_ldp, ln_ldp)  # = laplace_sum_bound(k + 1, b, d_one)
                 for t in range(n_refresh):  # data-independent round robin over the rows
                     _refresh(c, ch, cs, ca, H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat, q, coef)
                     cursor += 1
@@ -230,27 +290,18 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st, kind, bern):
                             ch = 0 if ch == H - 1 else ch + 1
             for h in range(H):
                 if not noise:  # exact counts: refresh the visited rows, as ucbvi does
-                    _refresh_call(c, h, states[h], actions[h], H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa, p_hat,
-                                  q, coef)
+                    _refresh_call(c, h, states[h], actions[h], H, S, A, E, scale, pscale, L, bern, nt_sas, nt_sa,
+                                  p_hat, q, coef)
                 i = (h * S + states[h]) * A + actions[h]
                 x[i] = 0.0
                 x[HSA + i] = 0.0
                 x[2 * HSA + i * S + states[h + 1]] = 0.0
-            continue
-        batch_users += 1
-        replan = k + 1 == next_release
-        if not replan:
-            continue
-        E, noise_var = close_batch(params, K, st, batch_users, E, noise_var, rng, bern)
-        batch_users = 0
-        next_release *= 2
-
     fvars[F_E], fvars[F_NOISE_VAR], fvars[F_AUX] = E, noise_var, aux
     ivars[I_NEXT_RELEASE], ivars[I_BATCH_USERS], ivars[I_REPLAN], ivars[I_CURSOR] = \
         next_release, batch_users, 1 if replan else 0, cursor
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=True)  # allocates (the bit-sum release): counting on, explicitly
 def close_batch(params, K, st, users, E, noise_var, rng, bern):
     """SDP: release the closed doubling batch of ``users`` users (its summed increments x) through the
     shuffle Privatizer (noise = 0: exact counts), update the error level E (Bernstein bound, or
@@ -293,7 +344,7 @@ def _preset(kind, bern):
         return init_state(env, params, K, kind)
 
     def preset_run_episodes(env, params, K, k0, k1, rng, rec, state):
-        run_episodes(env, params, K, k0, k1, rng, rec, state, kind, bern)
+        run_owned(env, params, K, k0, k1, rng, rec, state, kind, bern)
     return preset_init_state, preset_run_episodes
 
 

@@ -51,7 +51,19 @@ def laplace_sum_bound(n, b, delta):
     """
     if n <= 0 or b <= 0.0:
         return 0.0
-    A = math.log(2.0 / delta)
+    return laplace_sum_bound_ln(n, b, math.log(2.0 / delta))
+
+
+@njit(cache=True)
+def laplace_sum_bound_ln(n, b, A):
+    """:func:`laplace_sum_bound` with ``A = ln(2 / delta)`` given (the same number): a caller that asks
+    for the bound of every episode at one delta (the LDP agents' error level) takes the log once.
+
+    The safeguarded Newton solve stops at ``|g| < 1e-12 A`` or after 60 steps; for large n (the
+    terms of g are ~A, ln(1 - v) is rounded relative to 1 - v) it oscillates about the root and takes
+    all 60 (~5 % of n <= 1e6 at delta = 0.05 / (6 * 1e6), ~170 ns per call on average there)."""
+    if n <= 0 or b <= 0.0:
+        return 0.0
     lo, hi = 0.0, 1.0
     v = min(A / n, 0.5)
     lg = 0.0  # ln(1 - v) at the current v (reused by the return once converged: one log fewer per call)

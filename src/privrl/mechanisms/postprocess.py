@@ -29,13 +29,22 @@ import numpy as np
 from numba import njit
 
 
+@njit(cache=True, _nrt=True)
+def _sort_large(a):
+    """``a.sort()`` as a call with numba's reference-counting runtime on (explicitly: a callee inherits
+    the caller's ``_nrt``), which numba's quicksort needs: an episode loop compiled without it
+    (``_nrt=False``) that inlines :func:`postprocess_row` reaches the sort here."""
+    a.sort()
+
+
 @njit(cache=True, inline="always")
 def _sort_small(a):
     """Sort a[n] ascending in place: insertion sort, the algorithm numba's ``np.sort`` itself uses
-    below 16 elements (same order of equal values, NaN last); ``np.sort`` in place above."""
+    below 16 elements (same order of equal values, NaN last); ``np.sort`` in place above
+    (:func:`_sort_large`)."""
     n = a.shape[0]
     if n > 15:
-        a.sort()
+        _sort_large(a)
         return
     for i in range(1, n):
         v = a[i]
