@@ -1,8 +1,7 @@
 """Issue 41, item 3: the statements no row checks are registered rows of the ledger with their reason."""
 from __future__ import annotations
 
-from privrl.papers.unchecked import UNCHECKED, unchecked_claims
-from privrl.results import claims as C
+from privrl.papers.unchecked import UNCHECKED, unchecked_claims, with_unchecked
 from privrl.results import verdicts as V
 
 NAMED = {("vietri2020", "Thm 5"), ("vietri2020", "Thm 6"), ("vietri2020", "Lemmas 20-21"), ("garcelon2021", "Lemma 4"),
@@ -26,6 +25,6 @@ def test_an_entry_with_a_row_of_its_own_or_of_another_paper_is_left_out():
 
 def test_the_ledger_lists_them_once_beside_the_rows():
     row = V.Claim("bai_sdp_pe", "Thm 6", "x", "s", "rate", "", "m", V.INCONCLUSIVE)
-    out = C.with_unchecked([row])
+    out = with_unchecked([row])
     assert out[0] is row and {r.item for r in out[1:]} == {"Lemmas 7-9", "Lemma 17", "Lemma 10"}
-    assert C.with_unchecked(out) == out  # idempotent: a second pass adds nothing
+    assert with_unchecked(out) == out  # idempotent: a second pass adds nothing

@@ -90,3 +90,13 @@ def unchecked_claims(papers: Iterable[str], present: Sequence[tuple[str, str]] =
                            "no measurement", V.INCONCLUSIVE, u.reason, experiment="", source=f"{u.paper} {u.item}",
                            scope="context"))
     return out
+
+
+def with_unchecked(claims: Sequence) -> list:
+    """``claims`` (results.verdicts.Claim rows) and, for every paper they have rows of, the statements no
+    row checks, each a registered context row with its reason (one whose (paper, item) has a row is left
+    out, and so is one already in ``claims``). The claims job calls it after ``results.claims.with_power``,
+    so the ledger lists them (the papers' layer adds them: results/ never imports papers/)."""
+    ids = {c.claim_id for c in claims}
+    extra = unchecked_claims({c.paper for c in claims}, [(c.paper, c.item) for c in claims])
+    return list(claims) + [c for c in extra if c.claim_id not in ids]

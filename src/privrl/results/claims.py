@@ -221,7 +221,8 @@ def with_power(claims: Sequence[V.Claim], cells: Mapping[str, Mapping[str, Seque
       kind "check", verdict "checked" -- never a reproduction of an O~(sqrt K) rate;
     * a "reproduced" row whose producer ran no wrong twins: "consistent", the twins its statement
       is about named as not run (:mod:`privrl.results.controls`);
-    then the statements no row checks, with their reasons (:func:`with_unchecked`).
+    the statements no row checks are added after it, by the papers' layer
+    (:func:`privrl.papers.unchecked.with_unchecked`).
     Mechanism-level rows (theorem checks, audits: no experiment in ``cells``) are left as they are."""
     from privrl.results import controls
 
@@ -245,18 +246,7 @@ def with_power(claims: Sequence[V.Claim], cells: Mapping[str, Mapping[str, Seque
             score = controls.judge_without_twin(V.Score(c.verdict, c.measured, c.regime, c.k_needed), kind, "")
             c = dataclasses.replace(c, verdict=score.verdict, regime=score.regime, controls=score.controls)
         out.append(c)
-    return with_unchecked(out)
-
-
-def with_unchecked(claims: Sequence[V.Claim]) -> list[V.Claim]:
-    """``claims`` and, for every paper they have rows of, the statements no row checks, each a registered
-    context row with its reason (:mod:`privrl.papers.unchecked`; one whose (paper, item) has a row is left
-    out, and so is one already in ``claims``). :func:`with_power` ends with it, so the ledger lists them."""
-    from privrl.papers.unchecked import unchecked_claims
-
-    ids = {c.claim_id for c in claims}
-    extra = unchecked_claims({c.paper for c in claims}, [(c.paper, c.item) for c in claims])
-    return list(claims) + [c for c in extra if c.claim_id not in ids]
+    return out
 
 
 #: verdicts a row can have and still be out of reach: only undecided rows move (a reproduced,
