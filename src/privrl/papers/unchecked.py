@@ -1,4 +1,4 @@
-"""Statements of the papers that no row checks, registered with the reason (issue 41, item 3).
+"""Statements of the papers that no row checks, registered with the reason.
 
 Each entry is one row of the ledger: kind ``check``, verdict "inconclusive", scope ``context`` (not a
 paper claim the scoreboard counts: nothing was measured), its statement "not checkable here: ..." and its

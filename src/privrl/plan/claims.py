@@ -38,7 +38,7 @@ below-Eq. (29) rows, K needed where the bound stops being vacuous), Prop. 5's hy
 privacy audit it names is one row that needs no K.
 
 Context rows (``scope: context``) are not counted: they are not the papers' claims. The rules that run
-their analysis's own declaration list them with their scope (issue 41: the privacy cost, Vietri Thm 3/4,
+their analysis's own declaration list them with their scope (the privacy cost, Vietri Thm 3/4,
 Bai Thm 6 error level and Thm 11), and every row above eps 10 is context as in the ledger
 (:func:`privrl.results.claims.eps_scope`). Shapes: one :class:`PlannedClaim` per registered claim;
 :func:`plan` returns a list, :func:`summary` the counts of the paper claims.

@@ -106,7 +106,7 @@ SIBLINGS: dict[str, str] = {
 
 # agent with no same-algorithm sibling -> the nearest agent under the other trust model that a design may run
 # beside it (same instance, K, seeds, bonus_scale and z): the b row's wrong-trust-model twin, labelled as another
-# algorithm (issue 41 (e); docs/decisions/controls.md, "Twins that do not exist")
+# algorithm (docs/decisions/controls.md, "Twins that do not exist")
 NEAREST_SIBLINGS: dict[str, str] = {"pucb": "ldp-obi"}
 
 # agent -> what would test its privacy-cost b row where no twin under the other trust model can (printed in the

@@ -213,7 +213,7 @@ def _b_score(live: Sequence[EpsCell], b_claimed: float, per_eps: str, th: Thresh
 
 
 def gamma_k(crossover_K: float, th: Thresholds = THRESHOLDS) -> float:
-    """The K from which an eps cell's D at K enters an eps-exponent reading (rule (a), issue 41): 10 x its
+    """The K from which an eps cell's D at K enters an eps-exponent reading (docs/decisions/verdicts.md, rule (a)): 10 x its
     crossover (a point regime at the last K), not its whole b-window (100 x for two decades). Past its crossover
     a JDP agent's D grows like log K (measured: D at 10 x the crossover is 0.83-0.85 of D at 100 x at every
     eps), so the cell's own flattening check (:func:`flattened`) guards the rest."""
@@ -226,7 +226,7 @@ def flattened(c: EpsCell, b_claimed: float, th: Thresholds = THRESHOLDS) -> bool
 
 
 def gamma_eps(eps: Sequence[float], two_sided: bool, th: Thresholds = THRESHOLDS) -> list[float]:
-    """The eps values an eps-exponent reading uses (rule (c), issue 41): a two-sided reading uses those in
+    """The eps values an eps-exponent reading uses (docs/decisions/verdicts.md, rule (c)): a two-sided reading uses those in
     [gamma_eps_lo, gamma_eps_hi] when they alone give it (>= two_sided_eps_cells over two_sided_eps_decades:
     the cells below 1 set the K needed without adding to the test); otherwise every eps of the grid."""
     e = sorted(set(float(x) for x in eps))
@@ -247,7 +247,7 @@ def gamma_need(pairs: Sequence[tuple[float, float]], two_sided: bool, th: Thresh
 
 
 def gamma_lower(gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS) -> float:
-    """The lower side of a two-sided eps exponent (rule (b), issue 41): ``gamma_lower_side`` (0.5), below the
+    """The lower side of a two-sided eps exponent (docs/decisions/verdicts.md, rule (b)): ``gamma_lower_side`` (0.5), below the
     widths' lower end. The lower bounds are minimax, not a prediction on one instance (an agent's own
     crossover formula predicts its gamma there: 1.04 for DP-UCBVI JDP, 0.86 for PUCB's Hoeffding bonus on the
     bandit); the side's job is to reject the twins the row is about -- eps-blind (gamma ~ 0) and non-private

@@ -119,7 +119,7 @@ def _lost(*parts) -> list[str]:
 def claim_id(experiment: str, cid: str) -> str:
     """A row's id: the experiment and the row's name within it ("error_level_garnet", "sqrtK_eps0.09_garnet",
     "additive_b_garnet", "eps_dependence_garnet", "below_eq29_pe"). The analyses name their rows by it and
-    the claim plan's rules (``bai_sdp_pe.plan``) run it on the design's cells (issue 41, item 1)."""
+    the claim plan's rules (``bai_sdp_pe.plan``) run it on the design's cells."""
     return f"{experiment}_{cid}"
 
 

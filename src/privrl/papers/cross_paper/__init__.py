@@ -195,7 +195,7 @@ def privacy_cost_declaration(experiment: str, env: str, agent: str, items, eps) 
     for one group -- (env, agent, its other parameters ``items``) over the eps cells ``eps`` -- as the
     ledger files them: context for an agent no shipped paper bounds (``UNSTATED``) and for a group with a
     cell above eps 10 (:func:`privrl.results.claims.eps_scope`). The analysis names its rows by it and the
-    claim plan (:mod:`privrl.papers.cross_paper.plan`) runs it without data (issue 41, item 1)."""
+    claim plan (:mod:`privrl.papers.cross_paper.plan`) runs it without data."""
     from privrl.results.claims import eps_scope
 
     tag = f"{experiment}_{privacy_cost_tag(agent, env, items)}"

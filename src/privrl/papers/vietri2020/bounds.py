@@ -210,7 +210,7 @@ def _result(title: str, t: pd.DataFrame, note: str, panels, claims) -> AnalysisR
 # ----------------------------------------------------------------------------- the rows, declared once
 def pac_claim_ids(env: str, cell: str, alpha: float) -> tuple[str, str]:
     """(bound id, rate id) of Thm 3's rows on one PUCB cell and one alpha of its series: the analysis names
-    its rows by it and the claim plan (``vietri2020.plan``) runs it on the design's cells (issue 41, item 1)."""
+    its rows by it and the claim plan (``vietri2020.plan``) runs it on the design's cells."""
     tag = f"{env}_{cell}_a{alpha:g}".replace(".", "p")
     return f"vietri2020_pac_bound_{tag}", f"vietri2020_pac_rate_{tag}"
 
