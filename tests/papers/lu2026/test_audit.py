@@ -37,3 +37,37 @@ def test_cor14_check_reads_the_library_on_its_own_orders():
     # Cor. 14 there, below Thm 13 on its own orders, and the check holds
     assert acc.lu_cor14_epsilon(d, K, H, S, A) < mine <= cor14.thm13_on_library_orders(d, K, H, S, A)
     assert cor14.check_lu_cor14(grid=({"K": K, "H": H, "S": S, "A": A},), deltas=(d,)).holds.all()
+
+
+def test_rlsvi_audit_figure_marks_a_lower_bound_it_cannot_draw(tmp_path):
+    """An audited lower bound <= 0 (no privacy loss found) is drawn at the log axis' floor as its own
+    marker with its own legend entry, not as the value 1e-3; a figure without one has no such entry."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from privrl.papers.lu2026 import audit as au
+
+    df = pd.DataFrame({"K": 4, "delta": 1e-5, "eps_cor14": [1.0, 4.0, 16.0], "eps_exact_gaussian": [0.7, 3.2, 14.0],
+                       "eps_lower_bound": [-0.0014, 0.14, 0.51]})
+    made = []
+    savefig = Figure.savefig
+
+    def keep(fig, *args, **kwargs):
+        made.append(fig)
+        return savefig(fig, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Figure, "savefig", keep)
+        au.figure_rlsvi_audit(df, tmp_path / "floored")
+        au.figure_rlsvi_audit(df.assign(eps_lower_bound=[0.2, 0.3, 0.5]), tmp_path / "drawn")
+    floored, drawn = made[0].axes[0], made[-1].axes[0]
+    [note] = [t.get_text() for t in floored.get_legend().get_texts() if "drawn at" in t.get_text()]
+    assert "≤ 0" in note
+    [mark] = [ln for ln in floored.get_lines() if ln.get_marker() == "v"]
+    assert list(mark.get_xdata()) == [1.0] and list(mark.get_ydata()) == [au.LOG_FLOOR]
+    [bound] = [ln for ln in floored.get_lines() if ln.get_marker() == "o"]
+    assert list(bound.get_markevery()) == [1, 2]  # the floored point has no ordinary marker
+    assert not any("drawn at" in t.get_text() for t in drawn.get_legend().get_texts())
+    assert not any(ln.get_marker() == "v" for ln in drawn.get_lines())
+    plt.close("all")

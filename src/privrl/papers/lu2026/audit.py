@@ -111,12 +111,26 @@ def _audit(K: int, beta_scale: float, n_trials: int, delta: float, alpha: float,
             "point": b["point"], "ci_low": float(b["ci_low"])}
 
 
+LOG_FLOOR = 1e-3  # where the figure's log axis draws an audited lower bound below it (<= 0 included)
+
+
 def figure_rlsvi_audit(df: pd.DataFrame, path) -> None:
+    """Certified, exact and audited eps against the certified eps, log-log. An audited lower bound
+    below :data:`LOG_FLOOR` (<= 0: the audit found no privacy loss there) cannot be drawn on a log
+    axis: it is drawn at the floor as an open triangle with its own legend entry, never as a value."""
     fig, (ax,) = check_axes(height=2.6)
-    x = df["eps_cor14"]
+    x = df["eps_cor14"].to_numpy(float)
+    low = df["eps_lower_bound"].to_numpy(float)
+    floored = ~(low >= LOG_FLOOR)
+    y = np.where(floored, LOG_FLOOR, low)
     ax.plot(x, x, "k--", lw=1, label="certified eps (Cor. 14)")
     ax.plot(x, df["eps_exact_gaussian"], "s:", label="exact eps of the RDP curve")
-    ax.plot(x, np.maximum(df["eps_lower_bound"], 1e-3), "o-", label="audited lower bound (95% CP)")
+    (line,) = ax.plot(x, y, "o-", markevery=[int(i) for i in np.flatnonzero(~floored)],
+                      label="audited lower bound (95% CP)")
+    if floored.any():
+        below = "≤ 0" if np.all(low[floored] <= 0) else f"< {LOG_FLOOR:.0e}"
+        ax.plot(x[floored], y[floored], "v", ls="none", mfc="none", mec=line.get_color(), mew=1.0,
+                label=f"audited lower bound {below}, drawn at {LOG_FLOOR:.0e}")
     ax.set(xscale="log", yscale="log", xlabel="certified eps", ylabel="eps",
            title=f"RLSVI end-to-end audit (K={df.K.iloc[0]}, delta={df.delta.iloc[0]:g})")
     check_legend(ax)
