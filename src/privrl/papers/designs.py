@@ -38,8 +38,12 @@ CANDIDATES: tuple[tuple[str, str, dict], ...] = (
 
 
 def window_k(crossover: float, decades: float = 1.0, th=THRESHOLDS) -> float:
-    """The K a run needs for a fit window of ``decades`` starting at regime_factor x crossover."""
-    return th.regime_factor * crossover * 10.0 ** decades if math.isfinite(crossover) else math.inf
+    """The K a run needs for a fit window of ``decades`` starting at regime_factor x crossover: the rate
+    verdicts' own rule (:meth:`privrl.results.verdicts.Regime.k_needed` of such a window); inf when the
+    crossover is unknown."""
+    from privrl.results.verdicts import Regime
+
+    return Regime(crossover, 1.0, 10.0 ** decades).k_needed(th) if math.isfinite(crossover) else math.inf
 
 
 def crossovers(cells: Sequence[tuple[str, Mapping[str, float]]], mdp) -> dict[str, float]:

@@ -1,11 +1,13 @@
-"""What a claim-plan rule reads and returns (:mod:`privrl.plan.claims`).
+"""What a claim-plan rule reads and returns (:mod:`privrl.plan.claims`), and what an analysis declares.
 
 Each paper's folder holds the rules of its analyses (its ``plan`` module's ``RULES``, found by
-:func:`privrl.papers.registry.claim_rules`): a rule mirrors what its analysis registers
-and the regime its verdict reads (docs/decisions/claims.md, "Paper scale (config/paper.yaml) and the
-claim plan") and returns one :class:`PlannedClaim` per paper claim (context rows left out). This
-module holds their shared shapes: the planned claim, an experiment's cells with their crossovers,
-and the K needed of the common kinds of row.
+:func:`privrl.papers.registry.claim_rules`). An analysis declares its rows once: a declaration
+``declare(infos, mdps, config) -> list[Row]`` beside the analysis lists each row's id, the cells it reads,
+its K needed (the rule its own verdict uses) and its scope from the run infos alone (agent, resolved
+params, env_key, cell, tags, episodes: no data); the analysis names and files its rows by it, and the
+plan rule is that declaration run on the design's cells (:func:`declared`, :func:`design_infos`).
+This module holds the shared shapes: the declared row, the planned claim, an experiment's cells with
+their crossovers, and the K needed of the common kinds of row.
 """
 from __future__ import annotations
 
@@ -80,7 +82,7 @@ class ExperimentCells:
 
     @property
     def decades(self) -> float:
-        return float(self.config.get("fit_decades", THRESHOLDS.fit_decades))
+        return fit_decades(self.config)
 
     def private(self, agent: str | None = None, env: str | None = None, **eq) -> list[experiments.Cell]:
         """Cells with noise on (noise-off twins are baselines), of ``agent`` / ``env``, params equal to ``eq``;
@@ -146,3 +148,48 @@ def order_need(x: ExperimentCells, forms: tuple[str, str, str], eps: float, cell
 
 
 Rule = Callable[[ExperimentCells], list[PlannedClaim]]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row an analysis declares before any data: its id, the plan's name of its K rule, the cells it
+    reads ((env key, cell id) pairs), the K its verdict needs, its scope ("paper_claim" rows above eps 10
+    become context by :func:`privrl.results.claims.eps_scope`, in the ledger and the plan alike) and, for
+    the analysis's scorer, what it needs to score the row (``args``; not compared)."""
+
+    id: str
+    rule: str
+    cells: tuple[tuple[str, str], ...] = ()
+    need: float = NO_K
+    scope: str = "paper_claim"
+    k_max: float = math.inf
+    args: Mapping = field(default_factory=dict, compare=False)
+
+
+Declaration = Callable[[list, Mapping, Mapping], list[Row]]  # (run infos, env key -> MDP, experiment config)
+
+
+def design_infos(x: ExperimentCells) -> list[dict]:
+    """The design's cells as an analysis's run infos carry them (agent, params resolved by the agent's
+    defaults, env_key, cell, tags, episodes = the experiment's K): what a declaration reads."""
+    from privrl import agents
+
+    return [{"agent": c.agent, "params": dict(agents.get(c.agent).resolve(c.params)), "env_key": c.env,
+             "cell": c.cell, "tags": dict(c.tags or {}), "episodes": int(x.K)} for c in x.cells]
+
+
+def declared(declare: Declaration) -> Rule:
+    """The plan rule of an analysis: its declaration run on the design's cells, each row a
+    :class:`PlannedClaim` with its cells' crossovers."""
+    def rule(x: ExperimentCells) -> list[PlannedClaim]:
+        by = {(c.env, c.cell): c for c in x.cells}
+        return [x.claim(r.id, r.rule, [by[k] for k in r.cells], r.need, r.k_max, r.scope)
+                for r in declare(design_infos(x), x.mdp, x.config)]
+
+    rule.declaration = declare
+    return rule
+
+
+def fit_decades(config: Mapping) -> float:
+    """The decades of an experiment's fit window (config ``fit_decades``; the verdicts' default)."""
+    return float(config.get("fit_decades", THRESHOLDS.fit_decades))

@@ -18,7 +18,7 @@ def test_table1_jdp_vs_ldp_pairs_pucb_at_the_same_replacement_eps(tmp_path):
     from privrl.papers import garcelon2021 as G
 
     infos = [{"env_key": "riverswim", "cell": f"pucb_{e:g}", "agent": "pucb", "episodes": 1000,
-              "params": {"epsilon": e}} for e in (5.0, 10.0)]
+              "params": {"epsilon": e, "bonus_scale": 1.0}, "tags": {"table1": "pucb"}} for e in (5.0, 10.0)]
     ctx = AnalysisContext("exp", {"envs": {"riverswim": RS}}, pd.DataFrame(), pd.DataFrame(), infos, {}, str(tmp_path), 10)
     t = pd.DataFrame([{"env": "riverswim", "bonus_scale": 1.0, "row": "pucb", "cell": i["cell"]} for i in infos])
     assert G._pucb_at_replacement_eps(ctx, t, "riverswim", 1.0, 10.0) == "pucb_5"  # 5-JDP add/remove = 10 replacement

@@ -42,13 +42,18 @@ def test_claim_checks_are_checked_not_reproduced():
 
 
 def test_garcelon_tau_h_difference_row_is_context():
-    import inspect
-
+    """The tau H reading (R(K; tau) - R(K; 0)) is declared context; the eps0 term beside it is a paper claim."""
     from privrl.papers.garcelon2021 import thm6 as G
+    from privrl.rl import envs
 
-    src = inspect.getsource(G)
-    i = src.index('f"thm6_tau_term_{bid}"')
-    assert 'scope="context"' in src[i:i + 600]
+    infos = [{"agent": "shuffled-obi", "env_key": "riverswim", "cell": f"c{tau}_{e:g}", "episodes": 10**6,
+              "tags": {"thm6": "grid"}, "params": {"epsilon": e, "bonus_scale": 1.0, "tau": float(tau),
+                                                   "tau_power": 0.0, "m": 1.0, "delta0": 1e-3, "noise": 1.0}}
+             for tau in (0, 100) for e in (1.0, 10.0)]
+    rows = {r.id: r for r in G.thm6_declaration(infos, {"riverswim": envs.make("riverswim", S=2, H=3)}, {})}
+    tau_rows = [r for i, r in rows.items() if i.startswith("thm6_tau_term_")]
+    assert len(tau_rows) == 2 and all(r.scope == "context" for r in tau_rows)
+    assert rows["thm6_eps_term_riverswim_s1"].scope == "paper_claim"
 
 
 def test_prop5_rows_only_where_its_hypothesis_holds_and_the_sequence_is_checked():
@@ -98,8 +103,17 @@ def test_amplification_rows_are_context_once_per_env_eps_tau():
     assert G.amplification_score(10.0, 10.0, 1000, 3, 1, 1e-3, 1)[1]["prop5_eps"] == pytest.approx(63.02, abs=0.01)
     src = inspect.getsource(G.amplification_context)
     assert 'scope="context"' in src
-    grid = inspect.getsource(G.garcelon2021_thm6)
-    assert 'f"{env}_eps{eps0:g}_tau{tau}"' in grid and "amp_seen" in grid  # no bonus_scale in the id
+    from privrl.rl import envs
+
+    infos = [{"agent": "shuffled-obi", "env_key": "riverswim", "cell": f"c{tau}_{e:g}_{s:g}", "episodes": 10**6,
+              "tags": {"thm6": "grid"}, "params": {"epsilon": e, "bonus_scale": s, "tau": float(tau), "tau_power": 0.0,
+                                                   "m": 1.0, "delta0": 1e-3, "noise": 1.0}}
+             for tau in (0, 1000) for e in (1.0, 10.0) for s in (0.1, 1.0)]
+    rows = G.thm6_declaration(infos, {"riverswim": envs.make("riverswim", S=2, H=3)}, {})
+    amp = [r for r in rows if r.id.startswith("thm6_amplification_")]  # no bonus_scale in the id: once per (env, eps0, tau)
+    assert sorted(r.id for r in amp) == ["thm6_amplification_riverswim_eps10_tau1000",
+                                         "thm6_amplification_riverswim_eps1_tau1000"]
+    assert all(r.scope == "context" for r in amp)
 
 
 def test_garcelon_jdp_vs_ldp_at_eps0_100_is_labelled_context(tmp_path):

@@ -47,7 +47,11 @@ from privrl.mechanisms.rr import (
     unary_count,
 )
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.scoring import frame
+from privrl.papers import table_orders
+from privrl.papers.designs import window_k
+from privrl.papers.planned import NO_K, Row, fit_decades
+from privrl.papers.scoring import crossover_of, frame
+from privrl.results import verdicts as V
 from privrl.papers.garcelon2021.thm6 import garcelon2021_thm6
 from privrl.papers.garcelon2021.printed_table import NAME as PRINTED_NAME, garcelon_table1_printed
 from privrl.papers.garcelon2021.prop7 import PROP7
@@ -126,42 +130,99 @@ def _markdown(ctx: AnalysisContext, t: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _pucb_at_replacement_eps(ctx: AnalysisContext, t: pd.DataFrame, env: str, scale: float, eps: float) -> str | None:
-    """The PUCB Table 1 cell of ``env`` / ``scale`` whose eps under **replacement** neighbours is
+def table1_declaration(infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of Table 1, declared from the run infos alone (no data): per (env, eps0, bonus_scale) block
+    of the cells tagged ``table1``, each row's rate (``table1_<row>_<block>``, K needed: its fit window past
+    10 x its crossover), "JDP cheaper than LDP" where LDP-OBI and a PUCB cell at its eps under replacement are
+    in the block (context where Table 1's forms never put LDP >= MARGIN x JDP at that eps; K needed: 10 x
+    the larger crossover and the K from which the forms dominate), and at tau = K^(1/3) the amplification
+    of one release (context, where Prop. 5's hypothesis holds) and the release-sequence check. The analysis
+    scores these rows; the claim plan runs this on the design's cells."""
+    from privrl.papers.garcelon2021.thm6 import prop5_hypothesis, tau_of
+
+    theory = {t: (alg, th) for t, alg, th in ROWS}
+    blocks: dict = {}
+    for i in sorted(_table1_infos(infos), key=_table1_key):
+        blocks.setdefault(_table1_key(i)[:3], []).append(i)
+    decades, out = fit_decades(config), []
+    for (env, eps0, scale), g in blocks.items():
+        mdp = mdps[env]
+        blk = f"{env}, eps0={eps0:g}, bonus_scale={scale:g}" + ("" if scale == 1 else " (tuned, labelled)")
+        bid = f"{env}_eps{eps0:g}_s{scale:g}".replace(".", "p")
+        by = {i["tags"]["table1"]: i for i in g}
+        for i in g:
+            alg, th = theory[i["tags"]["table1"]]
+            out.append(Row(f"table1_{i['tags']['table1']}_{bid}", "rate window", ((env, i["cell"]),),
+                           window_k(crossover_of(i, mdp), decades),
+                           args={"kind": "rate", "statement": f"Table 1 row '{alg}' ({blk}): regret {th} is O~(sqrt K)"}))
+        if "ldp_obi" in by:  # JDP vs LDP under one neighbour relation (replacement): PUCB at eps0 / 2
+            ldp, jdp = by["ldp_obi"], pucb_at_replacement_eps(infos, mdp, env, scale, eps0)
+            if jdp is not None:
+                _, k_priv, _ = table_orders.dominance("garcelon2021", "LDP", "JDP", float(ldp["params"]["epsilon"]),
+                                                      float(ldp["episodes"]), mdp)
+                context = not math.isfinite(k_priv)  # the privacy terms never dominate at this eps
+                need = max(V.THRESHOLDS.regime_factor * max(crossover_of(jdp, mdp), crossover_of(ldp, mdp)),
+                           0.0 if context else k_priv)
+                out.append(Row(f"table1_jdp_cheaper_{bid}", "order: 10 x max crossover, privacy term dominant",
+                               ((env, jdp["cell"]), (env, ldp["cell"])), need, "context" if context else "paper_claim",
+                               args={"kind": "jdp_vs_ldp", "blk": blk + f", PUCB at {eps0:g}-JDP under replacement"}))
+        if "shuffled_tau_k13" in by:
+            i, p = by["shuffled_tau_k13"], by["shuffled_tau_k13"]["params"]
+            cid, what = f"table1_amplification_{bid}", f"Table 1 ({blk}), tau = K^(1/3)"
+            if prop5_hypothesis(p["epsilon"], tau_of(i), mdp.H, int(p.get("m", 1)), p.get("delta0", 1e-3)):
+                out.append(Row(cid, "check (amplification, context)", (), NO_K, "context"))
+            out.append(Row(f"{cid}_release_sequence", "check (release sequence)", (), NO_K,
+                           args={"kind": "amplification", "cell": i["cell"], "env": env, "cid": cid, "what": what,
+                                 "eps0": eps0}))
+    return out
+
+
+def pucb_at_replacement_eps(infos: list[dict], mdp, env: str, scale: float, eps: float) -> dict | None:
+    """The info of the PUCB Table 1 cell of ``env`` / ``scale`` whose eps under **replacement** neighbours is
     ``eps`` (PUCB's eps-JDP holds for add/remove; 2 eps under replacement, Vietri Claim 1 / Def. 3),
     or None: LDP-OBI's eps0-LDP is a replacement guarantee, so the two are compared only there."""
     from privrl.papers.cross_paper.cross_model import replacement_epsilon
 
-    mdp = env_mdp(ctx, env)
-    for r in t[(t.env == env) & (t.bonus_scale == scale) & (t.row == "pucb")].itertuples():
-        info = next(i for i in ctx.infos if i["env_key"] == env and i["cell"] == r.cell)
-        if np.isclose(replacement_epsilon("pucb", info["params"], mdp, info["episodes"]), eps):
-            return r.cell
-    return None
+    return next((i for i in sorted(_table1_infos(infos), key=_table1_key) if i["env_key"] == env
+                 and i["tags"]["table1"] == "pucb" and float(i["params"]["bonus_scale"]) == float(scale)
+                 and np.isclose(replacement_epsilon("pucb", i["params"], mdp, i["episodes"]), eps)), None)
+
+
+def _pucb_at_replacement_eps(ctx: AnalysisContext, t: pd.DataFrame, env: str, scale: float, eps: float) -> str | None:
+    """The cell id of :func:`pucb_at_replacement_eps` among the analysis's runs."""
+    found = pucb_at_replacement_eps(ctx.infos, env_mdp(ctx, env), env, scale, eps)
+    return None if found is None else found["cell"]
+
+
+def _table1_infos(infos: list[dict]) -> list[dict]:
+    return [i for i in infos if (i.get("tags") or {}).get("table1") is not None]
+
+
+def _table1_key(i: dict) -> tuple:
+    """A Table 1 cell's (env, eps0 of its block, bonus_scale, row order): the table's order."""
+    return (i["env_key"], float(i["tags"].get("eps0", i["params"]["epsilon"])), float(i["params"]["bonus_scale"]),
+            [r[0] for r in ROWS].index(i["tags"]["table1"]))
 
 
 def _claims(ctx: AnalysisContext, t: pd.DataFrame) -> pd.DataFrame:
-    """Claims per (env, eps0, bonus_scale) block, scored by :mod:`privrl.results.verdicts`
+    """The declared rows (:func:`table1_declaration`), scored by :mod:`privrl.results.verdicts`
     (:mod:`privrl.papers.garcelon2021.thm6` holds the scorers of the comparisons)."""
     from privrl.papers.garcelon2021.thm6 import amplification_claim, jdp_vs_ldp_claim, rate_claim
 
     out = []
     art = ctx.artifact("garcelon_table1", "md")
-    for (env, eps0, scale), g in t.groupby(["env", "eps0", "bonus_scale"], sort=True) if not t.empty else []:
-        blk = f"{env}, eps0={eps0:g}, bonus_scale={scale:g}" + ("" if scale == 1 else " (tuned, labelled)")
-        bid = f"{env}_eps{eps0:g}_s{scale:g}".replace(".", "p")
-        by = {r.row: r for r in g.itertuples()}
-        for r in g.itertuples():
-            out.append(rate_claim(ctx, env, r.cell, f"table1_{r.row}_{bid}", f"Table 1 row '{r.algorithm}' ({blk}): "
-                                  f"regret {r.theory} is O~(sqrt K)", "Table 1", art))
-        if "ldp_obi" in by:  # JDP vs LDP under one neighbour relation (replacement): PUCB at eps0 / 2
-            jdp = _pucb_at_replacement_eps(ctx, t, env, scale, eps0)
-            if jdp is not None:
-                out.append(jdp_vs_ldp_claim(ctx, env, jdp, by["ldp_obi"].cell, f"table1_jdp_cheaper_{bid}",
-                                            blk + f", PUCB at {eps0:g}-JDP under replacement", art))
-        if "shuffled_tau_k13" in by:
-            out.extend(amplification_claim(ctx, env, by["shuffled_tau_k13"].cell, f"table1_amplification_{bid}",
-                                           f"Table 1 ({blk}), tau = K^(1/3)", art, eps0=float(eps0)))
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    for r in table1_declaration(ctx.infos, mdps, ctx.config):
+        kind = r.args.get("kind")
+        if kind == "rate":
+            (env, cell), = r.cells
+            out.append(rate_claim(ctx, env, cell, r.id, r.args["statement"], "Table 1", art))
+        elif kind == "jdp_vs_ldp":
+            (env, jdp), (_, ldp) = r.cells
+            out.append(jdp_vs_ldp_claim(ctx, env, jdp, ldp, r.id, r.args["blk"], art))
+        elif kind == "amplification":  # the amplification's context row (when declared) and the release sequence
+            a = r.args
+            out.extend(amplification_claim(ctx, a["env"], a["cell"], a["cid"], a["what"], art, eps0=float(a["eps0"])))
     return frame(out)
 
 

@@ -4,45 +4,9 @@ from __future__ import annotations
 
 import math
 
-from privrl.papers.planned import NO_K, ExperimentCells, PlannedClaim, cell_eps, gamma_need, order_need
-
-
-def garcelon_table1(x: ExperimentCells) -> list[PlannedClaim]:
-    out = []
-    rows = [c for c in x.private() if "table1" in c.tags]
-    for c in rows:
-        out.append(x.claim(f"table1_{c.tags['table1']}_{c.env}_eps{cell_eps(c):g}", "rate window", [c], x.window(c)))
-    for ldp in (c for c in rows if c.tags["table1"] == "ldp_obi"):
-        jdp = [c for c in rows if c.tags["table1"] == "pucb" and c.env == ldp.env and math.isclose(cell_eps(c), cell_eps(ldp) / 2)]
-        need = order_need(x, ("garcelon2021", "LDP", "JDP"), cell_eps(ldp), [jdp[0], ldp]) if jdp else None
-        if need is not None:  # PUCB at eps0 / 2 is eps0-JDP under replacement (Vietri Claim 1)
-            out.append(x.claim(f"table1_jdp_cheaper_{ldp.env}_eps{cell_eps(ldp):g}",
-                               "order: 10 x max crossover, privacy term dominant", [jdp[0], ldp], need))
-    for c in rows:
-        if c.tags["table1"] == "shuffled_tau_k13":
-            # the exact amplification of one release is context (amplification_context): not planned
-            out.append(x.claim(f"table1_amplification_{c.env}_eps{cell_eps(c):g}_release_sequence",
-                               "check (release sequence)", [], NO_K))
-    return out
-
-
-def garcelon2021_thm6(x: ExperimentCells) -> list[PlannedClaim]:
-    out, grid = [], [c for c in x.private("shuffled-obi") if c.tags.get("thm6") == "grid"]
-    # the exact amplification of tau users vs eps0 is context (amplification_context): not planned
-    for (env, scale) in sorted({(c.env, float(c.params.get("bonus_scale", 1.0))) for c in grid}):
-        tau0 = [c for c in grid if (c.env, float(c.params.get("bonus_scale", 1.0))) == (env, scale)
-                and int(c.params.get("tau", 0)) == 0]
-        out.append(x.claim(f"thm6_eps_term_{env}_s{scale:g}", "eps exponent: second eps cell past 10 x crossover",
-                           tau0, gamma_need(x, tau0)))
-    seen = set()  # the local-eps check and the guarantees do not depend on bonus_scale: once per (env, eps0)
-    for c in (c for c in x.private("shuffled-obi") if c.tags.get("thm6") == "k13_local"):
-        gid = f"{c.env}_eps0{float(c.tags['eps0']):g}"
-        if gid not in seen:
-            seen.add(gid)
-            out.append(x.claim(f"thm6_k13_local_eps_{gid}", "check", [], NO_K))
-            out.append(x.claim(f"thm6_k13_amplification_{gid}_release_sequence", "check (release sequence)", [], NO_K))
-        out.append(x.claim(f"thm6_k13_rate_{c.cell}", "rate window", [c], x.window(c)))
-    return out
+from privrl.papers.garcelon2021 import table1_declaration
+from privrl.papers.garcelon2021.thm6 import thm6_declaration
+from privrl.papers.planned import ExperimentCells, PlannedClaim, declared
 
 
 def dimensions(x) -> list:
@@ -50,8 +14,9 @@ def dimensions(x) -> list:
     return []
 
 
-#: analysis -> its rule (found by privrl.papers.registry.claim_rules)
-RULES = {"garcelon_table1": garcelon_table1, "garcelon2021_thm6": garcelon2021_thm6,
+#: analysis -> its rule (found by privrl.papers.registry.claim_rules): Table 1 and Thm 6 are their analyses'
+#: own declarations run on the design's cells
+RULES = {"garcelon_table1": declared(table1_declaration), "garcelon2021_thm6": declared(thm6_declaration),
          "garcelon2021_dimensions": dimensions}
 
 

@@ -30,6 +30,8 @@ from privrl.papers import table_orders
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, rng_for
 from privrl.results.labels import env_title
+from privrl.papers.designs import window_k
+from privrl.papers.planned import NO_K, Row, fit_decades
 from privrl.papers.scoring import CONVERGES, cell_regime, crossover_of, frame
 from privrl.results.bound_verdicts import score_bound_one_sided
 from privrl.results import verdicts as V
@@ -98,6 +100,12 @@ def jdp_vs_ldp_claim(ctx: AnalysisContext, env: str, jdp_cell: str, ldp_cell: st
         scope="context" if context else "paper_claim", crossovers=f"pucb: {cj:.3g}; ldp-obi: {cl:.3g}")
 
 
+def prop5_hypothesis(eps_local: float, k: int, H: int, m: int, delta0: float):
+    """Prop. 5's hypothesis at k users, ``eps_l <= log(k/(7 log(4/delta0)) - 1)`` on the per-bit eps_l
+    of a local eps (Lemma 4): where it holds an amplification row is registered (no data needed)."""
+    return acc.garcelon_prop5_condition(acc.garcelon_lemma4_epsilon(eps_local, m, H), int(k), delta0)
+
+
 def amplification_score(eps0: float, eps_local: float, k: int, H: int, m: int, delta0: float,
                         releases: int) -> tuple[V.Score, dict]:
     """Prop. 5 at k users: exact eps of the shuffled counters (``shuffled_rr_composed_epsilon``) vs
@@ -107,7 +115,7 @@ def amplification_score(eps0: float, eps_local: float, k: int, H: int, m: int, d
     p = 2.0 / (math.exp(eps_bit) + 1.0)
     exact = shuffled_rr_composed_epsilon(int(k), H, m, p, delta0) if k >= 2 else math.inf
     bound = acc.garcelon_prop5_epsilon(int(k), H, m, p, delta0)
-    hyp = acc.garcelon_prop5_condition(eps_bit, int(k), delta0)
+    hyp = prop5_hypothesis(eps_local, k, H, m, delta0)
     k_hyp = 7.0 * math.log(4.0 / delta0) * (math.exp(eps_bit) + 1.0)
     s = V.score_amplification(eps0, exact, bound, hyp, k, k_hyp, releases)
     return s, {"eps_local": eps_local, "eps_bit": eps_bit, "k": int(k), "exact_eps": exact, "prop5_eps": bound,
@@ -169,7 +177,7 @@ def amplification_claim(ctx: AnalysisContext, env: str, cell: str, cid: str, wha
     holds) and whether the whole release sequence is certified at eps0 (a Thm 6 check)."""
     info = _info(ctx, env, cell)
     p, H, K = info["params"], env_mdp(ctx, env).H, int(info["episodes"])
-    tau = int(math.ceil(K ** p["tau_power"] - 1e-9)) if p.get("tau_power", 0) > 0 else int(p.get("tau", 0))
+    tau = tau_of(info)
     target = p["epsilon"] if eps0 is None else eps0
     m, d0 = int(p.get("m", 1)), p.get("delta0", 1e-3)
     amp = amplification_context(ctx, cid, what, art, target, p["epsilon"], tau, H, m, d0, max(K - tau, 1))
@@ -181,21 +189,80 @@ def amplification_claim(ctx: AnalysisContext, env: str, cell: str, cid: str, wha
 
 
 # ----------------------------------------------------------------------------- Thm 6 analysis
-def _tau(info: dict) -> int:
+def tau_of(info: dict) -> int:
+    """A Shuffled-OBI run's tau: K^tau_power rounded up (tau_power > 0), else its ``tau``."""
     p = info["params"]
-    return int(math.ceil(info["episodes"] ** p["tau_power"] - 1e-9)) if p.get("tau_power", 0) > 0 else int(p["tau"])
+    return int(math.ceil(info["episodes"] ** p["tau_power"] - 1e-9)) if p.get("tau_power", 0) > 0 else int(p.get("tau", 0))
 
 
-def _tagged(ctx: AnalysisContext, tag: str) -> list[dict]:
-    return [i for i in ctx.infos if (i.get("tags") or {}).get("thm6") == tag]
+_tau = tau_of
+
+
+def _tagged(infos: list[dict], tag: str) -> list[dict]:
+    return [i for i in infos if (i.get("tags") or {}).get("thm6") == tag]
+
+
+def _grid(infos: list[dict]) -> dict:
+    """(env, bonus_scale, eps0, tau) -> info of the cells tagged ``thm6: grid``."""
+    return {(i["env_key"], i["params"]["bonus_scale"], i["params"]["epsilon"], tau_of(i)): i for i in _tagged(infos, "grid")}
+
+
+def thm6_declaration(infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of the Thm 6 analysis, declared from the run infos alone (no data), each with ``args["key"]``
+    the analysis finds it by: per grid cell with tau > 0 beside its tau = 0 twin, the tau-term reading
+    (context) and once per (env, eps0, tau) the amplification of one release (context, where Prop. 5's
+    hypothesis holds); per (env, bonus_scale) the eps0 term at tau = 0 (K needed: the eps exponent's own,
+    :func:`privrl.results.eps_verdicts.gamma_need`); per tau = K^(1/3) cell its rate (its fit window past 10 x
+    its crossover) and once per (env, eps0, eps, tau) the local-eps check, the amplification (context) and
+    the release-sequence check."""
+    out, key, amp_seen = [], _grid(infos), set()
+    for (env, scale, eps0, tau), info in sorted(key.items()):
+        if tau > 0 and (env, scale, eps0, 0) in key:
+            bid = f"{env}_eps{eps0:g}_s{scale:g}_tau{tau}".replace(".", "p")
+            out.append(Row(f"thm6_tau_term_{bid}", "bound (context)", ((env, info["cell"]),), NO_K, "context",
+                           args={"key": ("tau_term", env, scale, eps0, tau)}))
+            p = info["params"]
+            if (env, eps0, tau) not in amp_seen:  # the mechanism ignores bonus_scale: once per (env, eps0, tau)
+                amp_seen.add((env, eps0, tau))
+                if prop5_hypothesis(eps0, tau, mdps[env].H, int(p.get("m", 1)), p.get("delta0", 1e-3)):
+                    gid = f"{env}_eps{eps0:g}_tau{tau}".replace(".", "p")
+                    out.append(Row(f"thm6_amplification_{gid}", "check (amplification, context)", (), NO_K, "context",
+                                   args={"key": ("amplification", env, eps0, tau)}))
+    for env, scale in dict.fromkeys((e, sc) for (e, sc, _, _) in sorted(key)):
+        tau0 = [i for (e, sc, _, tau), i in sorted(key.items()) if (e, sc, tau) == (env, scale, 0)]
+        if tau0:
+            out.append(Row(f"thm6_eps_term_{env}_s{scale:g}".replace(".", "p"),
+                           "eps exponent: second eps cell past 10 x crossover", tuple((env, i["cell"]) for i in tau0),
+                           EV.gamma_need([(float(i["params"]["epsilon"]), crossover_of(i, mdps[env])) for i in tau0],
+                                         False), args={"key": ("eps_term", env, scale)}))
+    seen, decades = set(), fit_decades(config)
+    for info in _tagged(infos, "k13_local"):
+        env, p = info["env_key"], info["params"]
+        eps0 = float(info["tags"]["eps0"])
+        k = (env, eps0, round(float(p["epsilon"]), 9), tau_of(info))
+        if k not in seen:  # the local eps and the guarantee do not depend on bonus_scale
+            seen.add(k)
+            gid = f"{env}_eps0{eps0:g}".replace(".", "p")
+            out.append(Row(f"thm6_k13_local_eps_{gid}", "check", (), NO_K, args={"key": ("k13_local",) + k}))
+            cid = f"thm6_k13_amplification_{gid}"  # the amplification's id; its release sequence's: + _release_sequence
+            if prop5_hypothesis(p["epsilon"], tau_of(info), mdps[env].H, int(p.get("m", 1)), p.get("delta0", 1e-3)):
+                out.append(Row(cid, "check (amplification, context)", (), NO_K, "context",
+                               args={"key": ("k13_amplification",) + k}))
+            out.append(Row(f"{cid}_release_sequence", "check (release sequence)", (), NO_K,
+                           args={"key": ("k13_release_sequence",) + k}))
+        bid = f"{env}_eps0{eps0:g}_s{p['bonus_scale']:g}".replace(".", "p")
+        out.append(Row(f"thm6_k13_rate_{bid}", "rate window", ((env, info["cell"]),),
+                       window_k(crossover_of(info, mdps[env]), decades), args={"key": ("k13_rate", info["cell"])}))
+    return out
 
 
 def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "thm6")
     art = ctx.artifact("garcelon2021_thm6", "md")
     rows, claims, panels, amp_seen = [], [], {}, set()
-    grid = _tagged(ctx, "grid")
-    key = {(i["env_key"], i["params"]["bonus_scale"], i["params"]["epsilon"], _tau(i)): i for i in grid}
+    key = _grid(ctx.infos)
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in thm6_declaration(ctx.infos, mdps, ctx.config) if "key" in r.args}
     for (env, scale, eps0, tau), info in sorted(key.items()):
         mdp = env_mdp(ctx, env)
         ep, R = curves(ctx, env, info["cell"])
@@ -206,24 +273,22 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
                "regret_lo": m[1], "regret_hi": m[2], "tau_H": tau * mdp.H,
                "eps_term": math.sqrt(2 * K) * EV.EPS_LAWS["garcelon_shuffle"](eps0), "crossover_K": reg.crossover_K}
         blk = f"{env}, eps0={eps0:g}, bonus_scale={scale:g}" + ("" if scale == 1 else " (tuned, labelled)")
-        bid = f"{env}_eps{eps0:g}_s{scale:g}_tau{tau}".replace(".", "p")
         base = key.get((env, scale, eps0, 0))
-        if tau > 0 and base is not None:
+        if ("tau_term", env, scale, eps0, tau) in ids:
             _, R0 = curves(ctx, env, base["cell"])
             d = diff_ci(R[:, -1], R0[:, -1], rng, ctx.n_boot)
             s = score_bound_one_sided(d, lambda k, b=tau * mdp.H: b, K, max_policy_gap(mdp), "constants")
             # context: Thm 6 bounds R(K; tau) as a whole (tau H is one term of an O~ sum), not the difference
             claims.append(dataclasses.replace(V.make_claim(
-                PAPER, "Thm 6", f"thm6_tau_term_{bid}", f"Thm 6 ({blk}): the burn-in costs at most tau H: "
+                PAPER, "Thm 6", ids[("tau_term", env, scale, eps0, tau)], f"Thm 6 ({blk}): the burn-in costs at most tau H: "
                 f"R(K; tau={tau}) - R(K; 0) <= {tau * mdp.H} (a reading of Eq. 9's tau H term, not the theorem's "
                 "statement)", "bound", art, s, ctx.experiment, f"{SRC}, Thm 6, Eq. 9"), scope="context"))
             mb, d0, n_rel = int(info["params"].get("m", 1)), info["params"].get("delta0", 1e-3), max(int(K) - tau, 1)
             _, amp = amplification_score(eps0, eps0, tau, mdp.H, mb, d0, n_rel)
-            if (env, eps0, tau) not in amp_seen:  # the mechanism ignores bonus_scale: once per (env, eps0, tau)
-                amp_seen.add((env, eps0, tau))
-                gid = f"{env}_eps{eps0:g}_tau{tau}".replace(".", "p")
-                c = amplification_context(ctx, f"thm6_amplification_{gid}", f"Thm 6 grid ({env}, eps0={eps0:g})",
-                                          art, eps0, eps0, tau, mdp.H, mb, d0, n_rel)
+            if ("amplification", env, eps0, tau) in ids and (env, eps0, tau) not in amp_seen:
+                amp_seen.add((env, eps0, tau))  # once per (env, eps0, tau), where Prop. 5's hypothesis holds
+                c = amplification_context(ctx, ids[("amplification", env, eps0, tau)],
+                                          f"Thm 6 grid ({env}, eps0={eps0:g})", art, eps0, eps0, tau, mdp.H, mb, d0, n_rel)
                 claims.extend([c] if c is not None else [])
             row.update({"tau_cost": d[0], "tau_cost_lo": d[1], "tau_cost_hi": d[2], **amp})
         rows.append(row)
@@ -241,32 +306,30 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
             m = mean_ci(R[:, -1], rng, ctx.n_boot)
             cells.append(EV.EpsCell(eps0, f.exponent, f.exponent_lo, f.exponent_hi, m[0], m[1], m[2],
                                    cell_regime(info, env_mdp(ctx, env), f)))
-        if cells:
+        if ("eps_term", env, scale) in ids:
             _, g = EV.score_eps_dependence(cells, V.THRESHOLDS.sqrt_k_exponent, "garcelon_shuffle", (0.0, 1.0))
-            claims.append(V.make_claim(PAPER, "Thm 6", f"thm6_eps_term_{env}_s{scale:g}".replace(".", "p"),
+            claims.append(V.make_claim(PAPER, "Thm 6", ids[("eps_term", env, scale)],
                                        f"Thm 6 ({env}, tau=0, bonus_scale={scale:g}): regret across eps0 grows at most "
                                        "like e^(eps0/2)/(e^eps0 - 1) (exponent in [0, 1])", "rate", art, g,
                                        ctx.experiment, f"{SRC}, Thm 6, Eq. 9"))
     seen = set()  # the local eps and the guarantee do not depend on bonus_scale: one row per (env, eps0, eps, tau)
-    for info in _tagged(ctx, "k13_local"):
+    for info in _tagged(ctx.infos, "k13_local"):
         env, p = info["env_key"], info["params"]
         eps0 = float(info["tags"]["eps0"])
         K = int(info["episodes"])
         want = math.log(1.0 + eps0 * K ** (1.0 / 6.0))
-        bid = f"{env}_eps0{eps0:g}_s{p['bonus_scale']:g}".replace(".", "p")
-        key = (env, eps0, round(float(p["epsilon"]), 9), _tau(info))
+        key = (env, eps0, round(float(p["epsilon"]), 9), tau_of(info))
         if key not in seen:
             seen.add(key)
-            gid = f"{env}_eps0{eps0:g}".replace(".", "p")
             claims.append(V.make_claim(
-                PAPER, "Table 1", f"thm6_k13_local_eps_{gid}", f"Table 1 row tau = K^(1/3) ({env}): run at the local "
+                PAPER, "Table 1", ids[("k13_local",) + key], f"Table 1 row tau = K^(1/3) ({env}): run at the local "
                 f"eps ln(1 + eps0 K^(1/6)) = {want:.4g} (eps0 = {eps0:g})", "check", art,
                 V.score_check(bool(np.isclose(p["epsilon"], want, rtol=1e-3)), f"run eps = {p['epsilon']:.6g} vs "
                               f"{want:.6g}"), ctx.experiment, f"{SRC}, Table 1"))
-            claims.extend(amplification_claim(ctx, env, info["cell"], f"thm6_k13_amplification_{gid}",
+            claims.extend(amplification_claim(ctx, env, info["cell"], ids[("k13_release_sequence",) + key].removesuffix("_release_sequence"),
                                               f"Table 1 row tau = K^(1/3) at local eps, eps0={eps0:g} ({env})", art,
                                               eps0))
-        claims.append(rate_claim(ctx, env, info["cell"], f"thm6_k13_rate_{bid}", f"Table 1 row tau = K^(1/3) at local "
+        claims.append(rate_claim(ctx, env, info["cell"], ids[("k13_rate", info["cell"])], f"Table 1 row tau = K^(1/3) at local "
                                  f"eps, eps0={eps0:g}, bonus_scale={p['bonus_scale']:g} ({env}): regret "
                                  "O~(sqrt K + K^(1/3)/eps0)", "Table 1", art))
     t = pd.DataFrame(rows)
