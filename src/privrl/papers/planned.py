@@ -2,7 +2,7 @@
 
 Each paper's folder holds the rules of its analyses (its ``plan`` module's ``RULES``, found by
 :func:`privrl.papers.registry.claim_rules`). An analysis declares its rows once: a declaration
-``declare(infos, mdps, config) -> list[Row]`` beside the analysis lists each row's id, the cells it reads,
+``declare(experiment, infos, mdps, config) -> list[Row]`` beside the analysis lists each row's id, the cells it reads,
 its K needed (the rule its own verdict uses) and its scope from the run infos alone (agent, resolved
 params, env_key, cell, tags, episodes: no data); the analysis names and files its rows by it, and the
 plan rule is that declaration run on the design's cells (:func:`declared`, :func:`design_infos`).
@@ -166,7 +166,7 @@ class Row:
     args: Mapping = field(default_factory=dict, compare=False)
 
 
-Declaration = Callable[[list, Mapping, Mapping], list[Row]]  # (run infos, env key -> MDP, experiment config)
+Declaration = Callable[[str, list, Mapping, Mapping], list[Row]]  # (experiment, run infos, env key -> MDP, its config)
 
 
 def design_infos(x: ExperimentCells) -> list[dict]:
@@ -184,7 +184,7 @@ def declared(declare: Declaration) -> Rule:
     def rule(x: ExperimentCells) -> list[PlannedClaim]:
         by = {(c.env, c.cell): c for c in x.cells}
         return [x.claim(r.id, r.rule, [by[k] for k in r.cells], r.need, r.k_max, r.scope)
-                for r in declare(design_infos(x), x.mdp, x.config)]
+                for r in declare(x.name, design_infos(x), x.mdp, x.config)]
 
     rule.declaration = declare
     return rule

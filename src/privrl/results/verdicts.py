@@ -325,6 +325,14 @@ def first_k(K: float, holds: Callable[[float], bool], th: Thresholds = THRESHOLD
     return next((float(k) for k in np.geomspace(max(K, 1.0), th.k_max, th.bound_grid) if holds(k)), math.inf)
 
 
+def bound_k_needed(bound: Callable[[float], float], trivial_per_episode: float, start: float = 1.0,
+                   th: Thresholds = THRESHOLDS) -> float:
+    """The K from which an explicit bound B(K) is below the trivial ``K x trivial_per_episode`` (:func:`first_k`
+    from ``start``): the K needed of :func:`score_bound` (from the K run) and of the claim plan's bound rows
+    (from K = 1)."""
+    return first_k(start, lambda k: bound(k) < k * trivial_per_episode, th)
+
+
 def score_bound(measured: tuple[float, float, float], bound: Callable[[float], float], K: float,
                 trivial_per_episode: float, explicit: bool = True, th: Thresholds = THRESHOLDS) -> Score:
     """A measured quantity at K against an explicit numeric bound B(K) (constants and logs
@@ -338,7 +346,7 @@ def score_bound(measured: tuple[float, float, float], bound: Callable[[float], f
     if not explicit:
         return Score(INCONCLUSIVE, text, "O~ bound: constants and log factors hidden; score its rate instead")
     if b >= K * trivial_per_episode:
-        need = first_k(K, lambda k: bound(k) < k * trivial_per_episode, th)
+        need = bound_k_needed(bound, trivial_per_episode, K, th)
         return Score(NOT_REACHED, text, f"vacuous until K = {_k(need)} (trivial bound K x {trivial_per_episode:.3g})",
                      need)
     verdict = REPRODUCED if hi <= b else (CONTRADICTED if lo > b else INCONCLUSIVE)

@@ -50,7 +50,7 @@ def test_garcelon_tau_h_difference_row_is_context():
               "tags": {"thm6": "grid"}, "params": {"epsilon": e, "bonus_scale": 1.0, "tau": float(tau),
                                                    "tau_power": 0.0, "m": 1.0, "delta0": 1e-3, "noise": 1.0}}
              for tau in (0, 100) for e in (1.0, 10.0)]
-    rows = {r.id: r for r in G.thm6_declaration(infos, {"riverswim": envs.make("riverswim", S=2, H=3)}, {})}
+    rows = {r.id: r for r in G.thm6_declaration("exp", infos, {"riverswim": envs.make("riverswim", S=2, H=3)}, {})}
     tau_rows = [r for i, r in rows.items() if i.startswith("thm6_tau_term_")]
     assert len(tau_rows) == 2 and all(r.scope == "context" for r in tau_rows)
     assert rows["thm6_eps_term_riverswim_s1"].scope == "paper_claim"
@@ -109,7 +109,7 @@ def test_amplification_rows_are_context_once_per_env_eps_tau():
               "tags": {"thm6": "grid"}, "params": {"epsilon": e, "bonus_scale": s, "tau": float(tau), "tau_power": 0.0,
                                                    "m": 1.0, "delta0": 1e-3, "noise": 1.0}}
              for tau in (0, 1000) for e in (1.0, 10.0) for s in (0.1, 1.0)]
-    rows = G.thm6_declaration(infos, {"riverswim": envs.make("riverswim", S=2, H=3)}, {})
+    rows = G.thm6_declaration("exp", infos, {"riverswim": envs.make("riverswim", S=2, H=3)}, {})
     amp = [r for r in rows if r.id.startswith("thm6_amplification_")]  # no bonus_scale in the id: once per (env, eps0, tau)
     assert sorted(r.id for r in amp) == ["thm6_amplification_riverswim_eps10_tau1000",
                                          "thm6_amplification_riverswim_eps1_tau1000"]

@@ -6,7 +6,8 @@ import math
 
 from privrl import agents
 from privrl.design import experiments
-from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, gamma_need
+from privrl.papers.bai_sdp_pe.theorems import scaling_declaration
+from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, declared, gamma_need
 from privrl.results.verdicts import first_k
 
 
@@ -52,24 +53,6 @@ def _eq29_dominance(x: ExperimentCells, shuffle: experiments.Cell, local: experi
     return first_k(1.0, lambda k: eq29_bound(a, m, int(k)) / eq29_bound(b, m, int(k)) >= table_orders.MARGIN)
 
 
-def scaling(x: ExperimentCells) -> list[PlannedClaim]:
-    """One row per agent: regret below Eq. (29) at every size; its K needed is the largest over the
-    sizes of the K from which Eq. (29) is below the trivial K x max policy gap (``score_below_eq29``'s
-    vacuity). The slopes across X, A, H are context (instance-dependent regret)."""
-    from privrl.agents.crossover import max_policy_gap
-    from privrl.papers.bai_sdp_pe.eq29 import eq29_bound
-
-    out = []
-    for agent in ("pe", "sdp-pe"):
-        cells = x.private(agent)
-        if not cells:
-            continue
-        needs = [first_k(1.0, lambda k, c=c, m=x.mdp[c.env]: eq29_bound(_eq29_info(c), m, int(k)) < k * max_policy_gap(m))
-                 for c in cells]
-        out.append(x.claim(f"below_eq29_{agent}", "explicit bound (Eq. 29) below trivial, every size", cells, max(needs)))
-    return out
-
-
 def bai_table1(x: ExperimentCells) -> list[PlannedClaim]:
     out = []
     for env in sorted(x.instance):
@@ -105,7 +88,8 @@ def bai_table1(x: ExperimentCells) -> list[PlannedClaim]:
 
 
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
-RULES = {"bai_sdp_pe_error_level": error_level, "bai_sdp_pe_thm11": thm11, "bai_sdp_pe_scaling": scaling,
+RULES = {"bai_sdp_pe_error_level": error_level, "bai_sdp_pe_thm11": thm11,
+         "bai_sdp_pe_scaling": declared(scaling_declaration),
                "bai_table1": bai_table1}
 
 

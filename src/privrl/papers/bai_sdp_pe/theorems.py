@@ -43,6 +43,7 @@ from privrl.results.labels import at_k
 from privrl.results.stats import mean_ci
 from privrl.papers.bai_sdp_pe import eq29
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
+from privrl.papers.planned import NO_K, Row
 from privrl.papers.scoring import CONVERGES, crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
@@ -126,6 +127,12 @@ def claim_id(experiment: str, cid: str) -> str:
 def _claim(ctx, name, item, cid, statement, kind, score, source) -> V.Claim:
     return V.make_claim(PAPER_ID, item, claim_id(ctx.experiment, cid), statement, kind, ctx.artifact(name, "md"),
                         score, ctx.experiment, source)
+
+
+def _declared_claim(ctx, row: Row, name, item, statement, kind, score, source) -> V.Claim:
+    """The claim of a declared row (its id and scope)."""
+    c = V.make_claim(PAPER_ID, item, row.id, statement, kind, ctx.artifact(name, "md"), score, ctx.experiment, source)
+    return c if row.scope == "paper_claim" else dataclasses.replace(c, scope=row.scope)
 
 
 def _legend_out(ax):
@@ -308,10 +315,45 @@ def _axis_sets(df: pd.DataFrame) -> dict[str, pd.DataFrame]:
     return out
 
 
-def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame) -> list[V.Claim]:
+def _size_table(infos: list[dict], mdps) -> pd.DataFrame:
+    """One row per PE / SDP-PE cell: env, agent, X, A, H (the instance's sizes, no data)."""
+    return pd.DataFrame([{"env": i["env_key"], "agent": i["agent"], "X": mdps[i["env_key"]].S,
+                          "A": mdps[i["env_key"]].A, "H": mdps[i["env_key"]].H}
+                         for i in infos if i["agent"] in ("sdp-pe", "pe")], columns=["env", "agent", "X", "A", "H"])
+
+
+def eq29_need(info: dict, mdp) -> float:
+    """The K from which a run's Eq. (29) is below the trivial K x max policy gap (the vacuity rule of
+    :func:`privrl.papers.bai_sdp_pe.eq29.score_below_eq29`, :func:`privrl.results.verdicts.bound_k_needed`)."""
+    return V.bound_k_needed(lambda k: eq29.eq29_bound(info, mdp, int(k)), max_policy_gap(mdp))
+
+
+def scaling_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of the scaling analysis, declared from the run infos alone (no data): per agent (PE,
+    SDP-PE) regret below Eq. (29) at every size (K needed: the largest over the sizes of the K from which
+    Eq. (29) stops being vacuous, :func:`eq29_need`), and per axis varied alone (X, A or H: ``_axis_sets``)
+    and agent the slope across sizes (context: instance-dependent regret says nothing of a worst case)."""
+    df = _size_table(infos, mdps)
+    out = []
+    for agent, d in df.groupby("agent"):
+        cells = [i for i in infos if i["agent"] == agent]
+        out.append(Row(claim_id(experiment, f"below_eq29_{agent}"), "explicit bound (Eq. 29) below trivial, every size",
+                       tuple((i["env_key"], i["cell"]) for i in cells),
+                       max(eq29_need(i, mdps[i["env_key"]]) for i in cells), args={"key": ("below_eq29", agent)}))
+    for axis, envs in (_axis_sets(df) if len(df) else {}).items():
+        for agent, d in df[df.env.isin(envs.env)].groupby("agent"):
+            cells = [i for i in infos if i["agent"] == agent and i["env_key"] in set(d.env)]
+            out.append(Row(claim_id(experiment, f"scaling_{axis}_{agent}"), "slope across sizes (context)",
+                           tuple((i["env_key"], i["cell"]) for i in cells), NO_K, "context",
+                           args={"key": ("scaling", axis, agent)}))
+    return out
+
+
+def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame, ids: dict) -> list[V.Claim]:
     """Per agent, one row: regret at K below Eq. (29) (Lemma 25's explicit sum, at the run's C,
     iota and E) at every size; the verdict is the weakest of the sizes' (inconclusive, then not
-    reached, then reproduced; never contradicted: :mod:`privrl.papers.bai_sdp_pe.eq29`)."""
+    reached, then reproduced; never contradicted: :mod:`privrl.papers.bai_sdp_pe.eq29`). ``ids``: the
+    declared rows (:func:`scaling_declaration`) by key."""
     out = []
     for agent, d in df.groupby("agent"):
         scores, linear = [], []
@@ -356,7 +398,7 @@ def _below_eq29_claims(ctx: AnalysisContext, df: pd.DataFrame) -> list[V.Claim]:
             next((o for o in linear if o.rejected), linear[0])])[0]
         who = "SDP-PE (shuffle, eps=2)" if agent == "sdp-pe" else "PE (no privacy)"
         C = d.C.iloc[0]
-        out.append(_claim(ctx, "bai_sdp_pe_scaling", "Thm 6", f"below_eq29_{agent}",
+        out.append(_declared_claim(ctx, ids[("below_eq29", agent)], "bai_sdp_pe_scaling", "Thm 6",
                           f"{who}, C = {C:g}: regret at K below Thm 6's explicit form, Lemma 25's Eq. (29) (stages, "
                           f"iota, E and C as run), at each of the {len(d)} sizes (X, A, H)", "bound", sc,
                           "Bai et al. Thm 6, Lemma 25 Eq. (29)"))
@@ -369,7 +411,9 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
         df["eq29_bound"] = [eq29.eq29_bound(next(i for i in ctx.infos if i["env_key"] == r.env
                                                  and i["cell"] == r.cell), env_mdp(ctx, r.env), int(r.K))
                             for r in df.itertuples()]
-    claims = _below_eq29_claims(ctx, df) if len(df) else []
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r for r in scaling_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
+    claims = _below_eq29_claims(ctx, df, ids) if len(df) else []
     sets = _axis_sets(df) if len(df) else {}
     points, slopes = [], []
     for axis, envs in sets.items():
@@ -391,8 +435,8 @@ def bai_sdp_pe_scaling(ctx: AnalysisContext) -> AnalysisResult:
             sc = V.Score(V.INCONCLUSIVE, measured, "; ".join(
                 ["instance-dependent; a worst-case dimension factor is not testable on fixed instances; see the "
                  "Eq. (29) row", *_lost(d)]), sc.k_needed)
-            claims.append(dataclasses.replace(_claim(
-                ctx, "bai_sdp_pe_scaling", "Thm 6 / Thm 11", f"scaling_{axis}_{agent}",
+            claims.append(dataclasses.replace(_declared_claim(
+                ctx, ids[("scaling", axis, agent)], "bai_sdp_pe_scaling", "Thm 6 / Thm 11",
                 f"{'SDP-PE (shuffle, eps=2)' if agent == 'sdp-pe' else 'PE (no privacy)'}, C = {d.C.iloc[0]:g}: "
                 f"slope of log regret at K across {axis} against {axis}^{claim_e:g} (other variables fixed; context: "
                 "an upper bound's dimension factor is a worst case over instances)", "rate", sc,

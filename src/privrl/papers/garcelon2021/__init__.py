@@ -130,7 +130,7 @@ def _markdown(ctx: AnalysisContext, t: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-def table1_declaration(infos: list[dict], mdps, config) -> list[Row]:
+def table1_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
     """The rows of Table 1, declared from the run infos alone (no data): per (env, eps0, bonus_scale) block
     of the cells tagged ``table1``, each row's rate (``table1_<row>_<block>``, K needed: its fit window past
     10 x its crossover), "JDP cheaper than LDP" where LDP-OBI and a PUCB cell at its eps under replacement are
@@ -212,7 +212,7 @@ def _claims(ctx: AnalysisContext, t: pd.DataFrame) -> pd.DataFrame:
     out = []
     art = ctx.artifact("garcelon_table1", "md")
     mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
-    for r in table1_declaration(ctx.infos, mdps, ctx.config):
+    for r in table1_declaration(ctx.experiment, ctx.infos, mdps, ctx.config):
         kind = r.args.get("kind")
         if kind == "rate":
             (env, cell), = r.cells

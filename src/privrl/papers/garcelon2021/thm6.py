@@ -207,7 +207,7 @@ def _grid(infos: list[dict]) -> dict:
     return {(i["env_key"], i["params"]["bonus_scale"], i["params"]["epsilon"], tau_of(i)): i for i in _tagged(infos, "grid")}
 
 
-def thm6_declaration(infos: list[dict], mdps, config) -> list[Row]:
+def thm6_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
     """The rows of the Thm 6 analysis, declared from the run infos alone (no data), each with ``args["key"]``
     the analysis finds it by: per grid cell with tau > 0 beside its tau = 0 twin, the tau-term reading
     (context) and once per (env, eps0, tau) the amplification of one release (context, where Prop. 5's
@@ -262,7 +262,7 @@ def garcelon2021_thm6(ctx: AnalysisContext) -> AnalysisResult:
     rows, claims, panels, amp_seen = [], [], {}, set()
     key = _grid(ctx.infos)
     mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
-    ids = {r.args["key"]: r.id for r in thm6_declaration(ctx.infos, mdps, ctx.config) if "key" in r.args}
+    ids = {r.args["key"]: r.id for r in thm6_declaration(ctx.experiment, ctx.infos, mdps, ctx.config) if "key" in r.args}
     for (env, scale, eps0, tau), info in sorted(key.items()):
         mdp = env_mdp(ctx, env)
         ep, R = curves(ctx, env, info["cell"])
