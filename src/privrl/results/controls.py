@@ -21,7 +21,11 @@ already makes, exactly in law --
   most), relabelled;
 * ``wrong_model`` -- the same algorithm under the other trust model (local noise where central
   is claimed and the reverse; ``SIBLINGS``), run beside it on the same instance, K and seeds;
-* ``over_exploring`` -- widths x10; for an explicit regret bound its rejection is read from the
+* ``over_exploring`` -- widths x10: the statistical width (``bonus_scale`` x10) and the privacy width
+  (``z`` x10, z sd of the agent's own release noise). Realised from runs where the design runs its
+  control cell beside the agent (``tags: {control: over_exploring}``, parameters x :data:`CONTROL_SCALES`,
+  found by :func:`control_cell`): the noise-off level row (:func:`score_noise_off_level`) scores its
+  runs through its own check. For an explicit regret bound its rejection is read from the
   bound's measured slack: the twin's regret is at least 10 x the measured lower CI end (capped at
   K x the largest gap), rejected only where that exceeds the bound. Not defined for elimination
   agents (no widths) nor for PAC mistake counts (no premise): "not run" there;
@@ -45,7 +49,8 @@ eps exponent (``privacy_cost_eps``) about whether the cost follows eps;
 an explicit regret bound (``regret_bound``) about over-exploration and about learning at all (the
 linear twin); a statement that the agent learns (``learns``: PAC mistakes stop growing, regret
 sublinear) about exploring enough (greedy) and learning at all (linear); any other statement about a
-private agent's regret (``agent_regret``) about privacy at all and over-exploration. A fixed-gap rate row is a
+private agent's regret (``agent_regret``) about privacy at all and over-exploration; the regret with the
+noise off against what the agent's own widths predict (``noise_off_level``) about over-exploration. A fixed-gap rate row is a
 convergence check (:func:`privrl.results.claims.with_power`), not a statement any twin could
 fail, and is never a reproduction.
 """
@@ -53,6 +58,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -75,7 +81,8 @@ CONTROLS: dict[str, Control] = {
     "eps_blind": Control("eps-blind", "widths and noise at one fixed eps (the sweep's largest) whatever the label"),
     "wrong_model": Control("wrong trust model", "the same algorithm with local noise where central or shuffle "
                                                 "noise is claimed, central where local is"),
-    "over_exploring": Control("over-exploring", "widths x10 (regret at least x10 on a gap instance)"),
+    "over_exploring": Control("over-exploring", "widths x10: bonus_scale and z x10 (regret at least x10 on a gap "
+                                                "instance)"),
     "greedy": Control("greedy", "the same agent and noise with no exploration bonus (bonus_scale 0)"),
     "linear": Control("linear", "a learner that never learns: a uniformly random policy every episode "
                                 "(regret and mistakes linear in K, exact slopes)"),
@@ -92,6 +99,7 @@ RELEVANT: dict[str, tuple[str, ...]] = {
     "separation": ("wrong_model",),  # D_LDP / D_JDP ~ K^(1/2) over a gap family: about the trust model
     "learns": ("greedy", "linear"),  # PAC mistakes stop growing / regret sublinear: the agent explores and learns
     "agent_regret": ("non_private", "over_exploring"),  # any other statement about a private agent's regret
+    "noise_off_level": ("over_exploring",),  # noise-off regret vs the agent's own widths' prediction: its level
 }
 
 # agent -> the same algorithm under the other trust model (its privatizer swapped; central <-> local,
@@ -136,6 +144,13 @@ OVER_EXPLORING_FACTOR = 10.0  # widths x10 -> regret x >= 10 on a gap instance (
 # control -> the parameters its cell sets (the rest equal to the real cell's): how a control cell of
 # the design (tags: {control: <name>}) is matched to the cell it is the twin of
 CONTROL_PARAMS: dict[str, dict[str, float]] = {"greedy": {"bonus_scale": 0.0, "z": 0.0}}
+# control -> the parameters its cell multiplies (the real cell's resolved value x the factor): widths x10
+CONTROL_SCALES: dict[str, dict[str, float]] = {"over_exploring": {"bonus_scale": OVER_EXPLORING_FACTOR,
+                                                                  "z": OVER_EXPLORING_FACTOR}}
+
+# a twin realised from a control cell's runs says so in its outcome (the ledger counts those apart, as
+# it counts the kinds of RUN_TWINS: only twins realised from runs measure a check's power)
+RUN_MARK = "realised from runs"
 
 
 # ---------------------------------------------------------------- control cells and the linear twin
@@ -152,8 +167,11 @@ def control_name(info: Mapping[str, Any]) -> str:
 def control_cell(infos: Sequence[Mapping[str, Any]], real: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
     """The control cell ``name`` of ``real`` among ``infos`` (run infos: agent, params, tags, env_key):
     same env and agent, tagged ``control: name``, its parameters equal to ``real``'s except those
-    :data:`CONTROL_PARAMS` sets. None when the design runs none."""
-    own = CONTROL_PARAMS.get(name, {})
+    :data:`CONTROL_PARAMS` sets and those :data:`CONTROL_SCALES` multiplies (``real``'s value x the
+    factor: resolved parameters, as run infos carry them). None when the design runs none."""
+    scales = CONTROL_SCALES.get(name, {})
+    own = {**CONTROL_PARAMS.get(name, {}),
+           **{k: f * float(real["params"].get(k, math.nan)) for k, f in scales.items()}}
     for i in infos:
         if ((i.get("tags") or {}).get("control") == name and i.get("env_key") == real.get("env_key")
                 and i["agent"] == real["agent"]):
@@ -222,6 +240,64 @@ def greedy_outcome(score: V.Score | None, why: str = "") -> TwinOutcome:
     """The greedy twin: its control cell's runs through the row's own check (``score``), or not run."""
     return TwinOutcome("greedy", score, why or ("" if score is not None else
                                                 "the design runs no bonus-free control cell (tags: {control: greedy})"))
+
+
+# ---------------------------------------------------------------- the noise-off level and its over-exploring twin
+NOISE_OFF_FACTOR = OVER_EXPLORING_FACTOR  # the noise-off level row's pre-registered factor (docs/decisions/controls.md)
+
+
+def noise_off_prediction(gap: float, crossover_K: float, A: int) -> float:
+    """What an agent's own noise-off widths predict for its regret on a one-state, one-step instance (a
+    bandit) with ``A`` arms and smallest gap ``gap``: each suboptimal arm is pulled until the width falls
+    below the gap, which under uniform visitation is ``crossover_K / A`` pulls (``crossover_K``: the
+    agent's crossover at noise 0, :mod:`privrl.agents.crossover`), at a cost of ``gap`` each:
+    ``(A - 1) x gap x crossover_K / A``. nan when either is undefined."""
+    if not (math.isfinite(gap) and math.isfinite(crossover_K) and gap > 0 and A >= 2):
+        return float("nan")
+    return (A - 1) * gap * crossover_K / A
+
+
+def score_noise_off_level(measured: tuple[float, float, float], predicted: float, K: float, crossover_K: float,
+                          factor: float = NOISE_OFF_FACTOR, th: V.Thresholds = V.THRESHOLDS) -> V.Score:
+    """The regret at K with the noise off, ``measured`` = (mean, lo, hi) over seeds, against ``factor`` x
+    the agent's own widths' prediction ``predicted`` (:func:`noise_off_prediction`), one-sided: "reproduced"
+    when the CI's upper end is at or below it, "contradicted" when its lower end is above it,
+    "inconclusive" when the CI straddles it or there is no prediction; "not reached" before K reaches
+    ``regime_factor`` x the noise-off crossover (the arm counts are still in their exploring phase). The
+    factor is the over-exploring twin's width factor: a learner whose noise-off regret exceeds its widths'
+    prediction that much explores like one whose widths are ``factor`` x wider (regret grows at least
+    linearly in the width on a gap instance: the count term ~ width, the sqrt(L/n) term ~ width^2)."""
+    m, lo, hi = (float(x) for x in measured)
+    line = factor * predicted
+    text = f"R(K = {K:.3g}, noise off) = {m:.4g} [{lo:.4g}, {hi:.4g}]"
+    if not (math.isfinite(line) and line > 0):
+        return V.Score(V.INCONCLUSIVE, text, "no prediction from the agent's widths (crossover or gap undefined)")
+    text += f" = {m / predicted:.3g} x the widths' prediction {predicted:.4g} (vs <= {factor:g} x)"
+    note = f"noise-off crossover K = {crossover_K:.3g}, K run {K:.3g}"
+    if not K >= th.regime_factor * crossover_K:
+        return V.Score(V.NOT_REACHED, text, f"{note}: pre-regime (need K >= {th.regime_factor * crossover_K:.3g})",
+                       th.regime_factor * crossover_K)
+    if hi <= line:
+        return V.Score(V.REPRODUCED, text, f"{note}: in regime")
+    if lo > line:
+        return V.Score(V.CONTRADICTED, text, f"{note}: in regime; above {factor:g} x the prediction beyond the CI")
+    return V.Score(V.INCONCLUSIVE, text, f"{note}: in regime; the CI straddles {factor:g} x the prediction")
+
+
+def over_exploring_run_outcome(score: V.Score | None, label: str = "") -> TwinOutcome:
+    """The over-exploring twin realised from its control cell's runs (``label``), through the row's own
+    check (``score``); not run (None) where the design runs no such cell."""
+    if score is None:
+        return TwinOutcome("over_exploring", None, "the design runs no widths-x10 control cell "
+                                                   "(tags: {control: over_exploring})")
+    return TwinOutcome("over_exploring", score, f"{RUN_MARK}: {label}" if label else RUN_MARK)
+
+
+def realised_from_runs(regime: str, name: str) -> bool:
+    """Whether a row's regime note (:func:`judge` appends each twin's text) says its twin ``name`` (as
+    printed) was realised from a control cell's runs (:data:`RUN_MARK`)."""
+    outcome = "|".join(re.escape(o) for o in OUTCOMES)
+    return re.search(rf"(?:^|; )twin {re.escape(name)}: (?:{outcome}) \({re.escape(RUN_MARK)}", regime) is not None
 
 
 # ---------------------------------------------------------------- the twins' eps cells

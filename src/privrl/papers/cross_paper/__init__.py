@@ -36,6 +36,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from privrl.agents.crossover import first_step_gap
 from privrl.agents.registry import agent_crossover
 from privrl.rl import seeding
 from privrl.results import verdicts as V
@@ -43,7 +44,7 @@ from privrl.results import controls
 from privrl.results import eps_verdicts as EV
 from privrl.results.claims import claims_frame
 from privrl.results.privacy_fits import eps_cells, fit_privacy_cost
-from privrl.results.stats import seed_matrix
+from privrl.results.stats import mean_ci, seed_matrix
 from privrl.papers.cross_paper import cross_model, separation, surface
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import env_mdp
@@ -203,6 +204,63 @@ def privacy_cost_declaration(experiment: str, env: str, agent: str, items, eps) 
     return [(f"{tag}_b", scope), (f"{tag}_eps", scope)]
 
 
+def noise_off_declaration(experiment: str, env: str, agent: str, items, eps, mdp) -> tuple[str, str, float] | None:
+    """(claim id, scope, K needed) of the noise-off level row the privacy-cost analysis registers for one
+    group (:func:`privacy_cost_declaration`'s arguments; ``mdp`` its instance), or None where it has none:
+    an instance that is not one state and one step (the widths' prediction is a bandit's,
+    :func:`privrl.results.controls.noise_off_prediction`) or an agent whose baseline is another agent
+    (elimination: no widths). K needed: ``regime_factor`` x the agent's noise-off crossover."""
+    if mdp is None or mdp.S != 1 or mdp.H != 1 or agent in BASELINE_AGENT:
+        return None
+    tag = f"{experiment}_{privacy_cost_tag(agent, env, items)}"
+    scope = privacy_cost_declaration(experiment, env, agent, items, eps)[0][1]
+    return f"{tag}_noise_off", scope, V.THRESHOLDS.regime_factor * _noise_off_crossover(agent, items, mdp)
+
+
+def _noise_off_crossover(agent: str, items, mdp) -> float:
+    return agent_crossover(agent, {**dict(items), "noise": 0.0}, mdp)
+
+
+def _noise_off_claim(ctx: AnalysisContext, env: str, agent: str, items, g: dict, base: np.ndarray, ep0, eps,
+                     paper: str, item: str, src: str, model_text: str):
+    """The noise-off level row of one group (:func:`noise_off_declaration`), scored with
+    :func:`privrl.results.controls.score_noise_off_level` on the baseline's runs and on its over-exploring
+    control cell's (widths x10, :func:`privrl.results.controls.control_cell`); None where it has none."""
+    mdp = _mdp_or_none(ctx, env)
+    decl = noise_off_declaration(ctx.experiment, env, agent, items, eps, mdp)
+    if decl is None:
+        return None
+    claim_id, scope, _ = decl
+    K = float(ep0[-1])
+    cross = _noise_off_crossover(agent, items, mdp)
+    predicted = controls.noise_off_prediction(first_step_gap(mdp), cross, mdp.A)
+    rng = seeding.generator("privacy_cost_noise_off", f"{ctx.experiment}/{env}/{agent}/{items}", 0)
+
+    def score(final: np.ndarray) -> V.Score:
+        return controls.score_noise_off_level(mean_ci(final, rng, ctx.n_boot), predicted, K, cross)
+
+    twin_info = controls.control_cell(ctx.infos, g["base"], "over_exploring")
+    twin_score = None
+    if twin_info is not None:
+        _, ep_t, twin = seed_matrix(ctx.runs(env, twin_info["cell"]))
+        if not np.array_equal(ep_t, ep0):
+            raise ValueError(f"{env}/{twin_info['cell']}: checkpoints differ from the baseline's")
+        twin_score = score(twin[:, -1])
+    own = score(base[:, -1])
+    judged, cell = controls.judge(own, "noise_off_level",
+                                  [controls.over_exploring_run_outcome(twin_score, (twin_info or {}).get("label", ""))])
+    statement = (f"{agent} ({model_text}, {_fmt_params(items)}) on {env}, noise off (exact counts: the non-private "
+                 f"algorithm with the paper's statistical widths): regret at K <= {controls.NOISE_OFF_FACTOR:g} x what "
+                 f"those widths predict on this one-state, one-step instance (each suboptimal arm pulled until its "
+                 f"width falls below the gap)")
+    claim = dataclasses.replace(V.make_claim(paper, item, claim_id, statement, "bound", ctx.artifact("privacy_cost", "md"),
+                                             judged, ctx.experiment, src), controls=cell)
+    if scope != "paper_claim":
+        claim = dataclasses.replace(claim, scope=scope, regime=f"{UNSTATED_NOTE}; {claim.regime}"
+                                    if agent in UNSTATED else claim.regime)
+    return claim
+
+
 def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
     """One row per (env, agent group) with its per-eps fits and the two scores, each run on its
     wrong twins (:mod:`privrl.results.controls`); the D curves for the figure; the Claims."""
@@ -245,6 +303,9 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         if agent in UNSTATED:  # no shipped paper bounds this agent: both rows are context
             claims[-2:] = [dataclasses.replace(c, scope="context", regime=f"{UNSTATED_NOTE}; {c.regime}")
                            for c in claims[-2:]]
+        off = _noise_off_claim(ctx, env, agent, items, g, base, ep0, list(regimes), paper, item, src, model_text)
+        if off is not None:
+            claims.append(off)
         rows.append({
             "env": env, "agent": agent, "privacy_model": model, "delivered_model": delivered, "reconstruction": info0["reconstruction"],
             "params": params, "n_eps": fit["n_eps"], "n_seeds": int(base.shape[0]),
@@ -257,6 +318,8 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
             "b_per_eps": "; ".join(f"{e:g}: {v[0]:.2f} [{v[1]:.2f}, {v[2]:.2f}]" for e, v in fit["b_eps"].items()),
             "D_at_K": "; ".join(f"{e:g}: {d:.4g}" for e, d in fit["D_at_K"].items()),
             "source": src, "label": info0.get("label", agent),
+            "noise_off_verdict": off.verdict if off else "", "noise_off_measured": off.measured if off else "",
+            "noise_off_controls": off.controls if off else "",
         })
         curves[(env, agent, items)] = (ep0, {e: c.mean(axis=0) - base.mean(axis=0) for e, c in priv.items()},
                                        fit, regimes)
@@ -283,6 +346,15 @@ def _markdown(ctx: AnalysisContext, table: pd.DataFrame) -> str:
                      f"| {r.b_note}; {r.eps_note} | {r.regime} | {r.frac_dropped:.0%} |")
     if table.empty:
         lines.append("| (no agent with both a noise-off baseline and private cells) |||||||||||||")
+    off = table[table["noise_off_verdict"] != ""] if "noise_off_verdict" in table else table.iloc[:0]
+    if len(off):
+        lines += ["", "Noise-off level (one-state, one-step instances): the regret at K with the noise off against "
+                  f"{controls.NOISE_OFF_FACTOR:g} x what the agent's own statistical widths predict (each suboptimal "
+                  "arm pulled until its width falls below the gap), one-sided; its wrong twin is the over-exploring "
+                  "control cell (widths x10: bonus_scale and z x10), scored by the same check.", "",
+                  "| env | agent | params | verdict | measured | controls |", "|---|---|---|---|---|---|"]
+        lines += [f"| {r.env} | {r.agent} | {r.params} | {r.noise_off_verdict} | {r.noise_off_measured} "
+                  f"| {r.noise_off_controls} |" for r in off.itertuples()]
     return "\n".join(lines) + "\n"
 
 

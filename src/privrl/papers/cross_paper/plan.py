@@ -12,7 +12,8 @@ def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
     """The analysis's own declaration (:func:`privrl.papers.cross_paper.privacy_cost_declaration`: ids and
     scopes as the ledger files them) run on the design's cells, with each row's K needed."""
     out, groups = [], {}
-    from privrl.papers.cross_paper import BASELINE_AGENT, FIXED, eps_exponent_test, privacy_cost_declaration
+    from privrl.papers.cross_paper import (BASELINE_AGENT, FIXED, eps_exponent_test, noise_off_declaration,
+                                           privacy_cost_declaration)
 
     for c in x.cells:  # resolved params, as the analysis reads them (a private cell's noise is its default 1)
         p = agents.get(c.agent).resolve(c.params)
@@ -38,6 +39,10 @@ def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
             eps_claim = x.claim(eps_id, "eps exponent: second eps cell past 10 x crossover", priv,
                                 gamma_need(x, priv), scope=scope)
         out += [x.claim(b_id, "privacy cost b: first eps cell", priv, min(needs), scope=scope), eps_claim]
+        off = noise_off_declaration(x.name, env, agent, items, eps, x.mdp.get(env))
+        if off is not None:  # the noise-off level row (one-state, one-step instances)
+            off_id, off_scope, off_need = off
+            out.append(x.claim(off_id, "noise-off level: 10 x noise-off crossover", priv, off_need, scope=off_scope))
     return out
 
 
