@@ -185,13 +185,16 @@ def power_line(claims: Sequence[V.Claim]) -> str:
             f"{n[V.CHECKED]} are checks (algebra, or convergence on one fixed-gap instance)." + _controls_sentence(claims))
 
 
-def control_outcomes(claims: Sequence[V.Claim]) -> dict[str, Counter]:
-    """{twin name: Counter(outcome)} over the controls cells of the papers' scored rows (not the
-    checks: their twins cannot change a verdict): how often each wrong twin, through a row's own
-    check, was rejected, passed, undecided or not run."""
-    from privrl.results.controls import OUTCOMES  # the parts of a controls cell (controls.summary)
+def twin_outcomes(claims: Sequence[V.Claim]) -> dict[tuple[str, bool], Counter]:
+    """{(twin name, realised from runs): Counter(outcome)} over the controls cells of the papers' scored
+    rows (not the checks: their twins cannot change a verdict): how often each wrong twin, through a
+    row's own check, was rejected, passed, undecided or not run. A twin is realised from runs when its
+    kind always is (``controls.RUN_TWINS``) or the row says so (``controls.realised_from_runs``: the
+    over-exploring twin is run from a control cell on some rows and read from a bound's slack on others)."""
+    from privrl.results.controls import CONTROLS, OUTCOMES, RUN_TWINS, realised_from_runs
 
-    out: dict[str, Counter] = {}
+    run_names = {CONTROLS[k].name for k in RUN_TWINS}
+    out: dict[tuple[str, bool], Counter] = {}
     for c in split_scope(claims)["paper_claim"]:
         if c.verdict == V.CHECKED or c.kind == "check":
             continue
@@ -199,30 +202,43 @@ def control_outcomes(claims: Sequence[V.Claim]) -> dict[str, Counter]:
             what, _, names = part.partition(": ")
             if what in OUTCOMES:
                 for name in names.split(", "):
-                    out.setdefault(name, Counter())[what] += 1
+                    key = (name, name in run_names or realised_from_runs(str(c.regime or ""), name))
+                    out.setdefault(key, Counter())[what] += 1
+    return out
+
+
+def control_outcomes(claims: Sequence[V.Claim]) -> dict[str, Counter]:
+    """{twin name: Counter(outcome)}: :func:`twin_outcomes` summed over how each twin was realised."""
+    out: dict[str, Counter] = {}
+    for (name, _), n in twin_outcomes(claims).items():
+        out.setdefault(name, Counter()).update(n)
     return out
 
 
 def _controls_sentence(claims: Sequence[V.Claim]) -> str:
-    from privrl.results.controls import CONTROLS, RUN_TWINS
-
-    per = control_outcomes(claims)
+    """Per twin kind, how many of the scored rows about it reject it, the twins realised from runs apart
+    from the analytic or definitional ones (only the first measure a check's power)."""
+    per = twin_outcomes(claims)
     if not per:
         return ""
-    run_names = {CONTROLS[k].name for k in RUN_TWINS}
     parts = []
-    for what, names in (("twins realised from runs", sorted(n for n in per if n in run_names)),
-                        ("analytic or definitional twins", sorted(n for n in per if n not in run_names))):
+    for what, run in (("realised from runs", True), ("analytic or definitional", False)):
+        names = sorted(n for n, r in per if r == run)
         if not names:
             continue
         total = Counter()
         for n in names:
-            total.update(per[n])
-        each = "; ".join(f"{n} {per[n]['rejects']}/{sum(per[n].values())}" for n in names)
-        parts.append(f"{what}: of {sum(total.values())} (row, twin) pairs, {total['rejects']} rejected, "
-                     f"{total['passes']} passing, {total['undecided']} undecided, {total['not run']} not run "
-                     f"({each})")
-    return " Wrong twins through the scored rows' own checks -- " + "; ".join(parts) + "."
+            total.update(per[(n, run)])
+        each = "; ".join(_twin_text(n, per[(n, run)]) for n in names)
+        parts.append(f"{what}, {total['rejects']} of {sum(total.values())} (row, twin) pairs rejected: {each}")
+    return (" Wrong twins through the scored rows' own checks, per kind, rows that reject it of the rows about it -- "
+            + "; ".join(parts) + ".")
+
+
+def _twin_text(name: str, n: Counter) -> str:
+    rest = ", ".join(f"{n[k]} {word}" for k, word in (("passes", "passing"), ("undecided", "undecided"),
+                                                       ("not run", "not run")) if n[k])
+    return f"{name} rejected by {n['rejects']} of {sum(n.values())}" + (f" ({rest})" if rest else "")
 
 
 # ---------------------------------------------------------------- markdown
