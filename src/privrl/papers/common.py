@@ -56,9 +56,9 @@ def claim(ctx: AnalysisContext, cid: str, statement: str, source: str, artifact:
 
 def infos_of(ctx: AnalysisContext, agent: str | None = None, env: str | None = None,
              where: Mapping[str, float] | None = None) -> list[dict]:
-    """Run infos filtered by agent, env key and exact parameter values."""
+    """Run infos filtered by agent, env key and exact parameter values (``ctx``: a context, or its infos)."""
     out = []
-    for info in ctx.infos:
+    for info in (ctx.infos if hasattr(ctx, "infos") else ctx):
         if agent is not None and info["agent"] != agent:
             continue
         if env is not None and info["env_key"] != env:

@@ -44,6 +44,7 @@ from privrl.results import claims as C
 from privrl.results import verdicts as V
 from privrl.results.stats import mean_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
+from privrl.papers.planned import NO_K, Row
 from privrl.papers.scoring import crossover_of, frame, save_pdf
 from privrl.papers.lu2026.audit import RLSVI_AUDIT
 from privrl.papers.lu2026.cor14 import COR14
@@ -150,18 +151,53 @@ def _info(ctx: AnalysisContext, env: str, cell: str) -> dict:
     return next(i for i in ctx.infos if i["env_key"] == env and i["cell"] == cell)
 
 
-def _claim(ctx, item, cid, statement, kind, score, source=SOURCE) -> V.Claim:
-    return V.make_claim(PAPER_ID, item, f"{ctx.experiment}_{cid}", statement, kind,
+def _claim(ctx, item, claim_id, statement, kind, score, source=SOURCE) -> V.Claim:
+    """A row of ``rlsvi_privacy`` under its declared id (:func:`privacy_declaration`)."""
+    return V.make_claim(PAPER_ID, item, claim_id, statement, kind,
                         ctx.artifact("rlsvi_privacy", "md"), score, ctx.experiment, source)
 
 
+def privacy_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``rlsvi_privacy``, declared from the run infos alone (no data): per env with RLSVI cells its
+    three Cor. 14 checks; Remark 2 once; per env with RLSVI (beta_scale 1) and UCBVI (bonus_scale 1) the
+    "no privacy cost" order (context: Lu et al. compare RLSVI with no other agent; K needed 10 x the larger
+    crossover, :func:`privrl.papers.lu2026.comparisons.order_no_larger`); per matched (env, K_i, agent) the
+    matched-eps order (context)."""
+    from privrl.papers.lu2026.comparisons import order_need
+
+    out = [Row(f"{experiment}_{name}_{env}", "check", (), NO_K, args={"key": (name, env)})
+           for env in sorted({i["env_key"] for i in infos_of(infos, "rlsvi")})
+           for name in ("cor14_equals_thm13_min", "library_not_looser", "eps_linear_in_K")]
+    out.append(Row(f"{experiment}_remark2_rewards_only", "check", (), NO_K, args={"key": ("remark2",)}))
+    unmatched = [i for i in infos if i["agent"] in ("rlsvi", "ucbvi") and not (i.get("tags") or {}).get("match_K")]
+    for env in sorted({i["env_key"] for i in unmatched}):
+        a = [i for i in infos_of(infos, "rlsvi", env, {"beta_scale": 1.0}) if not (i.get("tags") or {}).get("match_K")]
+        b = infos_of(infos, "ucbvi", env, {"bonus_scale": 1.0})
+        if a and b:
+            out.append(Row(f"{experiment}_rlsvi_no_privacy_cost_{env}", "order: 10 x max crossover (context)",
+                           ((env, a[0]["cell"]), (env, b[0]["cell"])),
+                           order_need([crossover_of(i, mdps[env]) for i in (a[0], b[0])]), "context",
+                           args={"key": ("no_privacy_cost", env)}))
+    tagged = [i for i in infos if (i.get("tags") or {}).get("match_K")]
+    for env, Ki, pair in sorted({(i["env_key"], float(i["tags"]["match_K"]), i["agent"]) for i in tagged}):
+        ref = infos_of(infos, "rlsvi", env, {"beta_scale": 1.0})
+        cells = [i for i in tagged if (i["env_key"], float(i["tags"]["match_K"]), i["agent"]) == (env, Ki, pair)]
+        out.append(Row(f"{experiment}_matched_{pair}_K{int(Ki)}_{env}", "order at K_i (context)",
+                       tuple((env, i["cell"]) for i in ref[:1] + cells[:1]),
+                       order_need([crossover_of(i, mdps[env]) for i in ref[:1] + cells[:1]]), "context",
+                       args={"key": ("matched", env, Ki, pair)}))
+    return out
+
+
 def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.DataFrame) -> list[V.Claim]:
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in privacy_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     out = []
     for env, d in eps.groupby("env"):
         d1 = d[d.beta_scale == 1.0] if (d.beta_scale == 1.0).any() else d[d.beta_scale == d.beta_scale.iloc[0]]
         hsa = f"H={d1.H.iloc[0]}, S={d1.S.iloc[0]}, A={d1.A.iloc[0]}, delta={d1.delta.iloc[0]:g}"
         rel = float(np.max(np.abs(d1.eps_thm13_min / d1.eps_cor14 - 1.0)))
-        out.append(_claim(ctx, "Cor. 14", f"cor14_equals_thm13_min_{env}", f"Cor. 14 equals the numeric minimum "
+        out.append(_claim(ctx, "Cor. 14", ids[("cor14_equals_thm13_min", env)], f"Cor. 14 equals the numeric minimum "
                           f"over alpha of Thm 13 ({env}: {hsa}, K in [10, 1e7])", "check",
                           V.score_check(rel <= CHECK_RTOL, f"max relative difference {rel:.2e} over {len(d1)} K")))
         ind = d1[d1.library_in_domain]
@@ -171,14 +207,14 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
         meas = (f"max eps_library / eps_Cor14 = {r.max():.6f} over {len(ind)} K (library up to "
                 f"{100 * (1 - r.min()):.1f}% tighter); exact Gaussian / Cor. 14 <= {gx:.6f}"
                 + (f"; {out_dom} K with alpha* <= 1.01 outside dp_accounting's order range" if out_dom else ""))
-        out.append(_claim(ctx, "Lemma 12 / Cor. 14", f"library_not_looser_{env}", f"dp_accounting's conversion of "
+        out.append(_claim(ctx, "Lemma 12 / Cor. 14", ids[("library_not_looser", env)], f"dp_accounting's conversion of "
                           f"Lemma 12's RDP curve is never looser than Cor. 14 ({env})", "check",
                           V.score_check(bool(len(ind)) and r.max() <= 1 + CHECK_RTOL, meas)))
         last = d1[d1.K >= d1.K.max() / 10]
         s = float(np.polyfit(np.log(last.K), np.log(last.eps_cor14), 1)[0])
         lin = 2 * d1.A.iloc[0] / (d1.H.iloc[0] ** 2 * np.log(2 * d1.H.iloc[0] * d1.S.iloc[0] * d1.A.iloc[0]))
         top = d1.iloc[int(np.argmax(d1.K))]
-        out.append(_claim(ctx, "Cor. 14", f"eps_linear_in_K_{env}", f"eps(delta) of RLSVI grows linearly in K ({env}; "
+        out.append(_claim(ctx, "Cor. 14", ids[("eps_linear_in_K", env)], f"eps(delta) of RLSVI grows linearly in K ({env}; "
                           "the 2AK/(H^2 log 2HSA) term dominates at large K)", "check",
                           V.score_check(abs(top.eps_cor14 / top.K / lin - 1) < 0.1 and s > 0.9,
                                         f"slope of log eps on log K over [{last.K.min():g}, {last.K.max():g}] = "
@@ -188,14 +224,14 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
     ok = sum(all("Remark 2" in g.get("note", "") and "rewards only" in g.get("note", "") for g in i["guarantees"])
              and len(i["guarantees"]) > 0 for i in runs)
     on = ", ".join(sorted({i["env_key"] for i in runs}))  # each experiment checks its own runs: named by instance
-    out.append(_claim(ctx, "Remark 2", "remark2_rewards_only", f"Every RLSVI run ({on}) reports its guarantee as "
+    out.append(_claim(ctx, "Remark 2", ids[("remark2",)], f"Every RLSVI run ({on}) reports its guarantee as "
                       "covering rewards only (neighbouring users share states and actions)", "check",
                       V.score_check(bool(runs) and ok == len(runs), f"{ok}/{len(runs)} RLSVI runs carry the note")))
     for env in sorted(set(reg.env)) if len(reg) else []:
         m = env_mdp(ctx, env)
         a = [i for i in infos_of(ctx, "rlsvi", env, {"beta_scale": 1.0}) if not (i.get("tags") or {}).get("match_K")]
         b = infos_of(ctx, "ucbvi", env, {"bonus_scale": 1.0})
-        if not a or not b:
+        if ("no_privacy_cost", env) not in ids:
             continue
         xa, xb = curves(ctx, env, a[0]["cell"])[1][:, -1], curves(ctx, env, b[0]["cell"])[1][:, -1]
         ra = reg[(reg.env == env) & (reg.cell == a[0]["cell"])].iloc[0]
@@ -204,7 +240,7 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
         # context: Lu et al. compare RLSVI with no other agent; "no privacy cost" (Sec. 5) means no noise
         # is added, so RLSVI's own guarantees stand -- not an order against UCBVI (docs/decisions/claims.md)
         out.append(dataclasses.replace(_claim(
-            ctx, "Sec. 4", f"rlsvi_no_privacy_cost_{env}", f"RLSVI (JDP with no added noise; certifies "
+            ctx, "Sec. 4", ids[("no_privacy_cost", env)], f"RLSVI (JDP with no added noise; certifies "
             f"eps = {ra.eps_cor14:.4g} at delta = {ra.delta:g}) has regret at K no larger than non-private UCBVI, "
             f"both at their papers' constants ({env}; context: Lu et al. compare RLSVI with no other agent, their "
             "'no privacy cost' is that no noise is added)", "order", sc,
@@ -218,7 +254,7 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
                      pair: crossover_of(_info(ctx, env, p_row.cell), m)}
             sc = order_no_larger(ctx, f"matched/{env}/{pair}/{Ki:g}", r_row._seeds, p_row._seeds, cross, float(Ki))
             e = d.epsilon.iloc[0]
-            out.append(dataclasses.replace(_claim(ctx, "Cor. 14", f"matched_{pair}_K{int(Ki)}_{env}", f"At the eps RLSVI certifies at "
+            out.append(dataclasses.replace(_claim(ctx, "Cor. 14", ids[("matched", env, float(Ki), pair)], f"At the eps RLSVI certifies at "
                               f"K={int(Ki)} (Cor. 14: eps={e:.4g}, delta={d.delta_rlsvi.iloc[0]:g}), RLSVI's regret "
                               f"is no larger than {pair}'s at (eps, 0)-JDP ({env})", "order", sc,
                               f"{SOURCE}, Cor. 14 (matched-privacy comparison)"),

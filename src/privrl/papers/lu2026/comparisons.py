@@ -30,6 +30,8 @@ from privrl.results import verdicts as V
 from privrl.results.labels import env_title
 from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
+from privrl.papers.designs import window_k
+from privrl.papers.planned import NO_K, Row, fit_decades
 from privrl.papers.scoring import CONVERGES, crossover_of, frame, regime_of, save_pdf
 from privrl.papers.common import curves, env_mdp, fmt_ci, infos_of, rng_for
 
@@ -57,11 +59,71 @@ def order_no_larger(ctx, what: str, x_rlsvi: np.ndarray, x_other: np.ndarray, cr
     claim orders two rates; an explorer's regret says nothing of its rate); K needed = 10 x the
     larger crossover."""
     rr = ratio_ci(x_other, x_rlsvi, rng_for(ctx, what), ctx.n_boot)
-    need = V.THRESHOLDS.regime_factor * max(cross.values())
+    need = order_need(cross.values())
     note = "; ".join(f"{a} crossover K = {c:.3g}" for a, c in cross.items()) + f"; K = {K:.3g}"
     s = V.score_order(rr, False, bool(K >= need), note, need)
     return V.Score(s.verdict, s.measured.replace("B/A", "R_other / R_RLSVI") + " (a tie is consistent with the "
                    "claim: inconclusive)", s.regime, s.k_needed)
+
+
+def order_need(crossovers) -> float:
+    """K needed of :func:`order_no_larger`: regime_factor x the largest crossover of its cells."""
+    return V.THRESHOLDS.regime_factor * max(crossovers)
+
+
+def certified_crossover(info: dict, mdp) -> float:
+    """A cell's crossover as the comparisons read it. RLSVI run at a fixed certified eps (``certify_eps``):
+    beta_scale = K / K_e, so the perturbation sd sqrt(beta_k / (n + 1)) ~ sqrt(beta_scale / n) stays constant
+    as K grows and no K brings it below the gap (the agent's rule fits beta at one K): never (inf)."""
+    if info["agent"] == "rlsvi" and "certify_eps" in (info.get("tags") or {}):
+        return math.inf
+    return crossover_of(info, mdp)
+
+
+def group_of(info: dict) -> str | None:
+    """The comparison group of a cell of ``lu2026_fixed_eps`` ("eps=e" at a fixed eps, "RLSVI's own eps",
+    "non-private"), or None when the analysis does not read it."""
+    tags = info.get("tags") or {}
+    if info["agent"] == "rlsvi" and "certify_eps" in tags:
+        return f"eps={float(tags['certify_eps']):g}"
+    if info["agent"] in RIVALS and "fixed_eps" in tags:
+        return f"eps={float(info['params']['epsilon']):g}"
+    if info["agent"] in RIVALS and "match_K" in tags:
+        return "RLSVI's own eps"
+    if info["agent"] == "rlsvi" and info["params"]["beta_scale"] == 1.0:
+        return "RLSVI's own eps"
+    if info["agent"] == "ucbvi":
+        return "non-private"
+    return None
+
+
+def fixed_eps_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``lu2026_fixed_eps``, declared from the run infos alone (no data): per env and group
+    (:func:`group_of`) with an RLSVI cell, RLSVI no larger than each rival (context: Lu et al. compare RLSVI
+    with no other agent); per env RLSVI's (beta_scale 1) O~(sqrt K) rate, K needed its fit window past
+    10 x its crossover."""
+    out = []
+    for env in sorted({i["env_key"] for i in infos}):
+        groups: dict[str, list[dict]] = {}
+        for i in infos_of(infos, None, env):
+            if group_of(i) is not None:
+                groups.setdefault(group_of(i), []).append(i)
+        for group, g in groups.items():
+            rl = [i for i in g if i["agent"] == "rlsvi"]
+            if group == "non-private" or not rl:
+                continue
+            for o in (i for i in g if i["agent"] in RIVALS):
+                own = group.startswith("RLSVI")
+                out.append(Row(f"{experiment}_{'own' if own else group.replace('=', '')}_{o['agent']}_{env}",
+                               "order: 10 x max crossover (context)", ((env, rl[0]["cell"]), (env, o["cell"])),
+                               order_need([certified_crossover(i, mdps[env]) for i in (rl[0], o)]), "context",
+                               args={"key": ("order", env, group, o["cell"])}))
+        one = infos_of(infos, "rlsvi", env, {"beta_scale": 1.0})
+        if one:
+            out.append(Row(f"{experiment}_rlsvi_sqrtK_{env}", "rate window", ((env, one[0]["cell"]),),
+                           window_k(crossover_of(one[0], mdps[env]), fit_decades(config)),
+                           args={"key": ("sqrtK", env)}))
+    return out
 
 
 def _row(ctx, info, m, group: str) -> dict:
@@ -78,30 +140,25 @@ def _row(ctx, info, m, group: str) -> dict:
 def _groups(ctx: AnalysisContext, env: str, m) -> list[dict]:
     rows = []
     for info in infos_of(ctx, None, env):
-        tags = info.get("tags") or {}
-        if info["agent"] == "rlsvi" and "certify_eps" in tags:
-            e, p = float(tags["certify_eps"]), info["params"]
+        group = group_of(info)
+        if group is None:
+            continue
+        if info["agent"] == "rlsvi" and "certify_eps" in (info.get("tags") or {}):
+            e, p = float(info["tags"]["certify_eps"]), info["params"]
             got = privacy_table(p["delta"], info["episodes"], m.H, m.S, m.A, p["beta_scale"])["eps_cor14"]
             if not math.isclose(got, e, rel_tol=CERTIFY_RTOL):
                 raise ValueError(f"{ctx.experiment}/{env}/{info['cell']}: beta_scale {p['beta_scale']:g} certifies "
                                  f"eps {got:.6g}, not {e:g}; use {beta_scale_for_epsilon(e, p['delta'], info['episodes'], m.H, m.S, m.A):.6g}")
-            # beta_scale = K / K_e for a fixed eps: the perturbation sd sqrt(beta_k / (n + 1)) ~ sqrt(beta_scale / n)
-            # stays constant as K grows, so no K brings it below the gap (the crossover printed by the
-            # agent's rule comes from a beta fitted at one K): never
-            rows.append({**_row(ctx, info, m, f"eps={e:g}"), "crossover_K": math.inf})
-        elif info["agent"] in RIVALS and "fixed_eps" in tags:
-            rows.append(_row(ctx, info, m, f"eps={float(info['params']['epsilon']):g}"))
-        elif info["agent"] in RIVALS and "match_K" in tags:
-            rows.append(_row(ctx, info, m, "RLSVI's own eps"))
-        elif info["agent"] == "rlsvi" and info["params"]["beta_scale"] == 1.0:
-            rows.append(_row(ctx, info, m, "RLSVI's own eps"))
-        elif info["agent"] == "ucbvi":
-            rows.append(_row(ctx, info, m, "non-private"))
+            rows.append({**_row(ctx, info, m, group), "crossover_K": certified_crossover(info, m)})
+        else:
+            rows.append(_row(ctx, info, m, group))
     return rows
 
 
 def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
     rows, claims, rate = [], [], []
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in fixed_eps_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     for env in sorted({i["env_key"] for i in ctx.infos}):
         m = env_mdp(ctx, env)
         df = pd.DataFrame(_groups(ctx, env, m))
@@ -116,8 +173,7 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
                                      {"rlsvi": r["crossover_K"], o["agent"]: o["crossover_K"]}, float(r["K"]))
                 own = group.startswith("RLSVI")
                 claims.append(dataclasses.replace(V.make_claim(
-                    PAPER_ID, "Sec. 4 / Cor. 14", f"{ctx.experiment}_{'own' if own else group.replace('=', '')}_"
-                    f"{o['agent']}_{env}", f"At {'the eps RLSVI certifies at K' if own else group} "
+                    PAPER_ID, "Sec. 4 / Cor. 14", ids[("order", env, group, o["cell"])], f"At {'the eps RLSVI certifies at K' if own else group} "
                     f"(eps = {r['epsilon']:.4g}, delta = {r['delta']:g}; RLSVI beta_scale = {r['beta_scale']:.4g}), "
                     f"RLSVI's regret at K is no larger than {NAMES[o['agent']]}'s at (eps, 0)-JDP ({env}; the comparison "
                     "Lu et al.'s 'no privacy cost' invites: the paper itself compares with no private agent)", "order",
@@ -128,7 +184,7 @@ def lu2026_fixed_eps(ctx: AnalysisContext) -> AnalysisResult:
             f = ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == one[0]["cell"])].iloc[0]
             sc = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance,
                                     regime_of(f, crossover_of(one[0], m)))
-            claims.append(V.make_claim(PAPER_ID, "Sec. 4 (worst-case regret)", f"{ctx.experiment}_rlsvi_sqrtK_{env}",
+            claims.append(V.make_claim(PAPER_ID, "Sec. 4 (worst-case regret)", ids[("sqrtK", env)],
                                        f"RLSVI (paper's beta_k) regret on {env} is O~(sqrt K) (worst-case bound "
                                        "cited by Lu et al. Sec. 4; H, S, A factors not printed there)" + CONVERGES, "rate",
                                        ctx.artifact("lu2026_fixed_eps", "md"), sc, ctx.experiment,
