@@ -41,6 +41,7 @@ from privrl.results.stats import mean_ci, ratio_ci
 from privrl.papers import table_orders
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import curves, env_mdp, rng_for
+from privrl.papers.planned import Row
 
 # (A, B, paper id, item, statement, source): "A's regret below B's" at matched coverage
 ORDERS = [
@@ -112,13 +113,50 @@ def replacement_epsilon(agent: str, params: dict, mdp, K: float) -> float:
     return float(params["epsilon"])
 
 
+def _compared(infos: list[dict]) -> list[dict]:
+    """The cells the comparison reads: private (noise on) cells with a coverage parameter z."""
+    return [i for i in infos if i["params"].get("noise", 1.0) >= 0.5 and "z" in i["params"]]
+
+
+def order_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``cross_model_coverage``, declared from the run infos alone (no data): per order of
+    :data:`ORDERS` and cell of A, the first cell of B on its env at the same eps under replacement neighbours,
+    z and bonus_scale. Context where the table's forms never put B >= MARGIN x A at that eps and K
+    (:func:`privrl.papers.table_orders.dominance`); K needed at matched coverage (z > 0): 10 x the larger
+    crossover and the K from which the forms dominate; at the paper widths (z = 0) never (coverage not
+    matched: the row compares constants)."""
+    cells, out = _compared(infos), []
+    for a, b, *_ in ORDERS:
+        for ia in (i for i in cells if i["agent"] == a):
+            env, mdp, K = ia["env_key"], mdps[ia["env_key"]], float(ia["episodes"])
+            ea, za, sa = replacement_epsilon(a, ia["params"], mdp, K), float(ia["params"]["z"]), \
+                float(ia["params"].get("bonus_scale", 1.0))
+            ib = next((i for i in cells if i["agent"] == b and i["env_key"] == env
+                       and np.isclose(replacement_epsilon(b, i["params"], mdp, float(i["episodes"])), ea)
+                       and np.isclose(float(i["params"]["z"]), za)
+                       and np.isclose(float(i["params"].get("bonus_scale", 1.0)), sa)), None)
+            if ib is None:
+                continue
+            _, k_priv, _ = table_orders.dominance(*TABLE_FORMS[(a, b)], ea, K, mdp)
+            context = not np.isfinite(k_priv)  # the forms' privacy terms never dominate at this eps
+            if za > 0:  # an order of two rates: both agents past 10 x their own crossover
+                need = max(V.THRESHOLDS.regime_factor * max(agent_crossover(a, ia["params"], mdp),
+                                                            agent_crossover(b, ib["params"], mdp)),
+                           0.0 if context else k_priv)
+            else:
+                need = float("inf")
+            out.append(Row(f"{experiment}_{a}_below_{b}_{env}_eps{ea:g}_z{za:g}".replace(".", "p"),
+                           "order: 10 x max crossover, privacy term dominant" if za > 0 else
+                           "order at unmatched coverage (never)", ((env, ia["cell"]), (env, ib["cell"])), need,
+                           "context" if context else "paper_claim", args={"key": (ia["cell"], ib["cell"])}))
+    return out
+
+
 def _cells(ctx: AnalysisContext) -> pd.DataFrame:
     """One row per run cell: env, agent, eps, z, bonus_scale, cell, params."""
     rows = []
-    for info in ctx.infos:
+    for info in _compared(ctx.infos):
         p = info["params"]
-        if p.get("noise", 1.0) < 0.5 or "z" not in p:
-            continue
         rows.append({"env": info["env_key"], "agent": info["agent"], "epsilon": float(p["epsilon"]),
                      "z": float(p["z"]), "bonus_scale": float(p.get("bonus_scale", 1.0)), "cell": info["cell"],
                      "params": p})
@@ -150,6 +188,10 @@ def order_claims(ctx: AnalysisContext, table: pd.DataFrame, finals: dict) -> tup
     """One Claim per (order, env, eps, z) with both agents present; and the ratio rows."""
     claims, rows = [], []
     art = ctx.artifact("cross_model_coverage", "md")
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    K_run = dict(zip(zip(table.env, table.cell), table.K))  # each cell at the K its runs reached
+    infos = [{**i, "episodes": K_run.get((i["env_key"], i["cell"]), i.get("episodes"))} for i in ctx.infos]
+    declared = {r.args["key"]: r for r in order_declaration(ctx.experiment, infos, mdps, ctx.config)}
     pairs = [(*o, None) for o in ORDERS] + [(a, b, None, None, None, None, why) for a, b, why in UNSCORED]
     for a, b, paper, item, statement, source, unscored in pairs:
         A = table[table.agent == a]
@@ -172,12 +214,13 @@ def order_claims(ctx: AnalysisContext, table: pd.DataFrame, finals: dict) -> tup
                              "ratio_B_over_A": ratio[0], "ratio_lo": ratio[1], "ratio_hi": ratio[2],
                              "verdict": "not a claim", "regime": unscored, "k_needed": np.nan})
                 continue
+            row = declared[(ra.cell, rb.cell)]  # its id, scope and K needed (order_declaration)
             _, k_priv, forms = table_orders.dominance(*TABLE_FORMS[(a, b)], ra.eps_replacement, ra.K, env_mdp(ctx, ra.env))
-            context = not np.isfinite(k_priv)  # the forms' privacy terms never dominate at this eps
+            context = row.scope == "context"  # the forms' privacy terms never dominate at this eps
             k_priv = 0.0 if context else k_priv  # a context row keeps the order as measured
             if ra.z > 0:  # an order of two rates: both agents past 10 x their own crossover
                 cond = bool(ra.past_crossover and rb.past_crossover and ra.K >= k_priv)
-                need = max(V.THRESHOLDS.regime_factor * max(ra.crossover_K, rb.crossover_K), k_priv)
+                need = row.need
                 note = (f"matched coverage z = {ra.z:g}; " + reg + "; " + forms
                         + ("" if ra.past_crossover and rb.past_crossover else "; not both past 10 x crossover"))
                 score = V.score_order(ratio, False, cond, note, need)
@@ -186,15 +229,13 @@ def order_claims(ctx: AnalysisContext, table: pd.DataFrame, finals: dict) -> tup
                 score = V.score_order(ratio, False, False, "paper widths: coverage not matched (compares constants, "
                                       "see the matched row); " + reg)
                 arm = "paper widths (z=0)"
-            cid = f"{ctx.experiment}_{a}_below_{b}_{ra.env}_eps{ra.eps_replacement:g}_z{ra.z:g}".replace(".", "p")
             claims.append(dataclasses.replace(V.make_claim(
-                paper, item, cid, f"{statement} at eps = {ra.eps_replacement:g} (replacement neighbours), {arm} "
+                paper, item, row.id, f"{statement} at eps = {ra.eps_replacement:g} (replacement neighbours), {arm} "
                 f"(bonus x{ra.bonus_scale:g}), {ra.env}" + (
                     f" (context: at eps = {ra.eps_replacement:g} the table's privacy terms do not dominate, so the "
                     "comparison is of its statistical terms' constants)" if context else ""),
                 "order", art, score, ctx.experiment, source),
-                scope="context" if context else "paper_claim",
-                crossovers=f"{a}: {ra.crossover_K:.3g}; {b}: {rb.crossover_K:.3g}"))
+                scope=row.scope, crossovers=f"{a}: {ra.crossover_K:.3g}; {b}: {rb.crossover_K:.3g}"))
             rows.append({"env": ra.env, "A": a, "B": b, "epsilon": ra.epsilon, "z": ra.z, "ratio_B_over_A": ratio[0],
                          "ratio_lo": ratio[1], "ratio_hi": ratio[2], "verdict": score.verdict, "regime": score.regime,
                          "k_needed": score.k_needed})

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 from privrl import agents
-from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, gamma_need, order_need, second_eps_need
+from privrl.papers.cross_paper.cross_model import order_declaration
+from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, declared, gamma_need, order_need, second_eps_need
 
 
 def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
@@ -46,27 +47,6 @@ def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
     return out
 
 
-def cross_model(x: ExperimentCells) -> list[PlannedClaim]:
-    from privrl.papers.cross_paper.cross_model import ORDERS, TABLE_FORMS, replacement_epsilon  # the analysis's own
-
-    out = []
-    for a, b, *_ in ORDERS:
-        for ca in x.private(a):
-            ea = replacement_epsilon(a, dict(ca.params), x.mdp[ca.env], x.K)
-            for cb in x.private(b, ca.env):
-                if (math.isclose(ea, replacement_epsilon(b, dict(cb.params), x.mdp[cb.env], x.K))
-                        and math.isclose(float(ca.params.get("z", 0)), float(cb.params.get("z", 0)))
-                        and math.isclose(float(ca.params.get("bonus_scale", 1)), float(cb.params.get("bonus_scale", 1)))):
-                    need = order_need(x, TABLE_FORMS[(a, b)], ea, [ca, cb])
-                    if need is None:  # the table's privacy terms never dominate at this eps: context
-                        continue
-                    z = float(ca.params.get("z", 0))  # z = 0: paper widths, coverage not matched: never scored
-                    out.append(x.claim(f"{a}_below_{b}_{ca.env}_eps{ea:g}_z{z:g}",
-                                       "order: 10 x max crossover, privacy term dominant" if z > 0 else
-                                       "order at unmatched coverage (never)", [ca, cb], need if z > 0 else math.inf))
-    return out
-
-
 def privacy_surface(x: ExperimentCells) -> list[PlannedClaim]:
     """The surface's trust-model comparisons are context rows (privrl.papers.cross_paper.surface): none is
     planned; its scored rows are the privacy_cost analysis's, planned by :func:`privacy_cost`."""
@@ -80,5 +60,5 @@ def separation(x: ExperimentCells) -> list[PlannedClaim]:
     return []
 
 
-RULES = {"privacy_cost": privacy_cost, "cross_model_coverage": cross_model, "privacy_surface": privacy_surface,
+RULES = {"privacy_cost": privacy_cost, "cross_model_coverage": declared(order_declaration), "privacy_surface": privacy_surface,
          "trust_model_separation": separation}
