@@ -80,3 +80,22 @@ def test_the_claim_plan_lists_the_row_with_its_scope():
     assert any("privacy_cost_eps_pucb_bandit_bonus_scale1_z3_noise_off " in t and "[context]" not in t for t in rows)
     assert any("privacy_cost_eps_private-ucbvi-jdp_bandit_bonus_scale1_z3_noise_off " in t and "[context]" in t
                for t in rows)  # Private-UCB-VI: no shipped paper states its bound
+
+
+def test_the_check_and_the_control_cell_match():
+    from privrl.results import verdicts as V
+
+    # one-sided against 10 x the prediction; not reached before 10 x the noise-off crossover
+    assert C.score_noise_off_level((50.0, 40.0, 60.0), 10.0, 1e6, 1e3).verdict == V.REPRODUCED
+    assert C.score_noise_off_level((500.0, 400.0, 600.0), 10.0, 1e6, 1e3).verdict == V.CONTRADICTED
+    assert C.score_noise_off_level((100.0, 90.0, 110.0), 10.0, 1e6, 1e3).verdict == V.INCONCLUSIVE
+    early = C.score_noise_off_level((50.0, 40.0, 60.0), 10.0, 1e6, 2e5)
+    assert early.verdict == V.NOT_REACHED and early.k_needed == 2e6
+    assert C.score_noise_off_level((50.0, 40.0, 60.0), float("nan"), 1e6, 1e3).verdict == V.INCONCLUSIVE
+    assert C.noise_off_prediction(0.5, 1000.0, 2) == 250.0
+    # the control cell: the real cell's resolved bonus_scale and z x10, every other parameter equal
+    real = {"agent": "pucb", "env_key": "b", "params": {**PUCB, "epsilon": 1.0, "noise": 0.0}}
+    twin = {**real, "params": {**real["params"], "bonus_scale": 10.0, "z": 30.0}, "tags": {"control": "over_exploring"}}
+    assert C.control_cell([twin], real, "over_exploring") is twin
+    assert C.control_cell([{**twin, "params": {**twin["params"], "z": 3.0}}], real, "over_exploring") is None
+    assert C.control_cell([{**twin, "params": {**twin["params"], "epsilon": 2.0}}], real, "over_exploring") is None
