@@ -35,8 +35,9 @@ from privrl.agents.pucb import pucb_error_level
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, curves, env_mdp, rng_for
 from privrl.results.labels import env_title
-from privrl.papers.scoring import CONVERGES, cell_regime, frame
-from privrl.results.bound_verdicts import score_bound_one_sided, score_lower_bound, with_note
+from privrl.papers.planned import NO_K, Row
+from privrl.papers.scoring import CONVERGES, cell_regime, crossover_of, frame
+from privrl.results.bound_verdicts import informative_from, score_bound_one_sided, score_lower_bound, with_note
 from privrl.results import controls
 from privrl.results import verdicts as V
 from privrl.results.fits import fit_k_exponent
@@ -139,10 +140,29 @@ def privacy_lower_term(K: float, S: int, A: int, H: int, eps: float) -> float:
 
 
 # ----------------------------------------------------------------------------- shared
-def _pucb_cells(ctx: AnalysisContext) -> list[dict]:
-    """PUCB's private cells (noise on), not its control cells (wrong twins, :mod:`privrl.results.controls`)."""
-    return [i for i in ctx.infos if i["agent"] == "pucb" and i["params"].get("noise", 1.0) > 0.5
-            and not controls.is_control(i)]
+def _pucb_cells(ctx: AnalysisContext | list[dict]) -> list[dict]:
+    """PUCB's private cells (noise on), not its control cells (wrong twins, :mod:`privrl.results.controls`);
+    ``ctx``: a context, or its infos."""
+    return [i for i in (ctx.infos if hasattr(ctx, "infos") else ctx) if i["agent"] == "pucb"
+            and i["params"].get("noise", 1.0) > 0.5 and not controls.is_control(i)]
+
+
+def lower_bound_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``vietri2020_lower_bound``, declared from the run infos alone (no data): per PUCB cell, Thm 6's
+    privacy term (K needed: the K from which S A H ln(K) / eps exceeds the regret of PUCB's linear phase,
+    crossover x max policy gap, :func:`privrl.results.bound_verdicts.informative_from`) and its sqrt(HSAK) term
+    on one fixed instance (context: a minimax term)."""
+    out = []
+    for info in sorted(_pucb_cells(infos), key=lambda i: (i["env_key"], i["params"]["epsilon"])):
+        env, m, eps = info["env_key"], mdps[info["env_key"]], info["params"]["epsilon"]
+        tag = f"{env}_{info['cell']}".replace(".", "p")
+        need = informative_from(lambda k: privacy_lower_term(k, m.S, m.A, m.H, eps), crossover_of(info, m),
+                                max_policy_gap(m))
+        out += [Row(f"vietri2020_lower_bound_{tag}", "privacy term past the linear phase", ((env, info["cell"]),),
+                    need, args={"key": ("privacy", info["cell"])}),
+                Row(f"vietri2020_lower_bound_sqrt_{tag}", "minimax term on one instance (context)",
+                    ((env, info["cell"]),), NO_K, "context", args={"key": ("sqrt", info["cell"])})]
+    return out
 
 
 def _greedy_rate(ctx: AnalysisContext, info: dict, claimed: float, regime: V.Regime,
@@ -177,6 +197,17 @@ def _label(info: dict) -> str:
     p = info["params"]
     scale = "" if p.get("bonus_scale", 1.0) == 1.0 else f", bonus x{p['bonus_scale']:g} (tuned, labelled)"
     return f"PUCB eps={p['epsilon']:g}{scale}"
+
+
+def _scope(info: dict, mdp, item: str) -> str:
+    """What a row on ``mdp`` states of ``item`` (stated for every tabular MDP), in words: the one instance,
+    its size, and whether the widths are the paper's."""
+    p = info["params"]
+    widths = "the paper's constants" if p.get("bonus_scale", 1.0) == 1.0 and not p.get("z", 0.0) else "tuned widths"
+    if mdp.S == 1 and mdp.H == 1:
+        return (f"; scope: one {mdp.A}-armed bandit (S = H = 1) at {widths}, not the tabular MDPs {item} is stated "
+                f"for: its S and H factors are not exercised")
+    return f"; scope: one instance (S = {mdp.S}, A = {mdp.A}, H = {mdp.H}) at {widths} of the tabular MDPs {item} is stated for"
 
 
 def _short(info: dict) -> str:
@@ -257,7 +288,8 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
                 PAPER, "Thm 3", bound_id,
                 f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes{also} <= Thm 3 with App. B.1's "
                 f"constants, 18 SAH^4/alpha^2 + 240 E_eps SAH/alpha + 120 S^2AH^4/(alpha eps) = {B:.4g} "
-                "(polylog dropped)", "bound", art, s, ctx.experiment, f"{SRC}, Thm 3, App. B.1 Eqs. (7), (9), (10)"))
+                "(polylog dropped)" + _scope(info, mdp, "Thm 3"), "bound", art, s, ctx.experiment,
+                f"{SRC}, Thm 3, App. B.1 Eqs. (7), (9), (10)"))
             if np.all(M[:, -1] > 0):
                 f = V.RateFit.from_row(fit_k_exponent(ep, M, rng, V.THRESHOLDS.fit_decades, n_boot=ctx.n_boot))
                 rate_reg = V.Regime(reg.crossover_K, f.window_lo, f.window_hi, reg.saturation)
@@ -277,7 +309,8 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
             claims.append(V.make_claim(
                 PAPER, "Thm 3", rate_id,
                 f"{_label(info)} on {info['env_key']}: alpha={alpha:g}-mistakes{also} are bounded in K (PAC): "
-                f"K-exponent <= 0 (+ log allowance)", "rate", art, rs, ctx.experiment, f"{SRC}, Thm 3"))
+                f"K-exponent <= 0 (+ log allowance)" + _scope(info, mdp, "Thm 3"), "rate", art, rs, ctx.experiment,
+                f"{SRC}, Thm 3"))
             rows.append({"env": info["env_key"], "cell": info["cell"], "label": _label(info), "epsilon": eps,
                          "alpha": alpha, "same_series_alphas": ",".join(f"{a:g}" for a in same), "K": int(K),
                          "mistakes": m[0], "mistakes_lo": m[1], "mistakes_hi": m[2],
@@ -340,7 +373,8 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
         claims.append(V.make_claim(
             PAPER, "Thm 4", bound_id,
             f"{_label(info)} on {info['env_key']}: regret at K below Thm 4's explicit end-of-proof bound "
-            f"(App. B.2, (15)+(17)+(22)+(26)) = {bound(K):.4g}", "bound", art, s, ctx.experiment, f"{SRC}, Thm 4, App. B.2"))
+            f"(App. B.2, (15)+(17)+(22)+(26)) = {bound(K):.4g}" + _scope(info, mdp, "Thm 4"), "bound", art, s,
+            ctx.experiment, f"{SRC}, Thm 4, App. B.2"))
         rs = V.score_rate_upper(V.RateFit.from_row(fit), V.THRESHOLDS.sqrt_k_exponent, V.THRESHOLDS.log_allowance, reg)
         # a convergence check (one fixed gap), never a reproduction; its controls say whether it could fail
         twins = [_greedy_rate(ctx, info, V.THRESHOLDS.sqrt_k_exponent, reg),
@@ -351,7 +385,8 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
                                  regime="; ".join(t for t in (rs.regime, "; ".join(f"twin {o.text()}" for o in twins)) if t))
         claims.append(V.make_claim(
             PAPER, "Thm 4", rate_id,
-            f"{_label(info)} on {info['env_key']}: regret O~(sqrt K) (K-exponent <= 0.5 + log allowance)" + CONVERGES,
+            f"{_label(info)} on {info['env_key']}: regret O~(sqrt K) (K-exponent <= 0.5 + log allowance)" + CONVERGES
+            + _scope(info, mdp, "Thm 4"),
             "rate",
             art, rs, ctx.experiment, f"{SRC}, Thm 4"))
         rows.append({"env": info["env_key"], "cell": info["cell"], "label": _label(info), "epsilon": p["epsilon"],
@@ -375,6 +410,8 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "lower_bound")
     art = ctx.artifact("vietri2020_lower_bound", "md")
     rows, claims, panels = [], [], {}
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in lower_bound_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     for info in sorted(_pucb_cells(ctx), key=lambda i: (i["env_key"], i["params"]["epsilon"])):
         env = info["env_key"]
         mdp = env_mdp(ctx, env)
@@ -389,15 +426,14 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
         reg = cell_regime(info, mdp, _fit_row(ctx, info))
         s = score_lower_bound(m, lb, K, max_policy_gap(mdp), "the Omega constant", linear_until=reg.crossover_K)
         s = with_note(s, f"PUCB crossover K = {reg.crossover_K:.3g} (K run {K:.3g})")
-        tag = f"{env}_{info['cell']}".replace(".", "p")
         claims.append(V.make_claim(
-            PAPER, "Thm 6", f"vietri2020_lower_bound_{tag}",
+            PAPER, "Thm 6", ids[("privacy", info["cell"])],
             f"{_label(info)} on {env}: regret at K >= Thm 6's privacy term SAH ln(K)/eps = {lb(K):.4g} "
             "(constant 1; the term one fixed instance of the family can test)",
             "bound", art, s, ctx.experiment, f"{SRC}, Thm 5-6, Sec. 6"))
         sq = math.sqrt(mdp.H * mdp.S * mdp.A * K)
         claims.append(dataclasses.replace(V.make_claim(
-            PAPER, "Thm 6", f"vietri2020_lower_bound_sqrt_{tag}",
+            PAPER, "Thm 6", ids[("sqrt", info["cell"])],
             f"{_label(info)} on {env}: Thm 6's sqrt(HSAK) = {sq:.4g} term on one fixed instance", "bound", art,
             V.Score(V.INCONCLUSIVE, f"{m[0]:.4g} [{m[1]:.4g}, {m[2]:.4g}] vs sqrt(HSAK) = {sq:.4g} at K = {K:.3g}",
                     "minimax over the hard family (the gap is chosen with T): on one fixed gap the regret turns "
