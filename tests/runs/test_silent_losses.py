@@ -18,7 +18,9 @@
    output, and the next ``snakemake`` (or ``--rerun-incomplete``) found nothing to do, so the edit
    never reached CLAIMS.md. 5. a deleted aggregate or MDP was not rebuilt. The start-up scan now
    forces every planned intermediate that is missing while its inputs and a consumer exist
-   (privrl.runs.lost.lost_intermediates).
+   (privrl.runs.lost.lost_intermediates). 6. an aggregate or fit edited by hand was trusted by its
+   mtime: each now has a record of what it was made from and its sha256, and one that differs is
+   rebuilt (privrl.runs.intermediates).
 
 The workflow tests run a tiny design (one env, two cells, no mechanism targets) in a copy of the
 workflow (tests/workflow_copy.py), as tests/workflow/test_reruns.py does."""
@@ -354,3 +356,30 @@ def test_fit_killed_mid_write_after_a_code_edit_is_rerun_and_reaches_claims(done
     assert "edited" in pd.read_csv(fit).columns
     assert (ledger / "figures/CLAIMS.md").stat().st_mtime >= fit.stat().st_mtime  # claims remade after it
     assert _planned(ledger, targets=[]) == {}
+
+
+# --- an aggregate or fit edited by hand ------------------------------------------------------------
+
+@pytest.mark.slow  # the tiny design's run (shared), two dry runs and a rerun of two jobs
+def test_edited_aggregate_and_fit_are_rebuilt_not_trusted(done):
+    """An aggregate and a fit rewritten by hand (valid files, other numbers): before, Snakemake
+    trusted them by their mtime ("Nothing to be done") and the figures and CLAIMS.md read them. Each
+    now carries a record of what it was made from and its sha256 (privrl.runs.intermediates): the
+    start-up scan names both and reruns them with what reads them."""
+    agg, fit = done / "results/tiny/aggregate/chain.parquet", done / "results/tiny/fits/chain.csv"
+    original = {p: p.read_bytes() for p in (agg, fit)}
+    table = pd.read_parquet(agg)
+    table.assign(mean=table["mean"] / 2).to_parquet(agg, index=False)
+    fits = pd.read_csv(fit)
+    fits.assign(exponent=fits["exponent"] - 0.2).to_csv(fit, index=False)
+    out = _snakemake(done, "-n", targets=[])
+    assert out.returncode == 0, out.stderr[-3000:]
+    planned = job_counts(out.stdout + out.stderr)
+    assert planned.get("aggregate") == 1 and planned.get("fit") == 1 and planned.get("claims") == 1, planned
+    warned = _warned(out.stderr)
+    assert len(warned) == 2 and all(any(f"results/tiny/{p}" in w and "edited" in w for w in warned)
+                                    for p in ("aggregate/chain.parquet", "fits/chain.csv")), warned
+    run_ = _snakemake(done, "--cores", "1")  # the two tables only (the figures and claims: as planned above)
+    assert run_.returncode == 0, run_.stderr[-3000:]
+    assert {p: p.read_bytes() for p in (agg, fit)} == original  # rebuilt from the runs
+    assert _planned(done) == {}  # their new records vouch for them

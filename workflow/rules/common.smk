@@ -10,6 +10,8 @@ from pathlib import Path
 
 from privrl.design import experiments as X
 from privrl import io as privrl_io
+from privrl.runs import intermediates as privrl_intermediates
+from privrl.runs import provenance as privrl_provenance
 from privrl.papers import registry as papers
 from privrl.plan.workflow import WorkflowPlan, stable  # noqa: F401 (stable: rules' params)
 
@@ -34,6 +36,22 @@ theorem_check_arguments = PLAN.theorem_check_arguments
 def run_records(w):
     """Run records of cell_results(w), in the same order."""
     return PLAN.run_records(w.experiment, w.env)
+
+
+def fit_decades(experiment):
+    """The decades of K a fit of ``experiment`` reads (rule fit's param)."""
+    return config["experiments"][experiment].get("fit_decades", 2)
+
+
+def made_by(rule_name, experiment, env):
+    """What determines the aggregate or fit (``rule_name``) of (experiment, env): its rule, code
+    digest and the digest of the values its rule passes as params (privrl.runs.provenance.provenance).
+    The job writes it into the table's record; the start-up scan compares the record with it
+    (privrl.runs.intermediates, workflow/rules/integrity.smk)."""
+    params = {"n_boot": N_BOOT, "runs": PLAN.run_records(experiment, env)}
+    if rule_name == "fit":
+        params["decades"] = fit_decades(experiment)
+    return privrl_provenance.provenance(rule_name, code_of(f"{rule_name}.py"), params)
 
 
 def experiment_category(w):

@@ -7,7 +7,8 @@
 # vouch for, and a planned run file missing while the aggregate or fit made from it exists (a
 # run_cell job killed mid-write; privrl.results.run_files.lost_run_files), and any other
 # intermediate (MDP, aggregate, fit, mechanism claims) missing while its inputs and a consumer
-# exist, or an MDP file that is not the plan's (privrl.runs.lost), are forced to rerun as
+# exist, or an MDP file that is not the plan's (privrl.runs.lost), and an aggregate or fit that
+# does not match its record (privrl.runs.intermediates), are forced to rerun as
 # soon as a job that reads it is in the DAG (regenerated_if_corrupt in common.smk). Snakemake has no public
 # hook for this: a Snakefile cannot set --forcerun (its DAG settings are assigned after parsing),
 # and a missing intermediate file is not regenerated while its consumers are up to date; so the
@@ -60,6 +61,16 @@ if workflow.is_main_process:
     LOST.update(privrl_lost.changed_mdps({rules.mdp.output[0].format(experiment=c.experiment, env=c.env):
                                           SHARDS[PLAN.cell_shards[c.experiment, c.env, c.cell][0]]["key"]["mdp"]
                                           for c in CELLS if PLAN.cell_shards[c.experiment, c.env, c.cell]}))
+    # An aggregate or fit whose bytes, provenance (code, params) or run files are not the ones its
+    # record holds (edited by hand, copied from another run): rebuilt, never trusted
+    # (privrl.runs.intermediates).
+    for _e, _v in EXP_ENVS:
+        _runs = [rules.run_cell.output.results.format(experiment=_e, env=_v, cell=c.cell) for c in cells_of(_e, _v)]
+        for _name, _rule in (("aggregate", rules.aggregate), ("fit", rules.fit)):
+            _path = _rule.output[0].format(experiment=_e, env=_v)
+            _why = privrl_intermediates.mismatch(_path, made_by(_name, _e, _v), _runs)
+            if _why is not None and _path not in LOST:
+                LOST[_path] = f"{_why}; regenerate it with: snakemake --forcerun {_path}"
     for _why in list(CORRUPT_RUNS.values()) + list(LOST.values()):
         print(f"privrl: {_why.split('; regenerate')[0]}: it will be rerun", file=sys.stderr)
 

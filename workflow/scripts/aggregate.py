@@ -4,6 +4,7 @@ from privrl.results import aggregate
 from privrl.results.run_files import load_runs
 from privrl import io
 from privrl.rl import seeding
+from privrl.runs import intermediates
 from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
@@ -14,3 +15,4 @@ with logged(snakemake) as log:  # noqa: F821
         agg = aggregate.aggregate_cell(df, rng, sm.params.n_boot)
         frames.append(agg.assign(cell=info["cell"], label=info["label"], agent=info["agent"]))
     io.write_parquet(sm.output[0], pd.concat(frames, ignore_index=True))
+    intermediates.write_record(sm.output[0], sm.params.made_by, sm.input)  # what it was made from

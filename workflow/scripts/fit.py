@@ -4,6 +4,7 @@ from privrl.results import aggregate, controls
 from privrl.results.run_files import load_runs
 from privrl import io
 from privrl.rl import seeding
+from privrl.runs import intermediates
 from privrl.runs.joblog import logged
 
 with logged(snakemake) as log:  # noqa: F821
@@ -19,3 +20,4 @@ with logged(snakemake) as log:  # noqa: F821
         log.info("%s: exponent %.3f", info["cell"], row["exponent"])
         rows.append(row)
     io.write_csv(sm.output[0], pd.DataFrame(rows))
+    intermediates.write_record(sm.output[0], sm.params.made_by, sm.input)  # what it was made from
