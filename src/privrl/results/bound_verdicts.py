@@ -67,7 +67,7 @@ def score_lower_bound(measured: tuple[float, float, float], bound, K: float, tri
         return V.Score(V.INCONCLUSIVE, text, "met, but the agent's crossover is unknown: a linear regret meets any "
                        "sqrt-K bound, so meeting it may say nothing")
     if b < accrued:
-        need = V.first_k(K, lambda k: bound(k) >= accrued)
+        need = informative_from(bound, linear_until, trivial_per_episode, K)
         why = (f"met, but uninformative: the agent's linear phase (until K ~ {linear_until:.3g}) accrues up to "
                f"{accrued:.3g}, above the bound")
         if need == math.inf:
@@ -76,12 +76,25 @@ def score_lower_bound(measured: tuple[float, float, float], bound, K: float, tri
     return V.Score(V.REPRODUCED, text, f"at or above the bound; {hidden} hidden")
 
 
+def minimax_k_needed(lo: float, smallest_crossover: float) -> float:
+    """K needed of a minimax exponent read from ``lo`` (regime_factor x the largest gap's crossover): a decade
+    of window, 10 x lo, when the grid's smallest gap is still unresolved there; else never (a wider grid)."""
+    return 10.0 * lo if smallest_crossover >= 10.0 * lo else math.inf
+
+
+def informative_from(bound, linear_until: float, trivial_per_episode: float, start: float = 1.0) -> float:
+    """The K from which a lower bound exceeds the regret of the agent's linear phase (``linear_until`` x
+    ``trivial_per_episode``; :func:`score_lower_bound` from the K run, the claim plan from K = 1)."""
+    accrued = linear_until * trivial_per_episode
+    return V.first_k(start, lambda k: bound(k) >= accrued)
+
+
 def score_minimax(fit: V.RateFit, lo: float, hi: float, smallest_crossover: float,
                   th: V.Thresholds = V.THRESHOLDS) -> tuple[V.Score, V.Score]:
     """(upper, lower) scores of the minimax exponent against 0.5: "not reached" under a decade of
     window (K needed 10 x lo when the grid's smallest gap allows it, else never: a wider grid)."""
     if not (hi >= 10.0 * lo):
-        need = 10.0 * lo if smallest_crossover >= 10.0 * lo else math.inf
+        need = minimax_k_needed(lo, smallest_crossover)
         why = ("window under a decade: run to K = 10 x lo" if math.isfinite(need) else
                "the gap grid is too narrow for a decade of window: add smaller gaps")
         s = V.Score(V.NOT_REACHED, fit.text("minimax exponent"), f"window [{lo:.3g}, {hi:.3g}]: {why}", need)

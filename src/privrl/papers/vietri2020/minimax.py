@@ -26,8 +26,9 @@ import pandas as pd
 
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import curves as cell_curves, env_mdp, rng_for
+from privrl.papers.planned import Row
 from privrl.papers.scoring import crossover_of, frame
-from privrl.results.bound_verdicts import score_minimax
+from privrl.results.bound_verdicts import minimax_k_needed, score_minimax
 from privrl.results import verdicts as V
 from privrl.results.fits import loglog_slope
 
@@ -66,14 +67,39 @@ def minimax_fit(ep: np.ndarray, curves: Mapping[float, np.ndarray], lo: float, h
                      int(min(R.shape[0] for R in curves.values())))
 
 
+def _groups(infos: list[dict], config) -> dict[tuple, list[dict]]:
+    """(agent, eps) -> its private cells on the experiment's hard-family envs (one per gap)."""
+    groups: dict[tuple, list[dict]] = {}
+    for info in infos:
+        if config["envs"][info["env_key"]]["name"] == "hard_instance" and info["params"].get("noise", 1.0) > 0.5:
+            groups.setdefault((info["agent"], float(info["params"].get("epsilon", math.nan))), []).append(info)
+    return groups
+
+
+def minimax_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``vietri2020_minimax``, declared from the run infos alone (no data): per (agent, eps) with
+    at least two gaps, the upper (Thm 4) and lower (Thm 6) minimax rows, K needed a decade of window past
+    10 x the largest gap's crossover while the smallest gap is unresolved (:func:`minimax_k_needed`)."""
+    out = []
+    for (agent, eps), cells in sorted(_groups(infos, config).items()):
+        cross = {float(mdps[i["env_key"]].params["gap"]): crossover_of(i, mdps[i["env_key"]]) for i in cells}
+        if len(cross) < 2:
+            continue
+        lo, _ = minimax_window(cross, math.inf)  # its start does not depend on the K run
+        tag = f"{agent}_eps{eps:g}".replace(".", "p")
+        out += [Row(f"vietri2020_minimax_{kind}_{tag}", "minimax: a decade past 10 x the largest gap's crossover",
+                    tuple((i["env_key"], i["cell"]) for i in cells), minimax_k_needed(lo, cross[min(cross)]),
+                    args={"key": (kind, agent, eps)}) for kind in ("upper", "lower")]
+    return out
+
+
 def vietri2020_minimax(ctx: AnalysisContext) -> AnalysisResult:
     """Per (agent, eps): the minimax regret over the experiment's hard-family envs (one per gap)."""
     rng = rng_for(ctx, "minimax")
     art = ctx.artifact("vietri2020_minimax", "md")
-    groups: dict[tuple, list[dict]] = {}
-    for info in ctx.infos:
-        if ctx.config["envs"][info["env_key"]]["name"] == "hard_instance" and info["params"].get("noise", 1.0) > 0.5:
-            groups.setdefault((info["agent"], float(info["params"].get("epsilon", math.nan))), []).append(info)
+    groups = _groups(ctx.infos, ctx.config)
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in minimax_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     rows, claims = [], []
     for (agent, eps), infos in sorted(groups.items()):
         cur, cross, ep = {}, {}, None
@@ -82,20 +108,19 @@ def vietri2020_minimax(ctx: AnalysisContext) -> AnalysisResult:
             gap = float(mdp.params["gap"])
             ep, cur[gap] = cell_curves(ctx, info["env_key"], info["cell"])
             cross[gap] = crossover_of(info, mdp)
-        if len(cur) < 2:
+        if ("upper", agent, eps) not in ids:  # fewer than two gaps: no row
             continue
         lo, hi = minimax_window(cross, ep[-1])
         fit = minimax_fit(ep, cur, lo, hi, rng, ctx.n_boot)
         up, low = score_minimax(fit, lo, hi, cross[min(cross)])
         grid = ", ".join(f"{g:g}" for g in sorted(cur))
         note = f"gaps {{{grid}}}; crossovers " + ", ".join(f"{g:g}: {cross[g]:.3g}" for g in sorted(cross))
-        tag = f"{agent}_eps{eps:g}".replace(".", "p")
-        claims.append(V.make_claim(PAPER, "Thm 4", f"vietri2020_minimax_upper_{tag}",
+        claims.append(V.make_claim(PAPER, "Thm 4", ids[("upper", agent, eps)],
                                    f"{agent} eps={eps:g}: worst-case regret over the hard family, max_gap R(K; gap), "
                                    "grows at most like K^0.5 (O~(H^2 sqrt(SAK)); one-sided)", "rate", art,
                                    V.Score(up.verdict, up.measured, "; ".join((up.regime, note)), up.k_needed),
                                    ctx.experiment, f"{SRC}, Thm 4 (worst case over the family of Sec. 6)"))
-        claims.append(V.make_claim(PAPER, "Thm 6", f"vietri2020_minimax_lower_{tag}",
+        claims.append(V.make_claim(PAPER, "Thm 6", ids[("lower", agent, eps)],
                                    f"{agent} eps={eps:g}: worst-case regret over the hard family grows at least like "
                                    "K^0.5 (Omega(sqrt(HSAK)); one-sided)", "rate", art,
                                    V.Score(low.verdict, low.measured, "; ".join((low.regime, note)), low.k_needed),
