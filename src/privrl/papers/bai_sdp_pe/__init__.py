@@ -61,6 +61,8 @@ from privrl.papers.bai_sdp_pe import eq29
 from privrl.papers import table_orders
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.bai_sdp_pe.theorems import ANALYSES as THEOREM_ANALYSES, MODEL as THEOREM_MODELS, lost_optimum_of
+from privrl.papers.designs import window_k
+from privrl.papers.planned import Row, fit_decades
 from privrl.papers.scoring import CONVERGES, crossover_of, frame, regime_of, save_pdf
 from privrl.papers.bai_sdp_pe.lemma42 import BITSUM
 from privrl.papers.bai_sdp_pe.lemmas import ASSUMPTION4, ELIMINATION
@@ -84,7 +86,7 @@ def _setting_label(s: tuple) -> str:
     return f"bonus_scale={s[0]:g}" + (" (paper)" if s[0] == 1.0 else " (scaled)")
 
 
-def _baseline(ctx: AnalysisContext, agent: str, env: str, s: tuple) -> dict | None:
+def _baseline(ctx: AnalysisContext | list[dict], agent: str, env: str, s: tuple) -> dict | None:
     if agent == "sdp-pe":
         b = infos_of(ctx, "pe", env, {"C": s[0], "C1": s[1]})
     else:  # with noise = 0 both DP-UCBVI presets are the same algorithm (UCBVI-Bernstein on exact counts)
@@ -105,13 +107,76 @@ def _fit_row(ctx: AnalysisContext, env: str, cell: str):
     return ctx.fits[(ctx.fits.env == env) & (ctx.fits.cell == cell)].iloc[0]
 
 
-def _claim(ctx, item, cid, statement, kind, score, source=SOURCE) -> V.Claim:
-    return V.make_claim(PAPER_ID, item, f"{ctx.experiment}_{cid}", statement, kind,
+def _declared_ids(ctx: AnalysisContext) -> dict:
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    return {r.args["key"]: r.id for r in table1_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
+
+
+def _claim(ctx, item, claim_id, statement, kind, score, source=SOURCE) -> V.Claim:
+    """A row of ``bai_table1`` under its declared id (:func:`table1_declaration`)."""
+    return V.make_claim(PAPER_ID, item, claim_id, statement, kind,
                         ctx.artifact("bai_table1", "md"), score, ctx.experiment, source)
 
 
+def _table_tag(agent: str, s: tuple, env: str) -> str:
+    return f"{agent}_{_setting_label(s).split(' (')[0].replace(', ', '_').replace('=', '')}_{env}"
+
+
+def eq29_dominance(local: dict, shuffle: dict, mdp) -> float:
+    """First K at which Eq. (29) of the local run is >= MARGIN x the shuffle run's (inf: never): where
+    "shuffle << local" is about privacy."""
+    return V.first_k(1.0, lambda k: eq29.eq29_bound(local, mdp, int(k)) / eq29.eq29_bound(shuffle, mdp, int(k))
+                     >= table_orders.MARGIN)
+
+
+def table1_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``bai_table1``, declared from the run infos alone (no data). Table I: per (env, agent,
+    constants) the O~(sqrt K) rate at eps_ref (K needed: its fit window past 10 x its crossover) and, where the
+    noise-off baseline runs, the privacy cost's b (the first eps cell's window) and eps exponent
+    (:func:`privrl.results.eps_verdicts.gamma_need`). Trust ordering: per SDP-PE (eps, C, C1) "shuffle matches
+    central" (the shuffle run's window) and "shuffle << local" (context where Eq. (29) never puts local >=
+    MARGIN x shuffle; K needed: the shuffle run's crossover and the K from which Eq. (29) dominates)."""
+    out, decades = [], fit_decades(config)
+    for env in sorted({i["env_key"] for i in infos}):
+        m = mdps[env]
+        for agent in ROWS:
+            cells = [i for i in infos_of(infos, agent, env) if i["params"].get("noise", 1.0) > 0.5]
+            for s in sorted({_setting(i) for i in cells}, reverse=True):  # the papers' constants first
+                by_eps = {float(i["params"]["epsilon"]): i for i in cells if _setting(i) == s}
+                ref = by_eps[1.0 if 1.0 in by_eps else min(by_eps)]
+                tag, used = f"{experiment}_{_table_tag(agent, s, env)}", tuple((env, i["cell"]) for i in by_eps.values())
+                out.append(Row(f"{tag}_sqrtK", "rate window (eps_ref)", ((env, ref["cell"]),),
+                               window_k(crossover_of(ref, m), decades), args={"key": ("sqrtK", env, agent, s)}))
+                if _baseline(infos, agent, env, s) is not None:
+                    out += [Row(f"{tag}_b", "privacy cost b: first eps cell", used,
+                                min(window_k(crossover_of(i, m), decades) for i in by_eps.values()),
+                                args={"key": ("b", env, agent, s)}),
+                            Row(f"{tag}_gamma", "eps exponent: second eps cell past 10 x crossover", used,
+                                EV.gamma_need([(e, crossover_of(i, m)) for e, i in by_eps.items()], False),
+                                args={"key": ("gamma", env, agent, s)})]
+        keys = sorted({(i["params"]["epsilon"], i["params"]["C"], i["params"]["C1"])
+                       for i in infos if i["agent"] == "sdp-pe" and i["env_key"] == env})
+        for e, C, C1 in keys:
+            found = {model: got[0] for model, agent in TRUST
+                     if (got := infos_of(infos, agent, env, {"epsilon": e, "C": C, "C1": C1}))}
+            if "shuffle" not in found:
+                continue
+            tag, sh = f"{experiment}_{{}}_eps{e:g}_C{C:g}_{env}", found["shuffle"]
+            if "central" in found:
+                out.append(Row(tag.format("shuffle_matches_central"), "ratio: shuffle's window",
+                               ((env, sh["cell"]), (env, found["central"]["cell"])),
+                               window_k(crossover_of(sh, m), decades), args={"key": ("central", env, e, C, C1)}))
+            if "local" in found:
+                k_priv = eq29_dominance(found["local"], sh, m)
+                out.append(Row(tag.format("shuffle_lt_local"), "order: shuffle's crossover, Eq. (29) dominant",
+                               ((env, sh["cell"]), (env, found["local"]["cell"])), max(crossover_of(sh, m), k_priv),
+                               "paper_claim" if math.isfinite(k_priv) else "context",
+                               args={"key": ("local", env, e, C, C1)}))
+    return out
+
+
 def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
-    rows, claims = [], []
+    rows, claims, ids = [], [], _declared_ids(ctx)
     for env in sorted({i["env_key"] for i in ctx.infos}):
         m = env_mdp(ctx, env)
         X, A, H = m.S, m.A, m.H
@@ -144,26 +209,25 @@ def table_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                              "eps_grid": sorted(by_eps), "baseline": base["cell"] if base else "",
                              "reconstruction": ref["reconstruction"], "lost_optimum": lost_ref,
                              **{k: fit.get(k, float("nan")) for k in ("b", "b_lo", "b_hi", "c", "c_lo", "c_hi")}})
-                tag = f"{agent}_{_setting_label(s).split(' (')[0].replace(', ', '_').replace('=', '')}_{env}"
                 what = f"{agent} ({model}, {_setting_label(s)}) on {env}"
                 sc = V.score_rate_upper(V.RateFit.from_row(f), V.THRESHOLDS.sqrt_k_exponent,
                                         V.THRESHOLDS.log_allowance, regimes[e_ref])
                 sc = EL.guard(sc, ref_notes)
-                claims.append(_claim(ctx, "Table I", f"{tag}_sqrtK", f"{what}, eps={e_ref:g}: regret O~(sqrt K) "
+                claims.append(_claim(ctx, "Table I", ids[("sqrtK", env, agent, s)], f"{what}, eps={e_ref:g}: regret O~(sqrt K) "
                                      f"({btxt})" + CONVERGES, "rate", sc))
                 if not fit:
                     continue
                 sb, sg = EV.score_eps_dependence(eps_cells(fit, regimes), b_claim, "power", g_range)
                 sb, sg = EL.guard(sb, all_notes), EL.guard(sg, all_notes)
-                claims.append(_claim(ctx, "Table I", f"{tag}_b", f"{what}: privacy cost D(K, eps) grows at most "
+                claims.append(_claim(ctx, "Table I", ids[("b", env, agent, s)], f"{what}: privacy cost D(K, eps) grows at most "
                                      f"as K^{b_claim:g} (vs {base['cell']})", "rate", sb))
-                claims.append(_claim(ctx, "Table I", f"{tag}_gamma", f"{what}: privacy cost D ~ (1/eps)^gamma, "
+                claims.append(_claim(ctx, "Table I", ids[("gamma", env, agent, s)], f"{what}: privacy cost D ~ (1/eps)^gamma, "
                                      + EV.gamma_claim_text(g_range, False), "rate", sg))
     return pd.DataFrame(rows), claims
 
 
 def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
-    rows, claims = [], []
+    rows, claims, ids = [], [], _declared_ids(ctx)
     decades = float(ctx.config.get("fit_decades", 2))
     for env in sorted({i["env_key"] for i in ctx.infos}):
         m = env_mdp(ctx, env)
@@ -197,7 +261,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                 f_sh = _fit_row(ctx, env, found["shuffle"]["cell"])
                 sc = V.score_ratio_bounded(V.RateFit.from_row(fr), regime_of(f_sh, cross_sh))
                 sc = EL.guard(sc, _lost(ctx, found["shuffle"], found["central"])[1])
-                claims.append(_claim(ctx, "Sec. I, V-B", f"shuffle_matches_central_{tag}",
+                claims.append(_claim(ctx, "Sec. I, V-B", ids[("central", env, e, C, C1)],
                                      f"SDP-PE (eps={e:g}, {const}, {env}): R_shuffle / R_central stays bounded as K "
                                      "grows (shuffle matches central up to constants; 'central <= shuffle' alone is a "
                                      "trivial one-sided order, not scored)", "ratio", sc,
@@ -209,7 +273,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                 # shuffle (docs/decisions/claims.md, "Table orders where the privacy term dominates")
                 ratio29 = lambda k: (eq29.eq29_bound(found["local"], m, int(k))  # noqa: E731
                                      / eq29.eq29_bound(found["shuffle"], m, int(k)))
-                k_priv = V.first_k(1.0, lambda k: ratio29(k) >= table_orders.MARGIN)
+                k_priv = eq29_dominance(found["local"], found["shuffle"], m)
                 note = (f"policies active at K: shuffle {act['shuffle']:.3f}, local {act['local']:.3f}; shuffle "
                         f"crossover (first elimination possible) K = {cross_sh:.3g}, K run = {int(ep[-1])}; Eq. (29) "
                         f"local / shuffle = {ratio29(ep[-1]):.3g} at K (privacy term dominant where >= "
@@ -221,7 +285,7 @@ def trust_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, list[V.Claim]]:
                 sc = EL.guard(sc, _lost(ctx, found["shuffle"], found["local"])[1])
                 context = not math.isfinite(k_priv)
                 claims.append(dataclasses.replace(_claim(
-                    ctx, "Sec. V-B", f"shuffle_lt_local_{tag}", f"SDP-PE regret: shuffle << local (eps={e:g}, {const}, "
+                    ctx, "Sec. V-B", ids[("local", env, e, C, C1)], f"SDP-PE regret: shuffle << local (eps={e:g}, {const}, "
                     f"{env}; additive vs multiplicative 1/eps)" + (" (context: Thm 6's privacy terms do not dominate "
                                                                   "at this eps)" if context else ""), "order", sc,
                     "Bai et al. Sec. V-B"), scope="context" if context else "paper_claim",
