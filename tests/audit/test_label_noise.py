@@ -33,7 +33,7 @@ def test_label_variance_formulas():
     bs = ln.label_variance(ln.LABELS["private-ucbvi-sdp"], p, 2, 4, serial, t, m)
     tau = bitsum_tau(1.0 / 6.0, 0.05)
     assert np.allclose(bs, np.cumsum([bitsum_variance(int(k), tau) for k in m]))
-    assert set(ln.LABELS) == set(pa.AGENTS) - {"shuffled-obi", "rlsvi"}
+    assert set(ln.LABELS) == set(pa.AGENTS) - {"rlsvi"}  # RLSVI: privrl.audit.perturbation
 
 
 def test_variance_ratio_test_is_calibrated():

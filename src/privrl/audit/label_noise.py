@@ -41,7 +41,8 @@ from numba import njit
 
 from privrl.audit import probe as pr
 from privrl.mechanisms import privatizer
-from privrl.mechanisms.bitsum import bitsum_tau
+from privrl.mechanisms.bitsum import bitsum_noise_law, bitsum_tau
+from privrl.mechanisms.rr import rr_p_from_epsilon
 from privrl.mechanisms.bounds import bitsum_variance
 from privrl.mechanisms.kinds import I_T
 from privrl.mechanisms.tree import tree_levels
@@ -80,6 +81,11 @@ LABELS = {
     "ldp-obi": LabelNoise("local-laplace", "Lap((6H-2)/eps0) per coordinate and user (Garcelon et al. Table 1): "
                           "Var = 2 ((6H-2)/eps0)^2 x users", lambda p, H, K: (6.0 * H - 2.0) / p["epsilon"]),
     "private-ucbvi-sdp": _BITSUM, "sdp-pe": _BITSUM,
+    "shuffled-obi": LabelNoise("shuffle-rr", "R_p on every bit at eps0/((4 + 2m) H) (Garcelon et al. Lemma 4, Alg. 3), "
+                               "H, H - 1 and m H bits per entry and user (visits, transitions, unary rewards: Eq. 4-5), "
+                               "unbiased Eq. 6 sums: Var = bits p/2 (1 - p/2) / (1 - p)^2",
+                               lambda p, H, K: (rr_p_from_epsilon(p["epsilon"] / ((4.0 + 2.0 * p["m"]) * H)),
+                                                (float(H), H - 1.0, p["m"] * H))),
 }
 
 
@@ -88,9 +94,9 @@ LABELS = {
 #: noise): the paper composition of that model (3H counters per user, Vietri et al. / Bai et al.; LDP:
 #: l1 diameter 6H)
 DEFAULT_BY_MODEL = {"JDP": _TREE_K, "LDP": _LAP_6H, "SDP": _BITSUM}
-#: privatizers whose release has no analytic noise variance to check against: Shuffled-OBI's shuffled
-#: randomized response (a debiased unary sum over a data-dependent number of bits) and RLSVI's Gaussian
-#: perturbation inside the regression (the released values are nonlinear in it)
+#: privatizers without a default label: shuffled randomized response (the bits per entry of each of its
+#: privatizers are the agent's encoding: Shuffled-OBI has its own :data:`LABELS` entry) and RLSVI's
+#: Gaussian perturbation inside the regression (its label law: :mod:`privrl.audit.perturbation`)
 NO_REFERENCE = frozenset({"shuffle-rr", "none (its own exploration noise)"})
 
 
@@ -129,12 +135,97 @@ def label_variance(label: LabelNoise, p: dict, H: int, K: int, serial, t, m) -> 
             key = (s, c)
             cum_users[key] = cum_users.get(key, 0.0) + mj
             v[j] = 2.0 * par ** 2 * cum_users[key]
+        elif label.kind == "shuffle-rr":
+            prob, bits = par
+            key = (s, c)
+            per_release[key] = per_release.get(key, 0.0) + bits[s - 1] * mj * 0.5 * prob * (1 - 0.5 * prob) / (1 - prob) ** 2
+            v[j] = per_release[key]
         else:
             eps_c, beta = par
             key = (s, c)
             per_release[key] = per_release.get(key, 0.0) + bitsum_variance(int(mj), bitsum_tau(eps_c, beta))
             v[j] = per_release[key]
     return v
+
+
+# ----------------------------------------------------------------------------- the label's law
+def _counters(serial, t) -> dict:
+    """{(serial, position in its release): [columns in release order]}: each counter's values."""
+    seen, out = {}, {}
+    for j, (s, tj) in enumerate(zip(serial.tolist(), t.tolist())):
+        c = seen.get((s, tj), 0)
+        seen[(s, tj)] = c + 1
+        out.setdefault((s, c), []).append(j)
+    return out
+
+
+def label_law_draw(label: LabelNoise, p: dict, H: int, K: int, serial, t, m, exact, rng) -> np.ndarray:
+    """ref[N, D]: one draw of every released value's noise from the law the label implies -- the
+    paper's per-counter mechanism at the labelled parameters, not the kernel's -- for N runs of the
+    layout ``serial``, ``t``, ``m`` [D] (cumulative releases per counter): central tree (Vietri et al.
+    2020 App. A Alg. 5): the sum of popcount(t) Laplace nodes of scale L(K) 3H/eps; local Laplace: the
+    sum of one Laplace per user so far; bit-sum (Bai et al. Alg. 4, Lemma 42): per release
+    ``Bin(n_bits, q) - n_bits q``, summed; shuffle R_p (Garcelon et al. Alg. 2-3, Eq. 6): per release
+    ``(Bin(c, 1 - p/2) + Bin(bits - c, p/2) - bits p/2) / (1 - p) - c`` with ``c`` the release's exact
+    increment of the counter (``exact[N, D]``, the exact cumulative counts), summed."""
+    N = exact.shape[0]
+    ref = np.empty((N, len(t)))
+    par = label.param(p, H, K)
+    for (s, _), cols in _counters(serial, t).items():
+        acc = np.zeros(N)
+        prev = np.zeros(N)
+        for j in cols:
+            mj = int(round(float(m[j])))
+            if label.kind == "central-tree":
+                ref[:, j] = rng.laplace(0.0, par, (N, int(t[j]).bit_count())).sum(1)
+                continue
+            if label.kind == "local-laplace":
+                acc += rng.laplace(0.0, par, (N, mj)).sum(1)
+            elif label.kind == "shuffle-bitsum":
+                n_bits, q, _ = bitsum_noise_law(mj, bitsum_tau(*par))
+                acc += rng.binomial(int(n_bits), q, N) - n_bits * q
+            else:
+                prob, bits_per = par
+                bits = int(round(bits_per[s - 1] * mj))
+                c = np.clip(np.round(exact[:, j] - prev), 0, bits).astype(np.int64)
+                prev = exact[:, j]
+                ones = rng.binomial(c, 1.0 - 0.5 * prob) + rng.binomial(bits - c, 0.5 * prob)
+                acc += (ones - 0.5 * prob * bits) / (1.0 - prob) - c
+            ref[:, j] = acc
+    return ref
+
+
+def law_test(noise: np.ndarray, ref: np.ndarray, serial, t, tail: float = 0.01,
+             cap: int = 20_000) -> tuple[float, float, float]:
+    """(p, largest KS distance, smallest tail ratio) of "the released noise has the label's law" from
+    noise[N, D] and reference draws ref[R N, D] (:func:`label_law_draw`), per release (serial, t)
+    (the values of one release: independent counters, one law per counter): a two-sample
+    Kolmogorov-Smirnov test of the pooled values (at most ``cap`` of them, whole runs) and a
+    one-sided tail test -- the fraction of |noise| beyond the label's ``1 - tail`` quantile of |ref|
+    against the label's fraction (a z-test of two proportions; too few tail values: a bounded or
+    light-tailed law has eps = inf whatever its variance). Bonferroni over both tests and every
+    release. Tail ratio: observed over label tail fraction (1 at the label, 0 for bounded noise)."""
+    from scipy import stats
+
+    groups: dict = {}
+    for j, key in enumerate(zip(serial.tolist(), t.tolist())):
+        groups.setdefault(key, []).append(j)
+    ps, dmax, tmin = [], 0.0, math.inf
+    for cols in groups.values():
+        runs = max(1, min(noise.shape[0], cap // len(cols)))
+        x = noise[:runs, cols].ravel()
+        y = ref[:runs * (ref.shape[0] // noise.shape[0]), cols].ravel()
+        if np.ptp(y) == 0.0:
+            continue  # a value the label releases without noise
+        ks = stats.ks_2samp(x, y)
+        q = np.quantile(np.abs(y), 1.0 - tail)
+        p0, p1 = float(np.mean(np.abs(y) > q)), float(np.mean(np.abs(x) > q))
+        se = math.sqrt(max(p0 * (1 - p0), 1e-300) * (1.0 / len(x) + 1.0 / len(y)))
+        ps += [float(ks.pvalue), float(stats.norm.cdf((p1 - p0) / se))]
+        dmax, tmin = max(dmax, float(ks.statistic)), min(tmin, p1 / p0 if p0 > 0 else math.inf)
+    if not ps:
+        return 1.0, 0.0, math.nan
+    return min(1.0, len(ps) * min(ps)), dmax, tmin
 
 
 # ----------------------------------------------------------------------------- the probe's noise log
@@ -173,7 +264,8 @@ def noise_driver(agent: str, n_extra: int):
 
 def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_multiplier: float = 1.0):
     """``n`` runs of ``agent``'s kernel run with ``params`` on the scripted users: (noise[n, D] =
-    released - exact, serial[D], t[D], m[D]) of every value its privatizers released."""
+    released - exact, serial[D], t[D], m[D], exact[n, D]) of every value its privatizers released
+    (``exact``: the exact cumulative counts the door was fed)."""
     control = np.zeros(pr.HEAD)
     control[pr.MULT] = float(noise_multiplier)
     out = pr.run_probe(agent, params, P, script, n, rng, control, _NoiseSwaps)
@@ -184,7 +276,7 @@ def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_
     frac = np.round((tag - np.floor(tag)) * 4).astype(int)
     rel, ex, us = frac == 0, frac == 1, frac == 2
     noise = out[:, rel] - out[:, ex]
-    return noise, np.floor(tag[rel]).astype(np.int64), tt[rel], out[0, us]
+    return noise, np.floor(tag[rel]).astype(np.int64), tt[rel], out[0, us], out[:, ex]
 
 
 def _ratio_test(scores: np.ndarray) -> tuple[float, float, float]:
@@ -214,4 +306,26 @@ def label_calibration(agent: str, samples: dict, label: dict, H: int) -> tuple[f
     ``label`` (resolved parameters, ``_K`` the users) on the audit's horizon ``H``."""
     lab = label_of(agent)
     return _ratio_test(np.concatenate([_run_scores(noise, label_variance(lab, label, H, label["_K"], serial, t, m))
-                                       for noise, serial, t, m in samples.values()]))
+                                       for noise, serial, t, m, *_ in samples.values()]))
+
+
+#: reference draws of the label's law per observed value (law_test's two-sample KS and tail test), and
+#: the observed values law_test reads per release at most
+LAW_DRAWS, LAW_CAP = 4, 10_000
+
+
+def law_calibration(agent: str, samples: dict, label: dict, H: int, rng) -> tuple[float, float, float]:
+    """(p, largest KS distance, smallest tail ratio) of :func:`law_test` of every neighbouring
+    sequence's noise against :data:`LAW_DRAWS` draws of the label's law (:func:`label_law_draw`, from
+    ``rng``: the audit seed's own stream), Bonferroni over the sequences."""
+    lab = label_of(agent)
+    ps, d, tr = [], 0.0, math.inf
+    for noise, serial, t, m, exact in samples.values():
+        per_release = np.unique(np.stack([serial, t]), axis=1, return_counts=True)[1]
+        runs = min(len(noise), -(-LAW_CAP // int(per_release.min())))  # the runs law_test reads at most
+        ex = np.resize(exact, (LAW_DRAWS * runs, exact.shape[1]))  # exact counts of the first runs, cycled
+        ref = label_law_draw(lab, label, H, label["_K"], serial, t, m, ex, rng)
+        p, dd, tt = law_test(noise[:runs], ref, serial, t, cap=LAW_CAP)
+        ps.append(p)
+        d, tr = max(d, dd), min(tr, tt)
+    return min(1.0, len(ps) * min(ps)), d, tr

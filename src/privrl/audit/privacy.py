@@ -60,13 +60,14 @@ from scipy import stats
 from privrl.agents import REGISTRY
 from privrl.mechanisms import events as ev
 from privrl.mechanisms.audit import epsilon_bounds, row_alpha
-from privrl.audit.probe import probe_of, release_layout, sample_releases
+from privrl.audit.probe import OBSERVED_SERIAL, probe_of, release_layout, sample_releases
 from privrl.rl import envs
 
 #: every registered agent with a privacy model (each must be probe-able: privacy_probe.probe_of)
 AGENTS = tuple(n for n, s in REGISTRY.items() if s.privacy_model != "none")
 COLUMNS = ["agent", "relation", "test", "variant", "claimed_epsilon", "delta", "epsilon_lower_bound", "p_value",
-           "spread_ratio", "variance_ratio", "n_samples", "row_alpha", "verdict", "statistic", "claim_source"]
+           "spread_ratio", "variance_ratio", "n_samples", "row_alpha", "verdict", "statistic", "claim_source",
+           "law_p_value", "ks_distance", "tail_ratio"]
 #: the two tests of a row: the privacy-loss lower bound against the claim, the noise calibration
 PRIVACY_LOSS, CALIBRATION = "privacy loss", "noise calibration"
 #: the power curve's noise multipliers (the probe's ``noise_multiplier``: divides every privatizer's
@@ -75,25 +76,39 @@ POWER_MULTIPLIERS = (1.0, 1 / 1.2, 1 / 2, 1 / 3, 1 / 10)
 #: the wrong agents the table runs (agent, parameters its kernel runs with, its label): an agent that
 #: hands its privatizer eps x10 -- it under-noises in its own code, so only the label calibration sees it
 #: and the shuffle agent handing its bit-sums eps/H where the paper says eps/(3H) (its kernel at eps x3)
-WRONG_AGENTS = (("pucb", {"epsilon": 10.0}, {"epsilon": 1.0}), ("private-ucbvi-sdp", {"epsilon": 3.0}, {"epsilon": 1.0}))
+#: RLSVI drawing its perturbation at sd/3 (beta_scale 10/9 against the label's 10: privrl's accountant
+#: certifies eps ~3.6x the label's) and Shuffled-OBI handing R_p eps0 x2
+WRONG_AGENTS = (("pucb", {"epsilon": 10.0}, {"epsilon": 1.0}), ("private-ucbvi-sdp", {"epsilon": 3.0}, {"epsilon": 1.0}),
+                ("rlsvi", {"beta_scale": 10.0 / 9.0}, {"beta_scale": 10.0}),
+                ("shuffled-obi", {"epsilon": 2.0}, {"epsilon": 1.0}))
 WRONG_AGENT = "wrong agent"
 #: the broken classes of the table (besides the reduced-noise variant); dropped-levels needs a tree
 BROKEN = ("dropped-levels", "reused-noise", "shared-noise")
 USERS = 4
 H_, S_, A_ = 2, 2, 2
+#: the audit's instances, (S, H) of RiverSwim with A = 2: the tiny one every row runs on by default, and
+#: a second one (sizes ``instance``: a longer horizon, more states, more counters per user)
+INSTANCE = (S_, H_)
+INSTANCES = {"riverswim S=2 H=2": (2, 2), "riverswim S=3 H=3": (3, 3)}
+#: what the privacy-loss rows observe besides the door's releases (privrl.audit.probe.OBSERVATIONS): the
+#: actions every other user receives -- the output JDP protects (Vietri et al. 2020 Def. 3)
+OBSERVE = "actions"
 
 
-def tiny_mdp():
-    """RiverSwim S = 2, H = 2 (its transitions only give the kernels their shapes)."""
-    return envs.riverswim(S=S_, H=H_, reward_noise="deterministic")
+def tiny_mdp(instance: tuple | None = None):
+    """RiverSwim at ``instance`` = (S, H), default S = 2, H = 2 (its transitions only give the kernels
+    their shapes)."""
+    S, H = instance or INSTANCE
+    return envs.riverswim(S=S, H=H, reward_noise="deterministic")
 
 
-def script(K: int, k_diff: int, user: str, others: int = 0) -> tuple:
+def script(K: int, k_diff: int, user: str, others: int = 0, instance: tuple | None = None) -> tuple:
     """(s0[K], nxt[K, H, S, A], R[K, H, S, A], absent[K]) with user ``k_diff`` = "A", "A0", "B" or
     "empty" (the add/remove neighbour) and the others in state ``others`` with reward 0."""
     s0 = np.full(K, others, np.int64)
-    nxt = np.full((K, H_, S_, A_), others, np.int64)
-    R = np.zeros((K, H_, S_, A_))
+    S, H = instance or INSTANCE
+    nxt = np.full((K, H, S, A_), others, np.int64)
+    R = np.zeros((K, H, S, A_))
     absent = np.zeros(K, np.int64)
     if user == "empty":
         absent[k_diff] = 1
@@ -114,14 +129,15 @@ def audit_params(agent: str, params: dict | None = None) -> dict:
     return {**probe_of(agent)[1].audit_params, **(params or {})}
 
 
-def claimed(agent: str, relation: str, params: dict | None = None, K: int | None = None):
+def claimed(agent: str, relation: str, params: dict | None = None, K: int | None = None,
+            instance: tuple | None = None):
     """(epsilon, delta, source) of the strongest claim ``agent`` makes under ``relation`` on the
     tiny MDP after K episodes (None if none covers it)."""
     spec, probe = probe_of(agent)
     K = K or probe.users
     p = spec.resolve(audit_params(agent, params))
     best = None
-    for g in spec.guarantees(p, tiny_mdp(), K) or []:
+    for g in spec.guarantees(p, tiny_mdp(instance), K) or []:
         v = g.for_relation(relation)
         if v is not None and math.isfinite(v[0]) and (best is None or v[0] < best[0]):
             best = (v[0], v[1], f"{g.model}: {g.source}")
@@ -241,7 +257,8 @@ def epsilon_lower_bound(samples: dict, delta: float = 0.0, alpha: float = 0.05, 
 # ----------------------------------------------------------------------------- agent audits
 def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float = 1.0, alpha: float = 0.05,
                 params: dict | None = None, variant: str = "exact", users: int | None = None,
-                positions: tuple | None = None, fit_frac: float = 0.3, select_frac: float = 0.2) -> dict:
+                positions: tuple | None = None, fit_frac: float = 0.3, select_frac: float = 0.2,
+                observe: str = OBSERVE, instance: tuple | None = None) -> dict:
     """One row of the table: ``agent`` under ``relation``, ``n`` runs per neighbouring sequence and
     position of the differing user (default: the first and the middle of ``users >= 4`` users, the
     agent's ``AuditProbe.users`` if None; where add/remove puts the empty user in a batch with
@@ -250,36 +267,48 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
     ``noise_multiplier`` / ``variant``: the probe's test-only broken variants
     (:data:`privrl.audit.probe.VARIANTS`); 1.0 / "exact" audits the agent as it runs.
     ``alpha``: this row's level; ``n_samples`` is the held-out runs per sequence the bound is read on.
+    ``observe`` (:data:`privrl.audit.probe.OBSERVATIONS`): what the other users receive joins the
+    release -- "actions" (default: JDP as Vietri et al. 2020 Def. 3 defines it, the actions of every
+    episode but the differing user's), "policy" (their whole policies), "none" (the door's releases
+    alone, the billboard assumed: blind to an agent that acts on data its releases do not carry).
     """
     users = int(users or probe_of(agent)[1].users)
     if users < 4:
         raise ValueError(f"the agent audit needs users >= 4 (several users and releases); got {users}")
-    claim = claimed(agent, relation, params, users)
+    claim = claimed(agent, relation, params, users, instance)
     p = audit_params(agent, params)
     u1, u0 = pair(agent, relation)
     # rewards-only neighbours: the others avoid the differing user's cells, so its rewards enter every
     # later release with N = 1 (the largest sensitivity of Lu et al. Lemma 11)
     others = 1 if u0 == "A0" else 0
-    mdp = tiny_mdp()
+    mdp = tiny_mdp(instance)
     samples = {}
     tried = list(positions or (0, users // 2))
     for k in tried + ([] if positions else [k for k in range(users) if k not in tried]):
         if samples and k not in tried:
             break  # the other positions only stand in where the default ones cannot be audited
         try:
-            Y1 = sample_releases(agent, p, mdp.P, script(users, k, u1, others), n, rng, noise_multiplier, variant)
-            Y0 = sample_releases(agent, p, mdp.P, script(users, k, u0, others), n, rng, noise_multiplier, variant)
+            Y1 = sample_releases(agent, p, mdp.P, script(users, k, u1, others, instance), n, rng, noise_multiplier, variant,
+                                 observe=observe, differing=k)
+            Y0 = sample_releases(agent, p, mdp.P, script(users, k, u0, others, instance), n, rng, noise_multiplier, variant,
+                                 observe=observe, differing=k)
         except ValueError as e:
             if "mixes the absent user" not in str(e):
                 raise
             continue  # add/remove of a user who shares a batch: not expressible at this position
-        samples[f"user {k} of {users}"] = (Y1, Y0)
         serial, t = release_layout(Y1.shape[1])
+        seen = serial == OBSERVED_SERIAL  # what the other users received (the probe's observation)
+        door = ~seen
+        samples[f"user {k} of {users}"] = (Y1[:, door], Y0[:, door])
+        if seen.any():  # the whole output: the statistics see it beside the door's releases alone
+            samples[f"user {k} of {users}, with the others' {observe}"] = (Y1, Y0)
+        serial, t = serial[door], t[door]
         if np.any((serial >= 0) & (t >= 2)):  # the same release as independent tree nodes (NB's best view)
-            samples[f"user {k} of {users}, dyadic increments"] = tuple(dyadic_increments(Y, serial, t) for Y in (Y1, Y0))
+            samples[f"user {k} of {users}, dyadic increments"] = tuple(dyadic_increments(Y[:, door], serial, t)
+                                                                      for Y in (Y1, Y0))
     if not samples:
         raise ValueError(f"{agent}: no position of the differing user can be audited under {relation}")
-    if variant == "reused-noise" and release_layout(next(iter(samples.values()))[0].shape[1])[1].max() <= 1:
+    if variant == "reused-noise" and t[serial >= 0].max(initial=0) <= 1:
         applicable = False  # every privatizer releases once (fresh per batch): nothing to reuse
     else:
         applicable = True
@@ -355,7 +384,7 @@ def calibration_test(reference_fit: dict, reference: dict, audited: dict) -> tup
 
 
 def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multiplier: float, params, positions,
-                    sampler=None):
+                    sampler=None, instance: tuple | None = None):
     """(position label, {"U": Y1, "U'": Y0}) at the first position of ``positions`` where the
     relation's neighbouring sequences can be sampled (add/remove needs the empty user alone in its
     batch). ``sampler``: :func:`sample_releases` (default; the releases) or
@@ -364,11 +393,11 @@ def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multipli
     p = audit_params(agent, params)
     u1, u0 = pair(agent, relation)
     others = 1 if u0 == "A0" else 0
-    mdp = tiny_mdp()
+    mdp = tiny_mdp(instance)
     for k in positions:
         try:
-            Y1 = sampler(agent, p, mdp.P, script(users, k, u1, others), n, rng, multiplier)
-            Y0 = sampler(agent, p, mdp.P, script(users, k, u0, others), n, rng, multiplier)
+            Y1 = sampler(agent, p, mdp.P, script(users, k, u1, others, instance), n, rng, multiplier)
+            Y0 = sampler(agent, p, mdp.P, script(users, k, u0, others, instance), n, rng, multiplier)
         except ValueError as e:
             if "mixes the absent user" not in str(e):
                 raise
@@ -378,7 +407,8 @@ def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multipli
 
 
 def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, multipliers=POWER_MULTIPLIERS,
-                params: dict | None = None, users: int | None = None, label: dict | None = None) -> list[dict]:
+                params: dict | None = None, users: int | None = None, label: dict | None = None,
+                instance: tuple | None = None) -> list[dict]:
     """The noise-calibration rows of ``agent`` under ``relation``, one per noise multiplier m (the
     probe's ``noise_multiplier``): is the noise of the release at x``m`` below the noise the agent's
     *label* implies? ``params``: what the kernel runs with; ``label``: the parameters the agent is
@@ -394,35 +424,58 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     At x1 a flag is "UNDER-NOISED" (the agent as run releases less noise than its label implies: a false
     alarm for a correct agent, a finding for a wrong one, like the privacy-loss rows' "VIOLATION");
     below 1 ``flagged`` is the audit's power."""
-    from privrl.audit.label_noise import label_calibration, label_of
+    from privrl.audit.label_noise import label_calibration, label_of, law_calibration
+    from privrl.audit.perturbation import perturbation_calibration, perturbation_of
 
     users = int(users or probe_of(agent)[1].users)
     # an agent run with other parameters than its label (a wrong agent): its x1 row is power, not a false alarm
     wrong = label is not None and audit_params(agent, label) != audit_params(agent, params)
     label = params if label is None else label
-    claim = claimed(agent, relation, label, users)
+    claim = claimed(agent, relation, label, users, instance)
     eps, delta, src = claim if claim else (math.nan, 0.0, "no claim under this relation")
+    H = (instance or INSTANCE)[1]
     order = [0, users // 2] + [k for k in range(users) if k not in (0, users // 2)]
     rows = []
     label_ref = label_of(agent)
-    if label_ref is not None:
+    pert = perturbation_of(agent)
+    if pert is not None:  # a Gaussian perturbation against its label's law (RLSVI)
+        lab = probe_of(agent)[0].resolve(audit_params(agent, label))
+        u1, u0 = pair(agent, relation)
+        others = 1 if u0 == "A0" else 0
+        k = order[0]
+        scripts = {"U": script(users, k, u1, others, instance), "U'": script(users, k, u0, others, instance)}
+        kernel_params = audit_params(agent, params)
+    elif label_ref is not None:
         spec = probe_of(agent)[0]
         lab = spec.resolve(audit_params(agent, label)) | {"_K": users}
         from privrl.audit.label_noise import sample_noise
 
-        k, _ = _neighbour_pair(agent, relation, rng, 2, users, 1.0, params, order, sample_noise)  # the position only
+        k, _ = _neighbour_pair(agent, relation, rng, 2, users, 1.0, params, order, sample_noise, instance)  # the position only
     else:
-        k, fit = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, order)
-        _, ref = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, [k])
+        k, fit = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, order, None, instance)
+        _, ref = _neighbour_pair(agent, relation, rng, n, users, 1.0, params, [k], None, instance)
+    law_rng = np.random.default_rng(rng.bit_generator.seed_seq.spawn(1)[0])  # the label law's draws: own stream
+    p_var = p_law = ks = tail = math.nan
     for m in multipliers:
-        if label_ref is not None:
-            _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k], sample_noise)
-            pv, vratio, _se = label_calibration(agent, aud, lab, H_)
+        if pert is not None:
+            r = perturbation_calibration(agent, scripts, kernel_params, lab, n, rng, float(m), tiny_mdp(instance).P)
+            pv, p_var, p_law, vratio, ks, tail = (r[c] for c in ("p", "p_variance", "p_law", "variance_ratio",
+                                                                "ks_distance", "tail_ratio"))
             ratio = math.nan
-            statistic = (f"user {k} of {users}: released noise variance vs the label's "
-                         f"({label_ref.rule}; one-sided variance-ratio z)")
+            statistic = (f"user {k} of {users}: the perturbation w against its label's law ({pert[2]}; N recounted "
+                         "from the script and the logged actions): one-sided variance-ratio z, one-sample KS against "
+                         "N(0, 1) and the 1 % tail fraction, Bonferroni")
+        elif label_ref is not None:
+            _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k], sample_noise, instance)
+            p_var, vratio, _se = label_calibration(agent, aud, lab, H)
+            p_law, ks, tail = law_calibration(agent, aud, lab, H, law_rng)
+            pv = min(1.0, 2.0 * min(p_var, p_law))
+            ratio = math.nan
+            statistic = (f"user {k} of {users}: released noise vs the label's ({label_ref.rule}): one-sided "
+                         "variance-ratio z and its law (two-sample KS and tail fraction against draws of the label's "
+                         "law, per release), Bonferroni")
         else:
-            _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k])
+            _, aud = _neighbour_pair(agent, relation, rng, n, users, float(m), params, [k], None, instance)
             pv, ratio = calibration_test(fit, ref, aud)
             vratio = math.nan
             statistic = (f"user {k} of {users}: release spread vs the agent's own kernel at x1 (rank-sum; no "
@@ -431,13 +484,15 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
         if claim is None:
             verdict = "not claimed"
         elif m == 1.0 and not wrong:
-            verdict = "UNDER-NOISED" if flag else "pass"
+            law_only = (label_ref is not None or pert is not None) and 2.0 * p_var > alpha  # flagged by the law alone
+            verdict = ("WRONG NOISE LAW" if law_only else "UNDER-NOISED") if flag else "pass"
         else:
             verdict = "flagged" if flag else "not flagged"
         rows.append({"agent": agent, "relation": relation, "test": CALIBRATION, "variant": noise_name(float(m)),
                      "claimed_epsilon": eps, "delta": delta, "epsilon_lower_bound": math.nan, "p_value": pv,
                      "spread_ratio": ratio, "variance_ratio": vratio, "n_samples": n, "row_alpha": alpha,
-                     "verdict": verdict, "statistic": statistic, "claim_source": src})
+                     "verdict": verdict, "statistic": statistic, "claim_source": src,
+                     "law_p_value": p_law, "ks_distance": ks, "tail_ratio": tail})
     return rows
 
 

@@ -46,6 +46,13 @@ appended to the privatizer state): ``dropped-levels`` (central-tree: no noise on
 levels >= ``drop_from``), ``reused-noise`` (every release carries the first release's noise),
 ``shared-noise`` (every counter carries counter 0's noise).
 
+What other users receive (``sample_releases(observe=)``): the scripted engine sees the policy the
+kernel hands each user and the actions it takes for them, so it can log them, for every user but the
+differing one (slot DIFFERING), as releases among the door's: the actions (the output of JDP, Vietri
+et al. 2020 Def. 3: M_{-k}(U), the actions of every episode but user k's; the policy released after
+the last episode is not observed) or the whole policies (a billboard, their Lemma 2: stronger than JDP). No agent kernel changes; an agent that plans on data its releases do
+not carry shows it there.
+
 Neighbour relations: *replacement* swaps one user's responses for another's; *add/remove*
 replaces one user by the empty user (``absent[k] = 1``: played but contributing nothing, its
 stream element is 0 -- Vietri et al. Sec. 4 / Claim 1). The door wrapper zeroes the release
@@ -55,7 +62,7 @@ other users).
 Scripted env tuple: ``(P[H, S, A, S] (shapes only), s0[K] int64, nxt[K, H, S, A] int64,
 R[K, H, S, A] float64, absent[K] int64)``. The log lives in one float64 buffer of this module,
 ``_BUFFER[HEAD + 3 * LOG_CAPACITY]``, that compiled code reaches through :data:`BUFFER_SYMBOL`
-(:func:`probe_buffer`): ``[MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, SERIAL |
+(:func:`probe_buffer`): ``[MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, SERIAL, OBSERVE, DIFFERING |
 log[LOG_CAPACITY] | each value's privatizer serial | its release t]``. The test-only variants
 and the noise multiplier are run-time values of that buffer, not compile-time ones: one compiled
 driver serves them all.
@@ -88,9 +95,15 @@ from privrl.mechanisms.gaussian import gaussian_noise
 from privrl.mechanisms.kinds import I_KIND, I_LEVELS, I_T, ROW_CUM, ROW_LAST
 from privrl.rl import engine
 
-MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, SERIAL, HEAD = 0, 1, 2, 3, 4, 5, 6, 7, 8
+MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, SERIAL, OBSERVE, DIFFERING, HEAD = range(11)
 #: test-only broken variants of every release (see module docstring)
 VARIANTS = {"exact": 0, "dropped-levels": 1, "reused-noise": 2, "shared-noise": 3}
+#: what the scripted engine logs of every user but the differing one (buffer slot OBSERVE): nothing, the
+#: actions the agent took for them (Vietri et al. 2020 Def. 3: JDP's output M_{-k}), or the policies it
+#: handed them (every state's action: a billboard, Vietri et al. 2020 Lemma 2, stronger than JDP)
+OBSERVATIONS = {"none": 0, "actions": 1, "policy": 2}
+#: the serial of a logged observation (an other user's actions or policy) in :func:`release_layout`
+OBSERVED_SERIAL = -2
 LOG_CAPACITY = 1 << 16
 #: [control | log | each logged value's privatizer serial (-1: a declared release) | its release t]
 _BUFFER = np.zeros(HEAD + 3 * LOG_CAPACITY)  # module-lifetime: the linker symbol below points at it
@@ -145,6 +158,25 @@ def scripted_step(env, pi, k, aux, rng, traj, evc, rec):
         rewards[h] = R[k, h, s, a]
         s = nxt[k, h, s, a]
     states[H] = s
+    observe = int(b[OBSERVE])
+    if observe > 0 and k != int(b[DIFFERING]):
+        _observe(b, pi, actions, observe, k)
+
+
+@njit
+def _observe(b, pi, actions, observe, k):
+    """Log what user ``k`` (not the differing one) received: its actions (``observe`` 1) or its whole
+    policy pi[H, S] (2), serial :data:`OBSERVED_SERIAL`, release index ``k``. No batch starts."""
+    H, S = pi.shape
+    n = H if observe == 1 else H * S
+    cur = int(b[CURSOR])
+    if cur + n > LOG_CAPACITY:
+        raise ValueError("probe: release log full")
+    for c in range(n):
+        b[HEAD + cur + c] = actions[c] if observe == 1 else pi[c // S, c % S]
+        b[HEAD + LOG_CAPACITY + cur + c] = OBSERVED_SERIAL
+        b[HEAD + 2 * LOG_CAPACITY + cur + c] = k
+    b[CURSOR] = cur + n
 
 
 SCRIPTED_ENGINE = types.ModuleType("privrl_scripted_engine")
@@ -414,9 +446,12 @@ def probe_key(swaps: _Swaps, structure: tuple) -> str:
     in privrl outside the mechanisms) and of the door modules they call, those functions' names,
     bytecode and closure values, every source file of the mechanisms and the engine (what the door wrappers
     and the scripted engine call), and ``structure`` (the kernels' names, the number of extra
-    arguments, the declared released calls): the key changes whenever the clones could."""
+    arguments, the declared released calls) and the rebinding table's class and logged calls: the key
+    changes whenever the clones could."""
     h = hashlib.sha256()
     h.update(repr(structure).encode())
+    # the rebinding table itself: two tables over the same sources (another set of logged calls) differ
+    h.update(f"{type(swaps).__module__}.{type(swaps).__qualname__} {sorted(swaps.released.items())}".encode())
     files = {__file__, *swaps.doors, sys.modules[type(swaps).__module__].__file__}  # + the table's own module
     for package_file in (privatizer.__file__, engine.__file__):
         files.update(str(f) for f in Path(package_file).parent.glob("*.py"))
@@ -602,15 +637,22 @@ def run_probe(agent: str, params: dict, P: np.ndarray, script: tuple, n: int, rn
 
 
 def sample_releases(agent: str, params: dict, P: np.ndarray, script: tuple, n: int, rng,
-                    noise_multiplier: float = 1.0, variant: str = "exact", drop_from: int = 1) -> np.ndarray:
+                    noise_multiplier: float = 1.0, variant: str = "exact", drop_from: int = 1,
+                    observe: str = "none", differing: int = -1) -> np.ndarray:
     """``n`` runs of ``agent``'s kernel on the scripted users: out[n, D], every released vector
     of a run concatenated in release order. ``script = (s0[K], nxt[K, H, S, A], R[K, H, S, A],
     absent[K])``; K = len(s0). ``noise_multiplier`` / ``variant`` / ``drop_from``: the test-only
-    broken variants of the module docstring (1.0 / "exact": the agent exactly)."""
+    broken variants of the module docstring (1.0 / "exact": the agent exactly). ``observe``
+    (:data:`OBSERVATIONS`): also log, in play order among the releases, what every user but
+    ``differing`` received from the agent -- its actions (JDP's output, Vietri et al. 2020 Def. 3)
+    or its policy; serial :data:`OBSERVED_SERIAL` in :func:`release_layout`."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown probe variant {variant!r}; choose from {sorted(VARIANTS)}")
+    if observe not in OBSERVATIONS:
+        raise ValueError(f"unknown observation {observe!r}; choose from {sorted(OBSERVATIONS)}")
     control = np.zeros(HEAD)
     control[MULT], control[VARIANT], control[DROP_FROM] = float(noise_multiplier), VARIANTS[variant], drop_from
+    control[OBSERVE], control[DIFFERING] = OBSERVATIONS[observe], differing
     return run_probe(agent, params, P, script, n, rng, control)
 
 
