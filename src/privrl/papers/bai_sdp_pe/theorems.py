@@ -165,6 +165,14 @@ def _md(title: str, intro: str, df: pd.DataFrame, cols: list[str]) -> str:
     return "\n".join(L) + "\n"
 
 
+def _scope(mdp, item: str) -> str:
+    """What a row on one instance ``mdp`` states of ``item`` (stated for every tabular MDP), in words: its size
+    and how many deterministic policies SDP-PE eliminates among."""
+    n = mdp.A ** (mdp.S * mdp.H)
+    return (f"; scope: one garnet (X = {mdp.S}, A = {mdp.A}, H = {mdp.H}: {n} deterministic policies to eliminate "
+            f"among), not the tabular MDPs {item} is stated for: its X, A and H factors are not exercised")
+
+
 # ---------------------------------------------------------------- Thm 6: error level E
 def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
     df = _rows(ctx, tuple(MODEL))
@@ -197,7 +205,8 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
         claims.append(_claim(ctx, "bai_sdp_pe_error_level", "Thm 6", f"error_level_{env}",
                              f"SDP-PE on {env}, C = {d.C.iloc[0]:g}: the privacy cost D = R - R_pe grows at most "
                              "linearly in the "
-                             "Privatizer's error level E (the X^3 A^2 H^5 E term), any Privatizer", "rate", sc,
+                             "Privatizer's error level E (the X^3 A^2 H^5 E term), any Privatizer"
+                             + _scope(env_mdp(ctx, env), "Thm 6"), "rate", sc,
                              "Bai et al. Thm 6, Assumption 4"))
     ax.set(xscale="log", yscale="log", xlabel="error level E of the Privatizer (Assumption 4)",
            ylabel=at_k(df.K), title="SDP-PE: regret vs the Privatizer's error level")
@@ -266,7 +275,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
                     first=not claims)
             claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"sqrtK_eps{e:g}_{env}",
                                  f"SDP-PE (shuffle, eps={e:g} < 1) on {env}, C = {d.C.iloc[0]:g}: regret O~(sqrt K)"
-                                 + CONVERGES, "rate", sc,
+                                 + CONVERGES + _scope(m, "Thm 11"), "rate", sc,
                                  "Bai et al. Thm 11"))
         base = infos_of(ctx, "pe", env)
         if base and inside:
@@ -285,11 +294,12 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
             claims.append(dataclasses.replace(_claim(
                 ctx, "bai_sdp_pe_thm11", "Thm 11", f"additive_b_{env}",
                 f"SDP-PE (shuffle, eps < 1) on {env}, C = {d.C.iloc[0]:g}: the privacy cost is additive in K "
-                "(b <= 0)", "rate", sb, "Bai et al. Thm 11, Sec. V-B"), controls=b_controls))
+                "(b <= 0)" + _scope(m, "Thm 11"), "rate", sb, "Bai et al. Thm 11, Sec. V-B"), controls=b_controls))
             claims.append(dataclasses.replace(_claim(
                 ctx, "bai_sdp_pe_thm11", "Thm 11", f"eps_dependence_{env}",
                 f"SDP-PE (shuffle, eps < 1) on {env}, C = {d.C.iloc[0]:g}: privacy cost at most ~ 1/eps "
-                "(X^3 A^2 H^6 / eps; upper bound: gamma in [0, 1])", "rate", sg, "Bai et al. Thm 11"),
+                "(X^3 A^2 H^6 / eps; upper bound: gamma in [0, 1])" + _scope(m, "Thm 11"), "rate", sg,
+                "Bai et al. Thm 11"),
                 controls=g_controls))
     ax.set(xscale="log", yscale="log", xlabel="episodes K", ylabel="cumulative regret",
            title="Shuffle SDP-PE: Thm 11 covers ε < 1")
