@@ -92,6 +92,8 @@ def test_report_page_shows_the_claims_tables_and_the_designs_sizes(smoke_run):
     out = _snakemake(workdir, "--configfile", str(cfg_path), "--report", "report.html")
     assert out.returncode == 0, out.stderr[-4000:]
     page = (workdir / "report.html").read_text()
+    # the layout (workflow/report/report.css, by profiles/default): the page starts at the top
+    assert "justify-content: safe center" in page and "#app .h-screen.items-center.justify-center" in page
     entries = {name: json.loads(f'"{caption}"') for name, caption, mime in _REPORT_ENTRY.findall(page)}
     caption = entries["CLAIMS.md"]
     assert caption.count("<table") >= 2 and "Scoreboard" in caption and "<th class=\"head\">why</th>" in caption
