@@ -215,7 +215,9 @@ def _claims(ctx: AnalysisContext, eps: pd.DataFrame, reg: pd.DataFrame, mat: pd.
         lin = 2 * d1.A.iloc[0] / (d1.H.iloc[0] ** 2 * np.log(2 * d1.H.iloc[0] * d1.S.iloc[0] * d1.A.iloc[0]))
         top = d1.iloc[int(np.argmax(d1.K))]
         out.append(_claim(ctx, "Cor. 14", ids[("eps_linear_in_K", env)], f"eps(delta) of RLSVI grows linearly in K ({env}; "
-                          "the 2AK/(H^2 log 2HSA) term dominates at large K)", "check",
+                          "the 2AK/(H^2 log 2HSA) term dominates at large K): the certified eps, which inherits "
+                          "Lemma 11's over-count by up to S A (its 2A sums the S A pairs of a layer while one episode "
+                          "changes one pair per step), not a lower bound on RLSVI's privacy loss", "check",
                           V.score_check(abs(top.eps_cor14 / top.K / lin - 1) < 0.1 and s > 0.9,
                                         f"slope of log eps on log K over [{last.K.min():g}, {last.K.max():g}] = "
                                         f"{s:.3f}; eps/K at K={top.K:g}: {top.eps_cor14 / top.K:.3g} vs "
