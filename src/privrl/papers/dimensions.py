@@ -36,6 +36,7 @@ import pandas as pd
 
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import curves, env_mdp, fmt_ci, rng_for
+from privrl.papers.planned import NO_K, Declaration, Row
 from privrl.papers.scoring import crossover_of, frame, save_pdf, slope_fit
 from privrl.results import verdicts as V
 from privrl.results.labels import at_k, sci
@@ -216,9 +217,34 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
+def declaration(spec: DimensionSpec) -> Declaration:
+    """The rows of a dimension analysis, declared from the run infos alone (no data): one context row per
+    (quantity, line) -- each cell's regret, each cost with a twin on its env (:func:`_twin`), each extra --
+    named ``<experiment>_<axis>_<quantity>_<line>``; a slope across sizes is described, never scored."""
+    def declare(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+        axis, rows = family_axis(mdps), {}
+        for info in infos:
+            label, bound = str(info.get("label") or info["agent"]), spec.bounds.get(info["agent"], AgentBound(None))
+            rows.setdefault((REGRET, label), []).append(info)
+            for cost in bound.costs:
+                p = info["params"].get(cost.param)
+                if p is not None and not math.isclose(float(p), cost.base) and _twin(infos, info, cost) is not None:
+                    rows.setdefault((cost.name, label), []).append(info)
+        for extra in spec.extras:
+            for info in (i for i in infos if i["agent"] in extra.agents):
+                rows.setdefault((extra.name, str(info.get("label") or info["agent"])), []).append(info)
+        return [Row(f"{experiment}_{axis}_{_slug(q)}_{_slug(line)}", "slope across sizes (context)",
+                    tuple((i["env_key"], i["cell"]) for i in cells), NO_K, "context", args={"key": (q, line)})
+                for (q, line), cells in rows.items()]
+
+    return declare
+
+
 def _claims(ctx: AnalysisContext, spec: DimensionSpec, df: pd.DataFrame, axis: str, name: str,
             quantities: Mapping[str, str]) -> tuple[list[V.Claim], pd.DataFrame]:
     claims, slopes = [], []
+    mdps = {k: env_mdp(ctx, k) for k in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in declaration(spec)(ctx.experiment, ctx.infos, mdps, ctx.config)}
     for (q, line), d in df.groupby(["quantity", "line"], sort=False):
         fit, use, used = _slope(ctx, d, f"{q}/{line}")
         power, lower = float(d.bound_power.iloc[0]), float(d.lower_power.iloc[0])
@@ -256,7 +282,7 @@ def _claims(ctx: AnalysisContext, spec: DimensionSpec, df: pd.DataFrame, axis: s
         sc = V.Score(V.INCONCLUSIVE, measured, regime, need)
         statement = (f"{line}: {quantities[q]} at K across {axis} ({xs}; the other dimensions fixed) against the "
                      f"bound's power of {axis}")
-        c = V.make_claim(spec.paper, d.bound_source.iloc[0], f"{ctx.experiment}_{axis}_{_slug(q)}_{_slug(line)}",
+        c = V.make_claim(spec.paper, d.bound_source.iloc[0], ids[(q, line)],
                          statement, "rate", ctx.artifact(name, "md"), sc, ctx.experiment, spec.source)
         claims.append(dataclasses.replace(c, scope="context"))
     return claims, pd.DataFrame(slopes)
@@ -345,6 +371,7 @@ def analysis(spec: DimensionSpec, name: str, title: str) -> Callable[[AnalysisCo
                               figure=fig, claims=frame(claims))
 
     run.__name__ = name
+    run.declaration = declaration(spec)  # its rows without data: what the claim plan runs
     run.__doc__ = f"{title}: :func:`privrl.papers.dimensions.analysis` with the paper's bound powers."
     return run
 

@@ -171,11 +171,11 @@ Declaration = Callable[[str, list, Mapping, Mapping], list[Row]]  # (experiment,
 
 def design_infos(x: ExperimentCells) -> list[dict]:
     """The design's cells as an analysis's run infos carry them (agent, params resolved by the agent's
-    defaults, env_key, cell, tags, episodes = the experiment's K): what a declaration reads."""
+    defaults, env_key, cell, label, tags, episodes = the experiment's K): what a declaration reads."""
     from privrl import agents
 
     return [{"agent": c.agent, "params": dict(agents.get(c.agent).resolve(c.params)), "env_key": c.env,
-             "cell": c.cell, "tags": dict(c.tags or {}), "episodes": int(x.K)} for c in x.cells]
+             "cell": c.cell, "label": c.label, "tags": dict(c.tags or {}), "episodes": int(x.K)} for c in x.cells]
 
 
 def declared(declare: Declaration) -> Rule:

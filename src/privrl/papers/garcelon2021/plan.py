@@ -6,18 +6,14 @@ import math
 
 from privrl.papers.garcelon2021 import table1_declaration
 from privrl.papers.garcelon2021.thm6 import thm6_declaration
+from privrl.papers.garcelon2021.dimensions import ANALYSES as DIMENSIONS
 from privrl.papers.planned import ExperimentCells, PlannedClaim, declared
-
-
-def dimensions(x) -> list:
-    """Dimension slopes (privrl.papers.dimensions) are context rows only: no paper claim to plan."""
-    return []
 
 
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules): Table 1 and Thm 6 are their analyses'
 #: own declarations run on the design's cells
 RULES = {"garcelon_table1": declared(table1_declaration), "garcelon2021_thm6": declared(thm6_declaration),
-         "garcelon2021_dimensions": dimensions}
+         "garcelon2021_dimensions": declared(DIMENSIONS["garcelon2021_dimensions"].declaration)}
 
 
 def garcelon_table1_printed(x: ExperimentCells) -> list[PlannedClaim]:

@@ -3,6 +3,7 @@ reads the regime (:mod:`privrl.papers.planned`, :mod:`privrl.plan.claims`)."""
 from __future__ import annotations
 
 from privrl import agents
+from privrl.papers.vietri2020.dimensions import ANALYSES as DIMENSIONS
 from privrl.papers.planned import ExperimentCells, PlannedClaim, declared
 from privrl.papers.vietri2020.bounds import lower_bound_declaration
 from privrl.papers.vietri2020.minimax import minimax_declaration
@@ -32,12 +33,7 @@ def pucb(x: ExperimentCells, thm: str) -> list[PlannedClaim]:
     return out
 
 
-def dimensions(x) -> list:
-    """Dimension slopes (privrl.papers.dimensions) are context rows only: no paper claim to plan."""
-    return []
-
-
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
 RULES = {"vietri2020_pac": lambda x: pucb(x, "pac"), "vietri2020_thm4": lambda x: pucb(x, "thm4"),
                "vietri2020_minimax": declared(minimax_declaration), "vietri2020_lower_bound": declared(lower_bound_declaration),
-               "vietri2020_dimensions": dimensions}
+               "vietri2020_dimensions": declared(DIMENSIONS["vietri2020_dimensions"].declaration)}
