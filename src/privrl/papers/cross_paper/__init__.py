@@ -204,6 +204,21 @@ def privacy_cost_declaration(experiment: str, env: str, agent: str, items, eps) 
     return [(f"{tag}_b", scope), (f"{tag}_eps", scope)]
 
 
+def _instance_scope(mdp, items) -> str:
+    """What a privacy-cost row on ``mdp`` with the group's parameters ``items`` states, in words: the one
+    instance and whether its widths are the paper's or tuned (labelled). "" without an MDP."""
+    if mdp is None:
+        return ""
+    p = dict(items)
+    size = (f"one {mdp.A}-armed bandit (S = H = 1)" if mdp.S == 1 and mdp.H == 1
+            else f"one instance (S = {mdp.S}, A = {mdp.A}, H = {mdp.H})")
+    widths = [f"the privacy width tuned to z = {p['z']:g} sd of the agent's own noise (labelled)"] if p.get("z") else []
+    if "bonus_scale" in p and float(p["bonus_scale"]) != 1.0:
+        widths.append(f"the statistical width x{float(p['bonus_scale']):g} (tuned)")
+    return (f"; scope: {size}, {' and '.join(widths) or 'the paper widths'}, not every tabular MDP the bound is "
+            "stated for")
+
+
 def noise_off_declaration(experiment: str, env: str, agent: str, items, eps, mdp) -> tuple[str, str, float] | None:
     """(claim id, scope, K needed) of the noise-off level row the privacy-cost analysis registers for one
     group (:func:`privacy_cost_declaration`'s arguments; ``mdp`` its instance), or None where it has none:
@@ -293,12 +308,13 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
             pin = f"; eps exponent one-sided: the design's {len(regimes)} eps cells cannot read the lower side of {lower}"
         claims.append(dataclasses.replace(V.make_claim(
             paper, item, b_id,
-            f"{agent} ({model_text}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ K^{b_paper:g} (upper bound)",
+            f"{agent} ({model_text}, {params}) on {env}: {kind} privacy cost, D(K, eps) <~ K^{b_paper:g} (upper bound)"
+            + _instance_scope(_mdp_or_none(ctx, env), items),
             "rate", art, b_score, ctx.experiment, src), controls=b_controls))
         claims.append(dataclasses.replace(V.make_claim(
             paper, item, eps_id,
             f"{agent} ({model_text}, {params}) on {env}: D(K, eps) ~ g(eps)^gamma, g = {law}, "
-            + EV.gamma_claim_text(gamma_range, two_sided),
+            + EV.gamma_claim_text(gamma_range, two_sided) + _instance_scope(_mdp_or_none(ctx, env), items),
             "rate", art, g_score, ctx.experiment, src + pin), controls=g_controls))
         if agent in UNSTATED:  # no shipped paper bounds this agent: both rows are context
             claims[-2:] = [dataclasses.replace(c, scope="context", regime=f"{UNSTATED_NOTE}; {c.regime}")
