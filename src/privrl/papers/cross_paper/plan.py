@@ -6,6 +6,7 @@ import math
 
 from privrl import agents
 from privrl.papers.cross_paper.cross_model import order_declaration
+from privrl.papers.cross_paper.separation import separation_declaration
 from privrl.papers.planned import ExperimentCells, PlannedClaim, cell_eps, declared, gamma_need, order_need, second_eps_need
 
 
@@ -54,11 +55,5 @@ def privacy_surface(x: ExperimentCells) -> list[PlannedClaim]:
 
 
 #: analysis -> its rule (found by privrl.papers.registry.claim_rules)
-def separation(x: ExperimentCells) -> list[PlannedClaim]:
-    """The separation over the hard family is a context reading (privrl.papers.cross_paper.separation:
-    the papers bound regret, not D): no paper claim to plan; its row prints the K its window needs."""
-    return []
-
-
 RULES = {"privacy_cost": privacy_cost, "cross_model_coverage": declared(order_declaration), "privacy_surface": privacy_surface,
-         "trust_model_separation": separation}
+         "trust_model_separation": declared(separation_declaration)}

@@ -47,8 +47,10 @@ import pandas as pd
 
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import curves as cell_curves, env_mdp, rng_for
+from privrl.papers.planned import Row
 from privrl.papers.scoring import crossover_of, frame
 from privrl.results import controls
+from privrl.results.bound_verdicts import minimax_k_needed
 from privrl.results import verdicts as V
 from privrl.results.eps_verdicts import BELOW_LOWER
 from privrl.results.fits import loglog_slope
@@ -123,7 +125,7 @@ def score_separation(fit: V.RateFit, lo: float, hi: float, local_smallest_cross:
     decade: inside "agrees", above "disagrees", below inconclusive and a failed check
     (``BELOW_LOWER``: what rejects a twin)."""
     if not (hi >= 10.0 * lo):
-        need = 10.0 * lo if local_smallest_cross >= 10.0 * lo else math.inf
+        need = minimax_k_needed(lo, local_smallest_cross)
         fixed = f"window fixed by the crossovers [{lo:.3g}, {local_smallest_cross:.3g}]"
         ran = (f"the run stops at K = {hi:.3g}, before it" if hi < lo else f"the run covers [{lo:.3g}, {hi:.3g}], "
                "under a decade")
@@ -145,35 +147,67 @@ def score_separation(fit: V.RateFit, lo: float, hi: float, local_smallest_cross:
     return V.Score(V.INCONCLUSIVE, measured, where)
 
 
-def _members(ctx: AnalysisContext, control: bool = False) -> dict[tuple[str, float], dict]:
-    """{(agent, eps): {"curves": {gap: (private, baseline)}, "cross": {gap: K}, "ep": int64[C], "label"}}
-    of every private cell on a hard-family env that has its noise-off twin on the same env: the
-    agents (``control`` False) or the control cells tagged ``control: wrong_model`` (True)."""
-    out: dict[tuple[str, float], dict] = {}
-    for info in ctx.infos:
+def _member_cells(infos: list[dict], config, control: bool = False) -> dict[tuple[str, float], list[tuple[dict, dict]]]:
+    """{(agent, eps): [(private cell, its noise-off twin), ...]} of every private cell on a hard-family env that
+    has its noise-off twin on the same env: the agents (``control`` False) or the control cells tagged
+    ``control: wrong_model`` (True). No data: the declaration and the analysis read the same members."""
+    out: dict[tuple[str, float], list[tuple[dict, dict]]] = {}
+    for info in infos:
         env = info["env_key"]
-        if ctx.config["envs"][env]["name"] != "hard_instance" or info["params"].get("noise", 1.0) < 0.5:
+        if config["envs"][env]["name"] != "hard_instance" or info["params"].get("noise", 1.0) < 0.5:
             continue
         if controls.is_control(info) != control or (control and info["tags"]["control"] != "wrong_model"):
             continue
-        base = next((b for b in ctx.infos if b["env_key"] == env and b["agent"] == info["agent"]
+        base = next((b for b in infos if b["env_key"] == env and b["agent"] == info["agent"]
                      and b["params"].get("noise", 1.0) < 0.5
                      and all(math.isclose(float(b["params"].get(k, 0.0)), float(v)) for k, v in info["params"].items()
                              if k not in ("epsilon", "noise") and isinstance(v, (int, float)))), None)
-        if base is None:
-            continue
-        mdp = env_mdp(ctx, env)
-        gap = float(mdp.params["gap"])
-        ep, priv = cell_curves(ctx, env, info["cell"])
-        _, b = cell_curves(ctx, env, base["cell"])
-        m = out.setdefault((info["agent"], float(info["params"]["epsilon"])),
-                           {"curves": {}, "cross": {}, "ep": ep, "label": info.get("label", info["agent"]),
-                            "reconstruction": bool(info.get("reconstruction"))})
-        if gap in m["curves"]:
-            raise ValueError(f"{ctx.experiment}: {info['agent']} at eps {info['params']['epsilon']:g} has two cells on "
-                             f"{env}; the separation reads one per (agent, eps, gap)")
-        m["curves"][gap] = (priv, b)
-        m["cross"][gap] = crossover_of(info, mdp)
+        if base is not None:
+            out.setdefault((info["agent"], float(info["params"]["epsilon"])), []).append((info, base))
+    return out
+
+
+def _members(ctx: AnalysisContext, control: bool = False) -> dict[tuple[str, float], dict]:
+    """{(agent, eps): {"curves": {gap: (private, baseline)}, "cross": {gap: K}, "ep": int64[C], "label"}}
+    of the members of :func:`_member_cells`."""
+    out: dict[tuple[str, float], dict] = {}
+    for key, cells in _member_cells(ctx.infos, ctx.config, control).items():
+        for info, base in cells:
+            env = info["env_key"]
+            mdp = env_mdp(ctx, env)
+            gap = float(mdp.params["gap"])
+            ep, priv = cell_curves(ctx, env, info["cell"])
+            _, b = cell_curves(ctx, env, base["cell"])
+            m = out.setdefault(key, {"curves": {}, "cross": {}, "ep": ep, "label": info.get("label", info["agent"]),
+                                     "reconstruction": bool(info.get("reconstruction"))})
+            if gap in m["curves"]:
+                raise ValueError(f"{ctx.experiment}: {info['agent']} at eps {info['params']['epsilon']:g} has two cells "
+                                 f"on {env}; the separation reads one per (agent, eps, gap)")
+            m["curves"][gap] = (priv, b)
+            m["cross"][gap] = crossover_of(info, mdp)
+    return out
+
+
+def separation_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``trust_model_separation``, declared from the run infos alone (no data): per pair of
+    :data:`PAIRS` and eps both members run on >= 2 common gaps, one context row (the papers bound regret, not
+    D), K needed a decade of window from :func:`separation_window`'s start while the local agent's smallest
+    gap is unresolved (:func:`privrl.results.bound_verdicts.minimax_k_needed`)."""
+    ms, out = _member_cells(infos, config), []
+    gap_of = lambda i: float(mdps[i["env_key"]].params["gap"])  # noqa: E731
+    for central, local, *_ in PAIRS:
+        for eps in sorted(e for a, e in ms if a == central and (local, e) in ms):
+            c = {gap_of(i): i for i, _ in ms[(central, eps)]}
+            l_ = {gap_of(i): i for i, _ in ms[(local, eps)]}
+            gaps = sorted(set(c) & set(l_))
+            if len(gaps) < 2:
+                continue
+            lo, _, need_cross = separation_window({g: crossover_of(c[g], mdps[c[g]["env_key"]]) for g in gaps},
+                                                  {g: crossover_of(l_[g], mdps[l_[g]["env_key"]]) for g in gaps}, math.inf)
+            tag = f"{central}_{local}_eps{eps:g}".replace(".", "p")
+            out.append(Row(f"trust_model_separation_{tag}", "a decade past the separation window's start (context)",
+                           tuple((i["env_key"], i["cell"]) for g in gaps for i in (c[g], l_[g])),
+                           minimax_k_needed(lo, need_cross), "context", args={"key": (central, local, eps)}))
     return out
 
 
@@ -191,6 +225,8 @@ def trust_model_separation(ctx: AnalysisContext) -> AnalysisResult:
     from privrl.results import style  # display names (matplotlib comes with it: imported only here)
     art = ctx.artifact("trust_model_separation", "md")
     ms, twins = _members(ctx), _members(ctx, control=True)
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in separation_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     rows, claims, panels = [], [], []
     for central, local, paper, item in PAIRS:
         for eps in sorted(e for a, e in ms if a == central and (local, e) in ms):
@@ -230,11 +266,10 @@ def trust_model_separation(ctx: AnalysisContext) -> AnalysisResult:
                     + ", ".join(f"{g:g}: {c['cross'][g]:.3g}" for g in gaps) + f"; {local} "
                     + ", ".join(f"{g:g}: {l['cross'][g]:.3g}" for g in gaps) + f"; {where}; "
                     f"members' own exponents on the window: central {b_c:.3g}, local {b_l:.3g}")
-            tag = f"{central}_{local}_eps{eps:g}".replace(".", "p")
             name_c = style.agent_name(central, c["reconstruction"])
             name_l = style.agent_name(local, l["reconstruction"])
             claims.append(dataclasses.replace(V.make_claim(
-                paper, item, f"trust_model_separation_{tag}",
+                paper, item, ids[(central, local, eps)],
                 f"{name_l} (LDP) over {name_c} (JDP) at eps={eps:g} on the hard family: the worst-case privacy "
                 f"cost ratio max_gap D_LDP(K) / max_gap D_JDP(K) against K^0.5 (the local minimax sqrt(K)/eps "
                 f"read as a cost, against an additive central cost)",
