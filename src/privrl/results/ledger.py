@@ -231,7 +231,8 @@ def _controls_sentence(claims: Sequence[V.Claim]) -> str:
             total.update(per[(n, run)])
         each = "; ".join(_twin_text(n, per[(n, run)]) for n in names)
         parts.append(f"{what}, {total['rejects']} of {sum(total.values())} (row, twin) pairs rejected: {each}")
-    return (" Wrong twins through the scored rows' own checks, per kind, rows that reject it of the rows about it -- "
+    return (" Wrong twins through the scored rows' own checks, per twin kind: how many of the rows about it "
+            "reject it -- "
             + "; ".join(parts) + ".")
 
 
