@@ -297,5 +297,30 @@ def reading(orders: pd.DataFrame) -> list[str]:
             + ": an order shown before its regime is one of two explorers' regrets, not the table's statement.", ""]
 
 
+def declared_orders(experiment: str, prefix: str, env: str, mdp, here: Mapping[str, dict], rows: Mapping[str, Row],
+                    orders: Sequence[Order], eps: float) -> list:
+    """The order rows of a printed table at one eps, declared from the run infos alone (``here``: row key ->
+    info; no data): per order whose two rows ran, its id ``<experiment>_<prefix>_<fast>_below_<slow>_<env>_eps<eps>``,
+    its scope (:func:`order_scope`) and K needed (:func:`order_k_needed`) as :func:`evaluate_order` reads them."""
+    from privrl.papers.cross_paper.cross_model import replacement_epsilon
+    from privrl.papers.planned import Row as Declared
+
+    out = []
+    for o in orders:
+        if o.fast not in here or o.slow not in here:
+            continue
+        fast, slow = here[o.fast], here[o.slow]
+        K = float(min(fast["episodes"], slow["episodes"]))
+        _, k_form = printed_need(rows[o.fast].form, rows[o.slow].form, eps, K)
+        rel = [replacement_epsilon(i["agent"], dict(i["params"]), mdp, float(i["episodes"])) for i in (fast, slow)]
+        scope, _ = order_scope(o, k_form, *rel)
+        need = order_k_needed(k_form, [agent_crossover(i["agent"], i["params"], mdp) for i in (fast, slow)])
+        out.append(Declared(f"{experiment}_{prefix}_{o.fast}_below_{o.slow}_{env}_eps{eps:g}".replace(".", "p"),
+                            "order: 10 x max crossover, printed orders apart by the margin",
+                            ((env, fast["cell"]), (env, slow["cell"])), need, scope,
+                            args={"key": (env, eps, o.fast, o.slow)}))
+    return out
+
+
 def eps_grid(ctx: AnalysisContext, infos: Sequence[dict], eps_of: Callable[[dict], float]) -> list[float]:
     return sorted({eps_of(i) for i in infos if eps_of(i) <= EPS_MAX + 1e-12})

@@ -74,8 +74,25 @@ def _setting_ok(info: dict) -> bool:
     return info["agent"] != "sdp-pe" or (math.isclose(p["C"], 1.0) and math.isclose(p["C1"], 6.0))
 
 
+def printed_declaration(experiment: str, infos: list[dict], mdps, config) -> list:
+    """The order rows of Table I as printed, declared from the run infos alone (no data): per env and eps <=
+    EPS_MAX, each order of :data:`ORDERS` whose rows ran (SDP-PE at the paper's constants;
+    :func:`privrl.papers.printed_tables.declared_orders`: id, scope, K needed)."""
+    out = []
+    for env in sorted({i["env_key"] for i in infos}):
+        mdp = mdps[env]
+        cells = [i for i in infos if i["env_key"] == env and _private(i) and _setting_ok(i)]
+        for eps in PT.eps_grid(None, cells, lambda i: float(i["params"]["epsilon"])):
+            here = {i["agent"]: i for i in cells if math.isclose(float(i["params"]["epsilon"]), eps, rel_tol=1e-9)}
+            out += PT.declared_orders(experiment, "tableI_printed", env, mdp, here,
+                                      rows(int(mdp.S), int(mdp.A), int(mdp.H)), ORDERS, eps)
+    return out
+
+
 def tables(ctx: AnalysisContext) -> tuple[pd.DataFrame, pd.DataFrame, list]:
     row_out, order_out, claims = [], [], []
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in printed_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     art = ctx.artifact(NAME, "md")
     for env in sorted({i["env_key"] for i in ctx.infos}):
         mdp = env_mdp(ctx, env)
@@ -112,7 +129,7 @@ def tables(ctx: AnalysisContext) -> tuple[pd.DataFrame, pd.DataFrame, list]:
                     continue
                 notes = [n for a in (o.fast, o.slow) for n in (lost.get(a, (None, ""))[1],
                                                                base_lost.get(a, (None, ""))[1]) if n]
-                cid = f"{ctx.experiment}_tableI_printed_{o.fast}_below_{o.slow}_{env}_eps{eps:g}".replace(".", "p")
+                cid = ids[(env, eps, o.fast, o.slow)]
                 idle = [f"{NAMES[a]} has eliminated no policy by K (fraction active {active[a]:.3f}): its regret is "
                         "that of uniform exploration, the same at every eps" for a in (o.fast, o.slow)
                         if a in active and active[a] >= 1.0 - 1e-12]

@@ -43,7 +43,8 @@ from privrl.results.labels import at_k
 from privrl.results.stats import mean_ci
 from privrl.papers.bai_sdp_pe import eq29
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
-from privrl.papers.planned import NO_K, Row
+from privrl.papers.designs import window_k
+from privrl.papers.planned import NO_K, Row, fit_decades
 from privrl.papers.scoring import CONVERGES, crossover_of, frame, point_regime, regime_of, save_pdf, slope_fit
 from privrl.papers.common import check_legend, column_axes, curves, env_mdp, fmt_ci, infos_of, rng_for
 
@@ -174,9 +175,50 @@ def _scope(mdp, item: str) -> str:
 
 
 # ---------------------------------------------------------------- Thm 6: error level E
+def error_level_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``bai_sdp_pe_error_level``, declared from the run infos alone (no data): per env with PE and
+    at least two private SDP-PE cells, the error-level row; K needed 10 x the larger crossover of the two
+    smallest (the cells it reads when fewer than two are in regime)."""
+    out = []
+    for env in sorted({i["env_key"] for i in infos if i["agent"] in MODEL}):
+        priv = sorted((i for i in infos_of(infos, None, env) if i["agent"] in MODEL and i["agent"] != "pe"),
+                      key=lambda i: crossover_of(i, mdps[env]))
+        if infos_of(infos, "pe", env) and len(priv) >= 2:
+            two = priv[:2]
+            out.append(Row(claim_id(experiment, f"error_level_{env}"), "point: 10 x the two smallest crossovers",
+                           tuple((env, i["cell"]) for i in two),
+                           V.THRESHOLDS.regime_factor * max(crossover_of(i, mdps[env]) for i in two),
+                           args={"key": ("error_level", env)}))
+    return out
+
+
+def thm11_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``bai_sdp_pe_thm11``, declared from the run infos alone (no data): per env, each SDP-PE
+    (shuffle) cell at eps < 1 its O~(sqrt K) rate (its fit window past 10 x its crossover) and, where PE runs,
+    the privacy cost's b (the first eps cell's window) and eps dependence
+    (:func:`privrl.results.eps_verdicts.gamma_need`)."""
+    out, decades = [], fit_decades(config)
+    for env in sorted({i["env_key"] for i in infos if i["agent"] in ("sdp-pe", "pe")}):
+        m = mdps[env]
+        inside = {float(i["params"]["epsilon"]): i for i in infos_of(infos, "sdp-pe", env) if i["params"]["epsilon"] < 1}
+        needs = {e: window_k(crossover_of(i, m), decades) for e, i in sorted(inside.items())}
+        out += [Row(claim_id(experiment, f"sqrtK_eps{e:g}_{env}"), "rate window", ((env, inside[e]["cell"]),), n,
+                    args={"key": ("sqrtK", env, e)}) for e, n in needs.items()]
+        if infos_of(infos, "pe", env) and inside:
+            used = tuple((env, i["cell"]) for _, i in sorted(inside.items()))
+            out += [Row(claim_id(experiment, f"additive_b_{env}"), "privacy cost b: first eps cell", used,
+                        min(needs.values()), args={"key": ("additive_b", env)}),
+                    Row(claim_id(experiment, f"eps_dependence_{env}"), "eps exponent: second eps cell past 10 x crossover",
+                        used, EV.gamma_need([(e, crossover_of(i, m)) for e, i in sorted(inside.items())], False),
+                        args={"key": ("eps_dependence", env)})]
+    return out
+
+
 def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
     df = _rows(ctx, tuple(MODEL))
     claims = []
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r for r in error_level_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     fig, (ax,) = column_axes(1, 8)  # one 3.3 in column
     for env, d in df.groupby("env"):
         base = d[d.agent == "pe"]
@@ -202,7 +244,7 @@ def bai_sdp_pe_error_level(ctx: AnalysisContext) -> AnalysisResult:
                      f"{sc.regime}; cells used: {cells}; {len(live)} of {len(priv)} private cells past 10 x their "
                      "crossover with a policy eliminated", sc.k_needed)
         sc = EL.guard(sc, _lost(base, use))
-        claims.append(_claim(ctx, "bai_sdp_pe_error_level", "Thm 6", f"error_level_{env}",
+        claims.append(_declared_claim(ctx, ids[("error_level", env)], "bai_sdp_pe_error_level", "Thm 6",
                              f"SDP-PE on {env}, C = {d.C.iloc[0]:g}: the privacy cost D = R - R_pe grows at most "
                              "linearly in the "
                              "Privatizer's error level E (the X^3 A^2 H^5 E term), any Privatizer"
@@ -248,6 +290,8 @@ def _sqrt_k(ax, agg: pd.DataFrame, fit, colour, first: bool) -> None:
 def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
     df = _rows(ctx, ("sdp-pe", "pe"))
     claims = []
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r for r in thm11_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     fig, (ax,) = column_axes(1, 8)  # one 3.3 in column
     ag = ctx.aggregates
     if len(df):
@@ -273,7 +317,7 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
             sc = EL.guard(sc, _lost(d[d.cell == info["cell"]]))
             _sqrt_k(ax, ag[(ag.env == env) & (ag.cell == info["cell"])], f, eps_colour(e),
                     first=not claims)
-            claims.append(_claim(ctx, "bai_sdp_pe_thm11", "Thm 11", f"sqrtK_eps{e:g}_{env}",
+            claims.append(_declared_claim(ctx, ids[("sqrtK", env, e)], "bai_sdp_pe_thm11", "Thm 11",
                                  f"SDP-PE (shuffle, eps={e:g} < 1) on {env}, C = {d.C.iloc[0]:g}: regret O~(sqrt K)"
                                  + CONVERGES + _scope(m, "Thm 11"), "rate", sc,
                                  "Bai et al. Thm 11"))
@@ -291,12 +335,12 @@ def bai_sdp_pe_thm11(ctx: AnalysisContext) -> AnalysisResult:
 
             (sb, b_controls), (sg, g_controls) = controls.privacy_cost_with_twins(
                 score, eps_cells(fit, regimes), None, "SDP-PE with the local Privatizer")
-            claims.append(dataclasses.replace(_claim(
-                ctx, "bai_sdp_pe_thm11", "Thm 11", f"additive_b_{env}",
+            claims.append(dataclasses.replace(_declared_claim(
+                ctx, ids[("additive_b", env)], "bai_sdp_pe_thm11", "Thm 11",
                 f"SDP-PE (shuffle, eps < 1) on {env}, C = {d.C.iloc[0]:g}: the privacy cost is additive in K "
                 "(b <= 0)" + _scope(m, "Thm 11"), "rate", sb, "Bai et al. Thm 11, Sec. V-B"), controls=b_controls))
-            claims.append(dataclasses.replace(_claim(
-                ctx, "bai_sdp_pe_thm11", "Thm 11", f"eps_dependence_{env}",
+            claims.append(dataclasses.replace(_declared_claim(
+                ctx, ids[("eps_dependence", env)], "bai_sdp_pe_thm11", "Thm 11",
                 f"SDP-PE (shuffle, eps < 1) on {env}, C = {d.C.iloc[0]:g}: privacy cost at most ~ 1/eps "
                 "(X^3 A^2 H^6 / eps; upper bound: gamma in [0, 1])" + _scope(m, "Thm 11"), "rate", sg,
                 "Bai et al. Thm 11"),

@@ -106,9 +106,26 @@ def _guar(info: dict, model: str) -> str:
     return "; ".join(f"({g['epsilon']:.3g}, {g['delta']:.2g})" + caveat(g) for g in gs) or "N/A"
 
 
+def printed_declaration(experiment: str, infos: list[dict], mdps, config) -> list:
+    """The order rows of Table 1 as printed, declared from the run infos alone (no data): per env and eps0 <=
+    EPS_MAX, each order of :data:`ORDERS` whose rows ran (:func:`privrl.papers.printed_tables.declared_orders`:
+    id, scope, K needed)."""
+    out = []
+    for env in sorted({i["env_key"] for i in infos}):
+        mdp = mdps[env]
+        cells = [i for i in infos if i["env_key"] == env and row_of(i) in ORDER_KEYS]
+        for eps0 in PT.eps_grid(None, cells, eps0_of):
+            here = {row_of(i): i for i in cells if math.isclose(eps0_of(i), eps0, rel_tol=1e-9)}
+            tau = float(here["shuffled_tau"]["params"]["tau"]) if "shuffled_tau" in here else float("nan")
+            out += PT.declared_orders(experiment, "table1_printed", env, mdp, here, rows(int(mdp.H), tau), ORDERS, eps0)
+    return out
+
+
 def tables(ctx: AnalysisContext) -> tuple[pd.DataFrame, pd.DataFrame, list]:
     """(row table, order table, claims) over every env and eps0 <= EPS_MAX."""
     row_out, order_out, claims = [], [], []
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in printed_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     art = ctx.artifact(NAME, "md")
     for env in sorted({i["env_key"] for i in ctx.infos}):
         mdp = env_mdp(ctx, env)
@@ -137,7 +154,7 @@ def tables(ctx: AnalysisContext) -> tuple[pd.DataFrame, pd.DataFrame, list]:
             for o in ORDERS:
                 if o.fast not in measured or o.slow not in measured:
                     continue
-                cid = f"{ctx.experiment}_table1_printed_{o.fast}_below_{o.slow}_{env}_eps{eps0:g}".replace(".", "p")
+                cid = ids[(env, eps0, o.fast, o.slow)]
                 r, score, scope = PT.evaluate_order(ctx, o, printed, measured[o.fast], measured[o.slow], eps0, NAMES, cid)
                 order_out.append({"env": env, **r})
                 cross = (f"{here[o.fast]['agent']}: {measured[o.fast]['crossover_K']:.3g}; "
