@@ -92,17 +92,28 @@ CONFIG_CHECK_REGIME = {
 
 
 def config_claims(x: ExperimentCells, config: Mapping) -> list[PlannedClaim]:
-    """The design's own claims (``claims:`` of the config) on one cell, each in the regime of its
-    check type (:data:`CONFIG_CHECK_REGIME`)."""
+    """The design's own claims (``claims:`` of the config: declared there once) on one cell, each in the
+    regime of its check type (:data:`CONFIG_CHECK_REGIME`), with the scope the config gives it."""
     out = []
     for spec in experiments.resolve_claims(config, x.name):
         check = spec["check"]
-        if spec.get("scope", "paper_claim") != "paper_claim" or "cell" not in check:
+        if "cell" not in check:
             continue
         c = next(c for c in x.cells if c.env == check["env"] and c.cell == check["cell"])
         need, k_max = CONFIG_CHECK_REGIME[check["type"]](x, c)
-        out.append(x.claim(spec["id"], f"config {check['type']}", [c], need, k_max))
+        out.append(x.claim(spec["id"], f"config {check['type']}", [c], need, k_max,
+                           spec.get("scope", "paper_claim")))
     return out
+
+
+def unchecked_rows(papers: set[str]) -> list[PlannedClaim]:
+    """The statements of ``papers`` no row checks (:data:`privrl.papers.unchecked.UNCHECKED`), context rows
+    with no experiment as the ledger lists them (one whose item a row checks is left out there: the plan
+    knows ids, not items, and lists every one)."""
+    from privrl.papers.unchecked import unchecked_claims
+
+    return [PlannedClaim("", c.claim_id, "not checkable here (context)", c.source, {}, NO_K, 0.0, scope="context")
+            for c in unchecked_claims(papers)]
 
 
 def plan(config: Mapping) -> tuple[list[PlannedClaim], list[str]]:
@@ -127,6 +138,11 @@ def plan(config: Mapping) -> tuple[list[PlannedClaim], list[str]]:
                 out += rules[analysis](x)
             else:
                 unplanned.append(f"{name}: {analysis}")
+    known = papers.papers()
+    cited = {k for k, p in known.items() if any(a in p.analyses for e in (config.get("experiments") or {}).values()
+                                                 if e for a in e.get("analyses") or [])
+             or any(c.name in named for c in p.theorem_checks)}
+    out += unchecked_rows(cited)
     return out, unplanned
 
 
