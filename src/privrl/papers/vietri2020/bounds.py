@@ -35,8 +35,9 @@ from privrl.agents.pucb import pucb_error_level
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import check_legend, curves, env_mdp, rng_for
 from privrl.results.labels import env_title
-from privrl.papers.scoring import CONVERGES, cell_regime, frame
-from privrl.results.bound_verdicts import score_bound_one_sided, score_lower_bound, with_note
+from privrl.papers.planned import NO_K, Row
+from privrl.papers.scoring import CONVERGES, cell_regime, crossover_of, frame
+from privrl.results.bound_verdicts import informative_from, score_bound_one_sided, score_lower_bound, with_note
 from privrl.results import controls
 from privrl.results import verdicts as V
 from privrl.results.fits import fit_k_exponent
@@ -139,10 +140,29 @@ def privacy_lower_term(K: float, S: int, A: int, H: int, eps: float) -> float:
 
 
 # ----------------------------------------------------------------------------- shared
-def _pucb_cells(ctx: AnalysisContext) -> list[dict]:
-    """PUCB's private cells (noise on), not its control cells (wrong twins, :mod:`privrl.results.controls`)."""
-    return [i for i in ctx.infos if i["agent"] == "pucb" and i["params"].get("noise", 1.0) > 0.5
-            and not controls.is_control(i)]
+def _pucb_cells(ctx: AnalysisContext | list[dict]) -> list[dict]:
+    """PUCB's private cells (noise on), not its control cells (wrong twins, :mod:`privrl.results.controls`);
+    ``ctx``: a context, or its infos."""
+    return [i for i in (ctx.infos if hasattr(ctx, "infos") else ctx) if i["agent"] == "pucb"
+            and i["params"].get("noise", 1.0) > 0.5 and not controls.is_control(i)]
+
+
+def lower_bound_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``vietri2020_lower_bound``, declared from the run infos alone (no data): per PUCB cell, Thm 6's
+    privacy term (K needed: the K from which S A H ln(K) / eps exceeds the regret of PUCB's linear phase,
+    crossover x max policy gap, :func:`privrl.results.bound_verdicts.informative_from`) and its sqrt(HSAK) term
+    on one fixed instance (context: a minimax term)."""
+    out = []
+    for info in sorted(_pucb_cells(infos), key=lambda i: (i["env_key"], i["params"]["epsilon"])):
+        env, m, eps = info["env_key"], mdps[info["env_key"]], info["params"]["epsilon"]
+        tag = f"{env}_{info['cell']}".replace(".", "p")
+        need = informative_from(lambda k: privacy_lower_term(k, m.S, m.A, m.H, eps), crossover_of(info, m),
+                                max_policy_gap(m))
+        out += [Row(f"vietri2020_lower_bound_{tag}", "privacy term past the linear phase", ((env, info["cell"]),),
+                    need, args={"key": ("privacy", info["cell"])}),
+                Row(f"vietri2020_lower_bound_sqrt_{tag}", "minimax term on one instance (context)",
+                    ((env, info["cell"]),), NO_K, "context", args={"key": ("sqrt", info["cell"])})]
+    return out
 
 
 def _greedy_rate(ctx: AnalysisContext, info: dict, claimed: float, regime: V.Regime,
@@ -390,6 +410,8 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "lower_bound")
     art = ctx.artifact("vietri2020_lower_bound", "md")
     rows, claims, panels = [], [], {}
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    ids = {r.args["key"]: r.id for r in lower_bound_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)}
     for info in sorted(_pucb_cells(ctx), key=lambda i: (i["env_key"], i["params"]["epsilon"])):
         env = info["env_key"]
         mdp = env_mdp(ctx, env)
@@ -404,15 +426,14 @@ def vietri2020_lower_bound(ctx: AnalysisContext) -> AnalysisResult:
         reg = cell_regime(info, mdp, _fit_row(ctx, info))
         s = score_lower_bound(m, lb, K, max_policy_gap(mdp), "the Omega constant", linear_until=reg.crossover_K)
         s = with_note(s, f"PUCB crossover K = {reg.crossover_K:.3g} (K run {K:.3g})")
-        tag = f"{env}_{info['cell']}".replace(".", "p")
         claims.append(V.make_claim(
-            PAPER, "Thm 6", f"vietri2020_lower_bound_{tag}",
+            PAPER, "Thm 6", ids[("privacy", info["cell"])],
             f"{_label(info)} on {env}: regret at K >= Thm 6's privacy term SAH ln(K)/eps = {lb(K):.4g} "
             "(constant 1; the term one fixed instance of the family can test)",
             "bound", art, s, ctx.experiment, f"{SRC}, Thm 5-6, Sec. 6"))
         sq = math.sqrt(mdp.H * mdp.S * mdp.A * K)
         claims.append(dataclasses.replace(V.make_claim(
-            PAPER, "Thm 6", f"vietri2020_lower_bound_sqrt_{tag}",
+            PAPER, "Thm 6", ids[("sqrt", info["cell"])],
             f"{_label(info)} on {env}: Thm 6's sqrt(HSAK) = {sq:.4g} term on one fixed instance", "bound", art,
             V.Score(V.INCONCLUSIVE, f"{m[0]:.4g} [{m[1]:.4g}, {m[2]:.4g}] vs sqrt(HSAK) = {sq:.4g} at K = {K:.3g}",
                     "minimax over the hard family (the gap is chosen with T): on one fixed gap the regret turns "
