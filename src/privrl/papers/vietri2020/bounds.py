@@ -252,6 +252,45 @@ def thm4_claim_ids(env: str, cell: str) -> tuple[str, str]:
     return f"vietri2020_thm4_bound_{tag}", f"vietri2020_thm4_rate_{tag}"
 
 
+def pac_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``vietri2020_pac``, declared from the run infos alone (no data): per PUCB cell and mistake
+    series (the design's alphas, one per gap interval, :func:`series_alphas`) the explicit bound (K needed:
+    the K from which it is below the trivial K, :func:`privrl.results.verdicts.bound_k_needed`) and the
+    mistake rate (a two-decade window past 10 x the crossover); ids :func:`pac_claim_ids`."""
+    from privrl.papers.designs import window_k
+    from privrl.runs.run import DEFAULT_ALPHAS
+
+    out = []
+    for info in _pucb_cells(infos):
+        m, p, env = mdps[info["env_key"]], info["params"], info["env_key"]
+        for alpha in series_alphas(m, list(config.get("alphas", DEFAULT_ALPHAS))):
+            B = thm3_explicit_bound(m.S, m.A, m.H, alpha, p["epsilon"], float(info["episodes"]), p.get("beta", 0.05))
+            bound_id, rate_id = pac_claim_ids(env, info["cell"], alpha)
+            out += [Row(bound_id, "explicit bound below K", ((env, info["cell"]),), V.bound_k_needed(lambda k: B, 1.0)),
+                    Row(rate_id, "rate window (2 decades)", ((env, info["cell"]),),
+                        window_k(crossover_of(info, m), V.THRESHOLDS.fit_decades))]
+    return out
+
+
+def thm4_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``vietri2020_thm4``, declared from the run infos alone (no data): per PUCB cell the explicit
+    bound (K needed: the K from which it is below the trivial K x max policy gap, the vacuity rule of
+    :func:`privrl.results.verdicts.score_bound`) and the O~(sqrt K) rate (its fit window past 10 x the
+    crossover); ids :func:`thm4_claim_ids`."""
+    from privrl.papers.designs import window_k
+    from privrl.papers.planned import fit_decades
+
+    out = []
+    for info in _pucb_cells(infos):
+        m, p, env = mdps[info["env_key"]], info["params"], info["env_key"]
+        bound_id, rate_id = thm4_claim_ids(env, info["cell"])
+        need = V.bound_k_needed(lambda k: thm4_explicit_bound(k, m.S, m.A, m.H, p["epsilon"], p["beta"]),
+                                max_policy_gap(m))
+        out += [Row(bound_id, "explicit bound below trivial", ((env, info["cell"]),), need),
+                Row(rate_id, "rate window", ((env, info["cell"]),), window_k(crossover_of(info, m), fit_decades(config)))]
+    return out
+
+
 # ----------------------------------------------------------------------------- Thm 3 (PAC)
 def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "pac")
