@@ -1,11 +1,12 @@
 """What a claim-plan rule reads and returns (:mod:`privrl.plan.claims`), and what an analysis declares.
 
-Each paper's folder holds the rules of its analyses (its ``plan`` module's ``RULES``, found by
+Each paper's folder maps its analyses to their rules (its ``plan`` module's ``RULES``, found by
 :func:`privrl.papers.registry.claim_rules`). An analysis declares its rows once: a declaration
-``declare(experiment, infos, mdps, config) -> list[Row]`` beside the analysis lists each row's id, the cells it reads,
-its K needed (the rule its own verdict uses) and its scope from the run infos alone (agent, resolved
-params, env_key, cell, tags, episodes: no data); the analysis names and files its rows by it, and the
-plan rule is that declaration run on the design's cells (:func:`declared`, :func:`design_infos`).
+``declare(experiment, infos, mdps, config) -> list[Row]`` beside the analysis lists each row's id, the
+cells it reads, its K needed (the rule its own verdict uses) and its scope from the run infos alone
+(agent, resolved params, env_key, cell, label, tags, episodes: no data); the analysis names and files its
+rows by it, and the plan rule is that declaration run on the design's cells (:func:`declared`,
+:func:`design_infos`).
 This module holds the shared shapes: the declared row, the planned claim, an experiment's cells with
 their crossovers, and the K needed of the common kinds of row.
 """

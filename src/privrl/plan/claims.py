@@ -23,10 +23,14 @@ cell's instance, with the registration rule of the analysis that scores the clai
   the smallest gap's crossover is below that; Vietri Thm 6's privacy term on one instance: the K at
   which SAH ln K / eps exceeds the linear phase's regret (crossover x largest policy gap).
 
-The rules mirror the analyses' registration: one function per analysis, in its paper's ``plan.py``,
-gathered by :func:`privrl.papers.registry.claim_rules`; an analysis without a rule is reported, its
-claims not counted. A change to what an analysis registers, or to its regime, is made in its paper's
-``plan.py`` too.
+Each claim is declared once: an analysis declares its rows (id, cells, K needed by its verdict's own
+rule, scope) from the run infos alone, names the rows it scores by that declaration, and its rule here
+is the declaration run on the design's cells (:func:`privrl.papers.planned.declared`; each paper's
+``plan.py`` maps its analyses to their declarations, gathered by
+:func:`privrl.papers.registry.claim_rules`); an analysis without a rule is reported, its claims not
+counted. The privacy-cost rule still groups its rows itself (ids and scopes from
+:func:`privrl.papers.cross_paper.privacy_cost_declaration`); docs/decisions/claims.md, "Each claim
+declared once".
 
 Which rows are paper claims and which are context is decided by the analyses' own functions,
 called here rather than copied: :func:`privrl.papers.table_orders.dominance` (Garcelon Table 1's and
@@ -37,10 +41,10 @@ below-Eq. (29) rows, K needed where the bound stops being vacuous), Prop. 5's hy
 :func:`privrl.papers.designs.window_k`. Every theorem check the design names (``mechanisms.checks``) and each
 privacy audit it names is one row that needs no K.
 
-Context rows (``scope: context``) are not counted: they are not the papers' claims. The rules that run
-their analysis's own declaration list them with their scope (the privacy cost, Vietri Thm 3/4,
-Bai Thm 6 error level and Thm 11), and every row above eps 10 is context as in the ledger
-(:func:`privrl.results.claims.eps_scope`). Shapes: one :class:`PlannedClaim` per registered claim;
+Context rows (``scope: context``) are listed (``--all``), not counted: they are not the papers' claims.
+The declarations give each row's scope, every row above eps 10 is context as in the ledger
+(:func:`privrl.results.claims.eps_scope`), the config's claims carry the config's scope, and the
+statements no row checks (:mod:`privrl.papers.unchecked`) are listed as the ledger lists them. Shapes: one :class:`PlannedClaim` per registered claim;
 :func:`plan` returns a list, :func:`summary` the counts of the paper claims.
 """
 from __future__ import annotations
