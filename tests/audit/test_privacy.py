@@ -206,9 +206,14 @@ def test_table_with_the_power_curve_and_its_claim():
     from privrl.papers.cross_paper import agent_audit_claim
 
     df = pa.agent_audit_table(np.random.default_rng(25), {"n": 2000, "n_calibration": N_CAL, "agents": ["pucb"],
-                                                           "variants": ["noise"]})
-    # + the wrong agent of the table's agents (PUCB handed eps x10) under both relations, in the same family
-    assert len(df) == 2 * (1 + len(pa.POWER_MULTIPLIERS)) + 2 and (df["row_alpha"] == 0.05 / len(df)).all()
+                                                           "variants": ["noise"], "false_alarm_seeds": 3})
+    # + the wrong agent of the table's agents (PUCB handed eps x10) under both relations, in the same family;
+    # the false-alarm seeds (3 per relation) outside it, at the same row level
+    family = 2 * (1 + len(pa.POWER_MULTIPLIERS)) + 2
+    assert len(df) == family + 2 * 3 and (df["row_alpha"] == 0.05 / family).all()
+    fa = df[df["test"] == pa.FALSE_ALARMS]
+    assert len(fa) == 6 and set(fa["verdict"]) == {"pass"} and fa["variant"].str.startswith("noise x1, audit seed").all()
+    assert set(df["size"]) == {"K = 4, S = 2, H = 2"}
     assert set(df.loc[df["test"] == pa.WRONG_AGENT, "verdict"]) == {"flagged"}
     cal = df[df["test"] == pa.CALIBRATION]
     assert set(cal.loc[cal["variant"] == "noise x1", "verdict"]) == {"pass"}
@@ -216,6 +221,8 @@ def test_table_with_the_power_curve_and_its_claim():
     assert "cpu_seconds" not in df.columns  # no timing in an output: byte-identical run to run
     power = pa.power_table(df)
     assert len(power) == 2 and set(power["smallest_detected"]) == {"x1/1.2 and below"}
+    assert set(power["smallest_overstatement"]) == {"eps x1.2 the label and above"}
+    assert set(power["true_eps_2x_flagged"]) == {"yes"} and power["false_alarms"].str.startswith("0/3").all()
     md = pa.agent_audit_markdown(df)
     assert "## Power" in md and "smallest_detected" in md and "noise x1/2" in md
     claim = agent_audit_claim(df, "agent_audit.md")

@@ -237,8 +237,19 @@ def test_mechanism_jobs_are_priced_from_their_sizes():
     assert (mech["agent_audit"]["n"], mech["agent_audit"]["n_calibration"], len(mech["agent_audit"]["multipliers"])) \
         == (ref["n"], ref["n_calibration"], ref["multipliers"])
     at_reference = cost.mechanism_seconds(default)
+    audited = len(experiments.audited_agents(default))
+    # the agent audit: the main table (354 s / 12 agents), its false-alarm seeds and its other sizes, each at the
+    # sizes it was measured at; at most twice the main table's
+    fa_s, fa = cost.AGENT_AUDIT_FALSE_ALARMS
+    assert mech["agent_audit"]["false_alarm_seeds"] == fa["false_alarm_seeds"]
+    extra = fa_s + sum(s for s, _, _ in cost.AGENT_AUDIT_SIZES.values())
     assert at_reference == pytest.approx({"theorem_checks": 29.0, "privacy_audit": 3.0,
-                                          "agent_audit": 354.0 / 12 * len(experiments.audited_agents(default))})
+                                          "agent_audit": (354.0 / 12 + extra) * audited})
+    assert at_reference["agent_audit"] <= 2 * 354.0 / 12 * audited
+    for x in mech["agent_audit"]["more_sizes"]:
+        s, ref, _ = cost.AGENT_AUDIT_SIZES[x.get("instance", "riverswim S=2 H=2")]
+        assert (x["n"], x["n_calibration"], len(x["multipliers"]), x.get("users", 4)) == \
+            (ref["n"], ref["n_calibration"], ref["multipliers"], ref["users"])
     assert cost.size_work([64, 1024]) == 1088 and cost.size_work([{"S": 2, "A": 3}, {"S": 1, "A": 1}]) == 7
     assert cost.size_work([0.1, 0.5]) == 2 and cost.size_work(1.5) == 1 and cost.size_work(True) == 1
     big = cost.check_seconds("binary_mechanism", {"T_grid": [2 ** 40], "n_trials": 1000})

@@ -67,7 +67,7 @@ from privrl.rl import envs
 AGENTS = tuple(n for n, s in REGISTRY.items() if s.privacy_model != "none")
 COLUMNS = ["agent", "relation", "test", "variant", "claimed_epsilon", "delta", "epsilon_lower_bound", "p_value",
            "spread_ratio", "variance_ratio", "n_samples", "row_alpha", "verdict", "statistic", "claim_source",
-           "law_p_value", "ks_distance", "tail_ratio"]
+           "law_p_value", "ks_distance", "tail_ratio", "size"]
 #: the two tests of a row: the privacy-loss lower bound against the claim, the noise calibration
 PRIVACY_LOSS, CALIBRATION = "privacy loss", "noise calibration"
 #: the power curve's noise multipliers (the probe's ``noise_multiplier``: divides every privatizer's
@@ -82,6 +82,10 @@ WRONG_AGENTS = (("pucb", {"epsilon": 10.0}, {"epsilon": 1.0}), ("private-ucbvi-s
                 ("rlsvi", {"beta_scale": 10.0 / 9.0}, {"beta_scale": 10.0}),
                 ("shuffled-obi", {"epsilon": 2.0}, {"epsilon": 1.0}))
 WRONG_AGENT = "wrong agent"
+#: the x1 calibration repeated over audit seeds (each its own SeedSequence child): the measured false-alarm
+#: rate of the calibration rows; outside the Bonferroni family of the verdicts, tested at the same row level
+FALSE_ALARMS = "false alarms"
+FALSE_ALARM_SEEDS = 10
 #: the broken classes of the table (besides the reduced-noise variant); dropped-levels needs a tree
 BROKEN = ("dropped-levels", "reused-noise", "shared-noise")
 USERS = 4
@@ -531,6 +535,22 @@ def variants_of(agent: str, which=BROKEN) -> list[tuple[float, str]]:
     return out + [(1.0, v) for v in which if v in BROKEN and (v != "dropped-levels" or spec.privatizer == "central-tree")]
 
 
+def size_name(users: int, instance: tuple | None = None) -> str:
+    """``K = 4, S = 2, H = 2``: the users (episodes) and instance of a row."""
+    S, H = instance or INSTANCE
+    return f"K = {int(users)}, S = {S}, H = {H}"
+
+
+def _instance(name):
+    if name is None:
+        return None
+    if isinstance(name, str):
+        if name not in INSTANCES:
+            raise ValueError(f"unknown audit instance {name!r}; choose from {sorted(INSTANCES)}")
+        return INSTANCES[name]
+    return tuple(int(x) for x in name)
+
+
 def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     """Every private agent x every relation it claims x (the agent and its broken variants: the
     privacy-loss lower bound; the power curve: the noise calibration at each noise multiplier).
@@ -538,14 +558,18 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     sizes: ``n`` (runs per sequence and position of a privacy-loss row), ``n_calibration`` (runs per
     sequence of each sample of the power curve, default 2000), ``multipliers`` (the power curve's,
     default :data:`POWER_MULTIPLIERS`), ``alpha`` (the table's family-wise false-alarm rate: each of
-    its R rows is tested at ``alpha / R``, Bonferroni, column ``row_alpha``), ``users`` (K >= 4),
+    its R verdict rows is tested at ``alpha / R``, Bonferroni, column ``row_alpha``), ``users`` (K >= 4),
     ``agents`` (default all of :data:`AGENTS`), ``variants`` (default "noise" -- the power curve --
-    and :data:`BROKEN`), ``wrong_agents`` (default :data:`WRONG_AGENTS` of the table's agents when the power
-curve runs: (agent, kernel params, label params), one label-calibration row per relation). ``rng``:
-Generator or SeedSequence. No timing goes into the table (an output is byte-identical run to run;
-    the job's benchmark file has its CPU time).
+    and :data:`BROKEN`), ``wrong_agents`` (default :data:`WRONG_AGENTS` of the table's agents when the
+    power curve runs: (agent, kernel params, label params), one label-calibration row per relation),
+    ``false_alarm_seeds`` (default :data:`FALSE_ALARM_SEEDS` when the power curve runs: the x1
+    calibration repeated on that many audit seeds per (agent, relation), test :data:`FALSE_ALARMS`,
+    outside the family), ``more_sizes`` (default none: a list of ``{users, instance, n, n_calibration,
+    multipliers, agents, relations}``, each the agents' privacy-loss row at x1 and power curve at another size --
+    a longer horizon of users, the second instance of :data:`INSTANCES` -- in the same family; column
+    ``size``). ``rng``: Generator or SeedSequence. No timing goes into the table (an output is
+    byte-identical run to run; the job's benchmark file has its CPU time).
     """
-
     sizes = dict(sizes or {})
     if isinstance(rng, np.random.SeedSequence):
         rng = np.random.default_rng(rng)
@@ -559,17 +583,58 @@ Generator or SeedSequence. No timing goes into the table (an output is byte-iden
     agents = tuple(sizes.get("agents", AGENTS))
     wrong = [(a, r, kp, lp) for a, kp, lp in sizes.get("wrong_agents", WRONG_AGENTS if "noise" in which else ())
              if a in agents for r in ev.NEIGHBOURS if claimed(a, r, lp, users) is not None]
-    a_row = row_alpha(alpha, sum(len(vs) + len(curve) for _, _, vs in plan) + len(wrong))
+    seeds = int(sizes.get("false_alarm_seeds", FALSE_ALARM_SEEDS if curve else 0))
+    more = []
+    for extra in sizes.get("more_sizes") or []:
+        inst, k_users = _instance(extra.get("instance")), extra.get("users")
+        rels = tuple(extra.get("relations", ev.NEIGHBOURS))
+        more.append((extra, inst, [(a, r) for a in extra.get("agents", agents) if a in agents
+                                   for r in ev.NEIGHBOURS if r in rels and claimed(a, r, None, k_users, inst) is not None]))
+    family = (sum(len(vs) + len(curve) for _, _, vs in plan) + len(wrong)
+              + sum(len(pairs) * (1 + len(x.get("multipliers", (1.0, 0.5)))) for x, _, pairs in more))
+    a_row = row_alpha(alpha, family)
     rows = []
     for agent, relation, vs in plan:
         gens = rng.spawn(len(vs) + 1)
+        first = len(rows)
         for (mult, variant), g in zip(vs, gens):
             rows.append(audit_agent(agent, relation, g, n, mult, a_row, variant=variant, users=users))
         if curve:
             rows += power_curve(agent, relation, gens[-1], n_cal, a_row, curve, users=users)
+        k = users or probe_of(agent)[1].users
+        for r in rows[first:]:
+            r["size"] = size_name(k)
     for (agent, relation, kernel, label), g in zip(wrong, rng.spawn(len(wrong))):
-        rows += wrong_agent_rows(agent, relation, g, n_cal, a_row, kernel, label, users)
+        rows += [r | {"size": size_name(users or probe_of(agent)[1].users)}
+                 for r in wrong_agent_rows(agent, relation, g, n_cal, a_row, kernel, label, users)]
+    if seeds:
+        for (agent, relation, _), g in zip(plan, rng.spawn(len(plan))):
+            rows += false_alarm_rows(agent, relation, g, n_cal, a_row, seeds, users)
+    for extra, inst, pairs in more:
+        k_users = extra.get("users")
+        x_n, x_cal = int(extra.get("n", 2000)), int(extra.get("n_calibration", 500))
+        x_mults = tuple(float(m) for m in extra.get("multipliers", (1.0, 0.5)))
+        for (agent, relation), g in zip(pairs, rng.spawn(len(pairs))):
+            g1, g2 = g.spawn(2)
+            name = size_name(k_users or probe_of(agent)[1].users, inst)
+            got = [audit_agent(agent, relation, g1, x_n, 1.0, a_row, users=k_users, instance=inst)]
+            got += power_curve(agent, relation, g2, x_cal, a_row, x_mults, users=k_users, instance=inst)
+            rows += [r | {"size": name} for r in got]
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def false_alarm_rows(agent: str, relation: str, rng, n: int, alpha: float, seeds: int,
+                     users: int | None = None, instance: tuple | None = None) -> list[dict]:
+    """The x1 noise calibration of ``agent`` under ``relation`` on ``seeds`` audit seeds (each its own
+    child of ``rng``'s SeedSequence), ``n`` runs per sequence, each at level ``alpha``: rows of test
+    :data:`FALSE_ALARMS`, verdict "false alarm" where a correct agent is flagged, else "pass"."""
+    out = []
+    for i, g in enumerate(rng.spawn(seeds)):
+        row = power_curve(agent, relation, g, n, alpha, (1.0,), users=users, instance=instance)[0]
+        out.append(row | {"test": FALSE_ALARMS, "variant": f"noise x1, audit seed {i}",
+                          "verdict": "pass" if row["verdict"] == "pass" else "false alarm",
+                          "size": size_name(users or probe_of(agent)[1].users, instance)})
+    return out
 
 
 def wrong_agent_rows(agent: str, relation: str, rng, n: int, alpha: float, kernel: dict, label: dict,
@@ -583,14 +648,18 @@ def wrong_agent_rows(agent: str, relation: str, rng, n: int, alpha: float, kerne
 
 
 def power_table(df: pd.DataFrame) -> pd.DataFrame:
-    """One row per (agent, relation) of an agent-audit table: the privacy-loss verdict at x1, the
-    calibration verdict at each noise multiplier, the smallest under-noising detected, the broken
-    variants flagged."""
+    """One row per (agent, relation, size) of an agent-audit table: the privacy-loss verdict at x1, the
+    calibration verdict at each noise multiplier, the power as measured -- the smallest under-noising
+    detected (with every stronger one tried), the eps overstatement it stands for (the probe's noise
+    x1/m hands every privatizer eps x m: a label m times too small; RLSVI: sigma / m), whether a true
+    eps twice the label (x1/2) is flagged -- the false alarms over the repeated audit seeds, the broken
+    variants and wrong agents flagged."""
     out = []
-    for (agent, relation), g in df.groupby(["agent", "relation"], sort=False):
+    size = df["size"] if "size" in df else pd.Series("", index=df.index)
+    for (agent, relation, sz), g in df.assign(size=size.fillna("")).groupby(["agent", "relation", "size"], sort=False):
         loss, cal = g[g["test"] == PRIVACY_LOSS], g[g["test"] == CALIBRATION]
         x1 = loss[loss["variant"] == "noise x1"]
-        row = {"agent": agent, "relation": relation,
+        row = {"agent": agent, "relation": relation, "size": sz,
                "claimed_epsilon": float(g["claimed_epsilon"].iloc[0]),
                "epsilon_lower_bound_x1": float(x1["epsilon_lower_bound"].iloc[0]) if len(x1) else math.nan,
                "privacy_loss_x1": x1["verdict"].iloc[0] if len(x1) else "not run"}
@@ -598,8 +667,17 @@ def power_table(df: pd.DataFrame) -> pd.DataFrame:
             pv = f"p = {r['p_value']:.2g}" if r["p_value"] > 0 else "p < 1e-300"
             ratio = (f"variance ratio {r['variance_ratio']:.3g}" if r.get("variance_ratio") == r.get("variance_ratio")
                      else f"spread {r['spread_ratio']:.2f}")
+            if r.get("tail_ratio") == r.get("tail_ratio") and r.get("tail_ratio") is not None:
+                ratio += f", tail {r['tail_ratio']:.2f}"
             row[r["variant"]] = f"{r['verdict']} ({pv}, {ratio})"
         row["smallest_detected"] = smallest_detected(cal) if len(cal) else "not measured"
+        row["smallest_overstatement"] = overstatement(row["smallest_detected"], agent)
+        half = cal[cal["variant"] == "noise x1/2"]
+        row["true_eps_2x_flagged"] = (("yes" if (half["verdict"] == "flagged").all() else "NO") if len(half)
+                                      else "not run")
+        fa = g[g["test"] == FALSE_ALARMS]
+        row["false_alarms"] = (f"{int((fa['verdict'] != 'pass').sum())}/{len(fa)} audit seeds at the row level, "
+                               f"{int((fa['p_value'] <= 0.05).sum())}/{len(fa)} at p <= 0.05" if len(fa) else "not run")
         broken = loss[loss["variant"] != "noise x1"]
         row["broken_flagged"] = (", ".join(f"{v}: {vd}" for v, vd in zip(broken["variant"], broken["verdict"]))
                                  or "none run")
@@ -608,6 +686,19 @@ def power_table(df: pd.DataFrame) -> pd.DataFrame:
                                         zip(wr["variant"], wr["verdict"], wr["variance_ratio"])) or "none run")
         out.append(row)
     return pd.DataFrame(out)
+
+
+def overstatement(detected: str, agent: str) -> str:
+    """The eps overstatement a power curve's smallest detection stands for: noise x1/m hands every
+    privatizer eps x m (a label m times too small); RLSVI's multiplier scales its Gaussian sigma."""
+    if not detected.endswith("and below"):
+        return detected
+    m = 1.0 / _multiplier(detected.split()[0])
+    from privrl.audit.perturbation import perturbation_of
+
+    if perturbation_of(agent) is not None:
+        return f"sigma / {m:g} and below"
+    return f"eps x{m:g} the label and above"
 
 
 def _markdown_table(df: pd.DataFrame) -> list[str]:
@@ -621,16 +712,22 @@ def _markdown_table(df: pd.DataFrame) -> list[str]:
 def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
     """The table as GitHub markdown: the power table (:func:`power_table`) first, then every row,
     with a header saying what the tests and columns mean; ``alpha`` is the table's family-wise rate
-    (its rows at ``alpha / len(df)``, column ``row_alpha``)."""
+    (its verdict rows -- all but the repeated false-alarm seeds -- at ``alpha / R``, column ``row_alpha``)."""
     cal = df[df["test"] == CALIBRATION]
     n_cal = int(cal["n_samples"].max()) if len(cal) else 0
-    head = ("# End-to-end agent privacy audit\n\nEach agent's own kernel (its probe) on a scripted tiny MDP "
-            f"(S = 2, A = 2, H = 2, {USERS} users unless stated), neighbouring user sequences under each "
-            "relation its guarantees claim. Two tests per (agent, relation) (and the wrong agents' rows), tested at alpha / "
-            f"{len(df)} = {row_alpha(alpha, len(df)):.3g} per row (Bonferroni over the {len(df)} rows): the family-wise "
+    R = int((df["test"] != FALSE_ALARMS).sum())
+    fa = df[df["test"] == FALSE_ALARMS]
+    head = ("# End-to-end agent privacy audit\n\nEach agent's own kernel (its probe) on scripted users "
+            f"(RiverSwim S = 2, A = 2, H = 2, {USERS} users unless the `size` column says otherwise), neighbouring "
+            "user sequences under each relation its guarantees claim. What each test certifies and what it cannot "
+            "see: docs/decisions/audit.md. The verdict rows (all but the false-alarm seeds) are tested at alpha / "
+            f"{R} = {row_alpha(alpha, R):.3g} per row (Bonferroni over the {R} rows): the family-wise "
             f"false-alarm rate (some correct agent flagged by some test) is <= {alpha} (privrl.audit.privacy).\n\n"
-            "* **privacy loss** (the privacy verdict): the differing user first or in the middle; a naive-Bayes "
-            "and a linear-discriminant statistic over the joint release, chosen on a selection split; held-out "
+            "* **privacy loss** (the privacy verdict): the differing user first or in the middle; the output is "
+            "every release of the privatizer door *and the actions the agent took for every other user* (JDP's "
+            "output, Vietri et al. 2020 Def. 3; an agent that acts on data its releases do not carry shows there); "
+            "a naive-Bayes and a linear-discriminant statistic over the door's releases alone, their dyadic "
+            "increments, or the releases with the others' actions, chosen on a selection split; held-out "
             "Clopper-Pearson lower bound on eps (n_samples: held-out runs per sequence) against the claimed eps. "
             "Broken variants (dropped tree levels, noise reused across releases, noise shared across counters) "
             "keep the claim: `flagged` shows this test's power. It cannot see uniform under-noising: at the "
@@ -638,19 +735,26 @@ def agent_audit_markdown(df: pd.DataFrame, alpha: float = 0.05) -> str:
             "* **noise calibration** (the power curve): the noise the kernel releases at noise x1/m (the probe "
             "divides every privatizer's epsilon by m, multiplies RLSVI's Gaussian sigma by 1/m) against the noise "
             "its *label* implies (privrl.audit.label_noise): per released value the noise is released - exact "
-            "counts (the probe's door log), its reference variance the paper's per-counter mechanism at the "
-            "labelled eps (tree: popcount(t) 2 (L(K) 3H/eps)^2; local Laplace: 2 b^2 x users; bit-sum: "
-            "n_bits q (1 - q) per release, at (eps/(3H), beta)), never what the kernel hands its privatizer; each "
-            "run's mean of noise^2 / label variance, one-sided z-test of its mean (the `variance ratio`, 1 at "
-            "the label) against 1, both neighbouring sequences pooled"
-            + (f"; {n_cal} runs per sequence" if n_cal else "") + ". At noise x1 a flag (`UNDER-NOISED`) is a false alarm for a correct agent; below, "
-            "`flagged` is the power. Shuffled-OBI and RLSVI have no analytic label reference (shuffle-RR unary "
-            "sums; Gaussian noise inside the regression): their rows keep the rank-sum spread test against their "
-            "own kernel at x1 (`spread`), which cannot see under-noising in the agent's own code.\n"
-            "* **wrong agent**: an agent's kernel run with other parameters than its label (PUCB handed eps x10 "
-            "while labelled eps): the same label calibration at x1; `flagged` = seen (the `wrong_agent` column).\n\n"
-            "`smallest_detected`: the largest under-noising flagged together with every stronger one tried "
-            "(\"x1/1.2 and below\").\n\n")
+            "counts (the probe's door log), compared with the paper's per-counter mechanism at the labelled "
+            "parameters, never with what the kernel hands its privatizer: (1) its second moment (each run's mean "
+            "of noise^2 / label variance, one-sided z-test, the `variance ratio`, 1 at the label) and (2) its law "
+            "per release (two-sample Kolmogorov-Smirnov against draws of the label's law, and the fraction beyond "
+            "the label's 99 % |noise| quantile against 1 %, one-sided: the `tail` ratio, 0 for bounded noise), "
+            "Bonferroni. Labels: tree popcount(t) Laplace nodes of scale L(K) 3H/eps; local Laplace per user; "
+            "bit-sum Bin(n_bits, q) per release at (eps/(3H), beta); Shuffled-OBI's R_p at eps0/((4+2m)H) per bit "
+            "(Lemma 4) on H, H-1 and mH bits per entry; RLSVI: its perturbation w against N(0, beta_k/(N+1)) at "
+            "the labelled beta_scale (privrl.audit.perturbation, N recounted from the script)"
+            + (f"; {n_cal} runs per sequence" if n_cal else "") + ". At noise x1 a flag (`UNDER-NOISED`, or `WRONG "
+            "NOISE LAW` when the law alone flags) is a false alarm for a correct agent; below, `flagged` is the "
+            "power.\n"
+            "* **wrong agent**: an agent's kernel run with other parameters than its label (PUCB handed eps x10, "
+            "RLSVI at sd/3, Shuffled-OBI at eps0 x2, ...): the same label calibration at x1; `flagged` = seen.\n"
+            + (f"* **false alarms**: the x1 calibration repeated on {fa.groupby(['agent', 'relation']).size().max()} "
+               "audit seeds per (agent, relation) at the row level (outside the family): the measured false-alarm "
+               "rate (`false_alarms`).\n" if len(fa) else "")
+            + "\n`smallest_detected`: the largest under-noising flagged together with every stronger one tried "
+            "(\"x1/1.2 and below\"); `smallest_overstatement`: the eps overstatement it stands for; "
+            "`true_eps_2x_flagged`: noise x1/2 (every privatizer at twice the labelled eps) flagged.\n\n")
     parts = [head, "## Power\n\n", "\n".join(_markdown_table(power_table(df))), "\n\n## Every row\n\n",
              "\n".join(_markdown_table(df)), "\n"]
     return "".join(parts)

@@ -160,6 +160,44 @@ CHECK_REFERENCE_SIZES: dict[str, dict[str, Any]] = {
 PRIVACY_AUDIT_REFERENCE = (3.0, {"n_event": 200000, "n_gaussian": 1000000, "n_shuffle": 2000})
 #: CPU s of one audited agent at the reference sizes (354 s / 12 agents), the sizes, the default users
 AGENT_AUDIT_REFERENCE = (354.0 / 12, {"n": 30000, "n_calibration": 2000, "multipliers": 8}, 4)
+#: the agent audit's repeated x1 calibration (privrl.audit.privacy.false_alarm_rows): CPU s per audited agent
+#: (every relation it claims) at ``n_calibration`` runs per sequence and ``false_alarm_seeds`` seeds
+#: (measured: 16.0 s for the 12 agents, 2-core AMD EPYC shared with other jobs, process CPU, probes loaded)
+AGENT_AUDIT_FALSE_ALARMS = (16.0 / 12, {"n_calibration": 2000, "false_alarm_seeds": 10})
+#: the agent audit at other sizes (``more_sizes``): per instance, CPU s per audited agent at the reference
+#: size (the privacy-loss row at x1 and a power curve per relation audited), the size, the relations audited
+#: (measured as above: K = 64 under replacement 92.9 s for the 12 agents, S = 3 H = 3 under every relation
+#: claimed 56.4 s)
+AGENT_AUDIT_SIZES = {
+    "riverswim S=2 H=2": (92.9 / 12, {"users": 64, "n": 1000, "n_calibration": 500, "multipliers": 3}, 1),
+    "riverswim S=3 H=3": (56.4 / 12, {"users": 4, "n": 4000, "n_calibration": 1000, "multipliers": 3}, 2),
+}
+
+
+def agent_audit_seconds(given: Mapping[str, Any], agents: int) -> float:
+    """CPU s of the agent audit job (beyond compiling its probes) at sizes ``given`` (config
+    ``mechanisms.agent_audit``) over ``agents`` audited agents: the main table (privacy-loss rows and
+    power curve, :data:`AGENT_AUDIT_REFERENCE`), the repeated x1 calibration
+    (:data:`AGENT_AUDIT_FALSE_ALARMS`; none without a power curve) and every size of ``more_sizes``
+    (:data:`AGENT_AUDIT_SIZES`, scaled by its runs, users and relations), each scaled by its work."""
+    ref_s, ref, users = AGENT_AUDIT_REFERENCE
+    n, n_cal = (size_work(given.get(k, ref[k])) for k in ("n", "n_calibration"))
+    runs = n + n_cal * size_work(given.get("multipliers", ref["multipliers"]))
+    per_agent = ref_s * runs / (ref["n"] + ref["n_calibration"] * ref["multipliers"])
+    per_agent *= size_work(given.get("users", users)) / users
+    curve = "noise" in given.get("variants", ("noise",))
+    fa_s, fa = AGENT_AUDIT_FALSE_ALARMS
+    seeds = int(given.get("false_alarm_seeds", fa["false_alarm_seeds"] if curve else 0))
+    per_agent += fa_s * seeds / fa["false_alarm_seeds"] * n_cal / fa["n_calibration"] * size_work(
+        given.get("users", users)) / users
+    for extra in given.get("more_sizes") or []:
+        x_s, x, x_rel = AGENT_AUDIT_SIZES[extra.get("instance", "riverswim S=2 H=2")]
+        x_runs = (size_work(extra.get("n", 2000)) + size_work(extra.get("n_calibration", 500))
+                  * size_work(extra.get("multipliers", [1.0, 0.5])))
+        per_agent += (x_s * x_runs / (x["n"] + x["n_calibration"] * x["multipliers"])
+                      * size_work(extra.get("users", users)) / x["users"]
+                      * len(extra.get("relations", ("add/remove", "replacement"))) / x_rel)
+    return per_agent * agents
 
 
 def size_work(value: Any) -> float:
@@ -210,13 +248,8 @@ def mechanism_seconds(config: Mapping[str, Any]) -> dict[str, float]:
         out["privacy_audit"] = max(RULE_CPU_S["privacy_audit"], ref_s * work)
     agents = experiments.audited_agents(config)
     if agents:
-        ref_s, ref, users = AGENT_AUDIT_REFERENCE
-        given = mech.get("agent_audit") or {}
-        n, n_cal = (size_work(given.get(k, ref[k])) for k in ("n", "n_calibration"))
-        runs = n + n_cal * size_work(given.get("multipliers", ref["multipliers"]))
-        per_agent = ref_s * runs / (ref["n"] + ref["n_calibration"] * ref["multipliers"])
-        per_agent *= size_work(given.get("users", users)) / users
-        out["agent_audit"] = max(RULE_CPU_S["agent_audit"], per_agent * len(agents))
+        out["agent_audit"] = max(RULE_CPU_S["agent_audit"], agent_audit_seconds(mech.get("agent_audit") or {},
+                                                                               len(agents)))
     return out
 
 
