@@ -244,6 +244,16 @@ def greedy_outcome(score: V.Score | None, why: str = "") -> TwinOutcome:
 
 # ---------------------------------------------------------------- the noise-off level and its over-exploring twin
 NOISE_OFF_FACTOR = OVER_EXPLORING_FACTOR  # the noise-off level row's pre-registered factor (docs/decisions/controls.md)
+NOISE_OFF_SUFFIX = "_noise_off"  # the claim-id ending of a noise-off level row (the project's control rows)
+# claim-id ending of the project's control rows -> the twins such a row realises from a control cell's runs
+# (run or, where the design has no control cell, not run: either way the row's twin is a run's, never analytic)
+CONTROL_ROWS: dict[str, tuple[str, ...]] = {NOISE_OFF_SUFFIX: ("over_exploring",)}
+
+
+def control_row_twins(claim_id: str) -> tuple[str, ...]:
+    """The twins (keys of CONTROLS) the row ``claim_id`` realises from control cells' runs when it is one of
+    the project's control rows (:data:`CONTROL_ROWS`: a noise-off level row), else ()."""
+    return next((t for end, t in CONTROL_ROWS.items() if str(claim_id).endswith(end)), ())
 
 
 def noise_off_prediction(gap: float, crossover_K: float, A: int) -> float:
@@ -258,15 +268,17 @@ def noise_off_prediction(gap: float, crossover_K: float, A: int) -> float:
 
 
 def score_noise_off_level(measured: tuple[float, float, float], predicted: float, K: float, crossover_K: float,
-                          factor: float = NOISE_OFF_FACTOR, th: V.Thresholds = V.THRESHOLDS) -> V.Score:
+                          k_needed: float, factor: float = NOISE_OFF_FACTOR) -> V.Score:
     """The regret at K with the noise off, ``measured`` = (mean, lo, hi) over seeds, against ``factor`` x
     the agent's own widths' prediction ``predicted`` (:func:`noise_off_prediction`), one-sided: "reproduced"
     when the CI's upper end is at or below it, "contradicted" when its lower end is above it,
     "inconclusive" when the CI straddles it or there is no prediction; "not reached" before K reaches
-    ``regime_factor`` x the noise-off crossover (the arm counts are still in their exploring phase). The
-    factor is the over-exploring twin's width factor: a learner whose noise-off regret exceeds its widths'
-    prediction that much explores like one whose widths are ``factor`` x wider (regret grows at least
-    linearly in the width on a gap instance: the count term ~ width, the sqrt(L/n) term ~ width^2)."""
+    ``k_needed``, the row's declared K needed (``regime_factor`` x the noise-off crossover ``crossover_K``,
+    :func:`privrl.papers.cross_paper.noise_off_declaration`: the arm counts are still in their exploring
+    phase before it). The factor is the over-exploring twin's width factor: a learner whose noise-off
+    regret exceeds its widths' prediction that much explores like one whose widths are ``factor`` x wider
+    (regret grows at least linearly in the width on a gap instance: the count term ~ width, the sqrt(L/n)
+    term ~ width^2)."""
     m, lo, hi = (float(x) for x in measured)
     line = factor * predicted
     text = f"R(K = {K:.3g}, noise off) = {m:.4g} [{lo:.4g}, {hi:.4g}]"
@@ -274,9 +286,8 @@ def score_noise_off_level(measured: tuple[float, float, float], predicted: float
         return V.Score(V.INCONCLUSIVE, text, "no prediction from the agent's widths (crossover or gap undefined)")
     text += f" = {m / predicted:.3g} x the widths' prediction {predicted:.4g} (vs <= {factor:g} x)"
     note = f"noise-off crossover K = {crossover_K:.3g}, K run {K:.3g}"
-    if not K >= th.regime_factor * crossover_K:
-        return V.Score(V.NOT_REACHED, text, f"{note}: pre-regime (need K >= {th.regime_factor * crossover_K:.3g})",
-                       th.regime_factor * crossover_K)
+    if not K >= k_needed:
+        return V.Score(V.NOT_REACHED, text, f"{note}: pre-regime (need K >= {k_needed:.3g})", k_needed)
     if hi <= line:
         return V.Score(V.REPRODUCED, text, f"{note}: in regime")
     if lo > line:

@@ -54,6 +54,9 @@ def test_the_real_agent_passes_and_its_over_exploring_twin_is_rejected(tmp_path)
     assert r.verdict == "reproduced" and r.controls == "rejects: over-exploring", r.regime
     assert C.realised_from_runs(r.regime, "over-exploring") and "pucb_x10" in r.regime
     assert r.kind == "bound" and r.paper == "vietri2020" and "= 2.0" in r.measured and "x the widths' prediction" in r.measured
+    # the project's control check, filed as context beside the agent's paper item, not as the paper's statement
+    assert r.scope == "context" and r.statement.startswith("project control check, not a paper's statement")
+    assert "its statistical widths" in r.statement and "pre-registered" in r.statement
     assert "Noise-off level" in res.markdown
     # the control cell is no group of its own: one table row, the twin's cell only in the noise-off row
     assert len(res.table) == 1
@@ -77,21 +80,22 @@ def test_the_claim_plan_lists_the_row_with_its_scope():
 
     planned = [c.text() for c in claims.plan(config_files.load_yaml("config/config.yaml"))[0]]
     rows = [t for t in planned if "_noise_off " in t]
-    assert any("privacy_cost_eps_pucb_bandit_bonus_scale1_z3_noise_off " in t and "[context]" not in t for t in rows)
-    assert any("privacy_cost_eps_private-ucbvi-jdp_bandit_bonus_scale1_z3_noise_off " in t and "[context]" in t
-               for t in rows)  # Private-UCB-VI: no shipped paper states its bound
+    # the project's control check, no paper's statement: context for every agent, listed with its noise-off crossover
+    assert rows and all("[context]" in t for t in rows)
+    assert any("privacy_cost_eps_pucb_bandit_bonus_scale1_z3_noise_off " in t and "crossovers pucb noise off 1.21e+03" in t
+               for t in rows)
 
 
 def test_the_check_and_the_control_cell_match():
     from privrl.results import verdicts as V
 
     # one-sided against 10 x the prediction; not reached before 10 x the noise-off crossover
-    assert C.score_noise_off_level((50.0, 40.0, 60.0), 10.0, 1e6, 1e3).verdict == V.REPRODUCED
-    assert C.score_noise_off_level((500.0, 400.0, 600.0), 10.0, 1e6, 1e3).verdict == V.CONTRADICTED
-    assert C.score_noise_off_level((100.0, 90.0, 110.0), 10.0, 1e6, 1e3).verdict == V.INCONCLUSIVE
-    early = C.score_noise_off_level((50.0, 40.0, 60.0), 10.0, 1e6, 2e5)
+    assert C.score_noise_off_level((50.0, 40.0, 60.0), 10.0, 1e6, 1e3, 1e4).verdict == V.REPRODUCED
+    assert C.score_noise_off_level((500.0, 400.0, 600.0), 10.0, 1e6, 1e3, 1e4).verdict == V.CONTRADICTED
+    assert C.score_noise_off_level((100.0, 90.0, 110.0), 10.0, 1e6, 1e3, 1e4).verdict == V.INCONCLUSIVE
+    early = C.score_noise_off_level((50.0, 40.0, 60.0), 10.0, 1e6, 2e5, 2e6)
     assert early.verdict == V.NOT_REACHED and early.k_needed == 2e6
-    assert C.score_noise_off_level((50.0, 40.0, 60.0), float("nan"), 1e6, 1e3).verdict == V.INCONCLUSIVE
+    assert C.score_noise_off_level((50.0, 40.0, 60.0), float("nan"), 1e6, 1e3, 1e4).verdict == V.INCONCLUSIVE
     assert C.noise_off_prediction(0.5, 1000.0, 2) == 250.0
     # the control cell: the real cell's resolved bonus_scale and z x10, every other parameter equal
     real = {"agent": "pucb", "env_key": "b", "params": {**PUCB, "epsilon": 1.0, "noise": 0.0}}

@@ -219,17 +219,20 @@ def _instance_scope(mdp, items) -> str:
             "stated for")
 
 
-def noise_off_declaration(experiment: str, env: str, agent: str, items, eps, mdp) -> tuple[str, str, float] | None:
-    """(claim id, scope, K needed) of the noise-off level row the privacy-cost analysis registers for one
-    group (:func:`privacy_cost_declaration`'s arguments; ``mdp`` its instance), or None where it has none:
-    an instance that is not one state and one step (the widths' prediction is a bandit's,
-    :func:`privrl.results.controls.noise_off_prediction`) or an agent whose baseline is another agent
-    (elimination: no widths). K needed: ``regime_factor`` x the agent's noise-off crossover."""
+def noise_off_declaration(experiment: str, env: str, agent: str, items, eps, mdp) -> tuple[str, str, float, float] | None:
+    """(claim id, scope, K needed, noise-off crossover) of the noise-off level row the privacy-cost analysis
+    registers for one group (:func:`privacy_cost_declaration`'s arguments but ``eps``, kept for the
+    callers; ``mdp`` its instance), or None where it has none: an instance that is not one state and one
+    step (the widths' prediction is a bandit's, :func:`privrl.results.controls.noise_off_prediction`) or
+    an agent whose baseline is another agent (elimination: no widths). Scope "context": no paper states
+    it -- it is the project's control check, built to reject the over-exploring twin. K needed:
+    ``regime_factor`` x the agent's noise-off crossover; the scorer
+    (:func:`privrl.results.controls.score_noise_off_level`) takes it from here."""
     if mdp is None or mdp.S != 1 or mdp.H != 1 or agent in BASELINE_AGENT:
         return None
     tag = f"{experiment}_{privacy_cost_tag(agent, env, items)}"
-    scope = privacy_cost_declaration(experiment, env, agent, items, eps)[0][1]
-    return f"{tag}_noise_off", scope, V.THRESHOLDS.regime_factor * _noise_off_crossover(agent, items, mdp)
+    cross = _noise_off_crossover(agent, items, mdp)
+    return f"{tag}{controls.NOISE_OFF_SUFFIX}", "context", V.THRESHOLDS.regime_factor * cross, cross
 
 
 def _noise_off_crossover(agent: str, items, mdp) -> float:
@@ -238,21 +241,21 @@ def _noise_off_crossover(agent: str, items, mdp) -> float:
 
 def _noise_off_claim(ctx: AnalysisContext, env: str, agent: str, items, g: dict, base: np.ndarray, ep0, eps,
                      paper: str, item: str, src: str, model_text: str):
-    """The noise-off level row of one group (:func:`noise_off_declaration`), scored with
+    """The noise-off level row of one group (:func:`noise_off_declaration`: id, scope, K needed), scored with
     :func:`privrl.results.controls.score_noise_off_level` on the baseline's runs and on its over-exploring
-    control cell's (widths x10, :func:`privrl.results.controls.control_cell`); None where it has none."""
+    control cell's (statistical widths x10, :func:`privrl.results.controls.control_cell`); None where it
+    has none. A context row: the project's control check, filed beside the agent's paper item."""
     mdp = _mdp_or_none(ctx, env)
     decl = noise_off_declaration(ctx.experiment, env, agent, items, eps, mdp)
     if decl is None:
         return None
-    claim_id, scope, _ = decl
+    claim_id, scope, k_needed, cross = decl
     K = float(ep0[-1])
-    cross = _noise_off_crossover(agent, items, mdp)
     predicted = controls.noise_off_prediction(first_step_gap(mdp), cross, mdp.A)
     rng = seeding.generator("privacy_cost_noise_off", f"{ctx.experiment}/{env}/{agent}/{items}", 0)
 
     def score(final: np.ndarray) -> V.Score:
-        return controls.score_noise_off_level(mean_ci(final, rng, ctx.n_boot), predicted, K, cross)
+        return controls.score_noise_off_level(mean_ci(final, rng, ctx.n_boot), predicted, K, cross, k_needed)
 
     twin_info = controls.control_cell(ctx.infos, g["base"], "over_exploring")
     twin_score = None
@@ -264,16 +267,17 @@ def _noise_off_claim(ctx: AnalysisContext, env: str, agent: str, items, g: dict,
     own = score(base[:, -1])
     judged, cell = controls.judge(own, "noise_off_level",
                                   [controls.over_exploring_run_outcome(twin_score, (twin_info or {}).get("label", ""))])
-    statement = (f"{agent} ({model_text}, {_fmt_params(items)}) on {env}, noise off (exact counts: the non-private "
-                 f"algorithm with the paper's statistical widths): regret at K <= {controls.NOISE_OFF_FACTOR:g} x what "
-                 f"those widths predict on this one-state, one-step instance (each suboptimal arm pulled until its "
-                 f"width falls below the gap)")
+    b = float(dict(items).get("bonus_scale", 1.0))
+    widths = "its statistical widths" + (f" (bonus_scale {b:g})" if b != 1.0 else "")
+    statement = (f"project control check, not a paper's statement: {agent} ({model_text}, {_fmt_params(items)}) on "
+                 f"{env}, noise off (exact counts: the non-private algorithm with {widths}): regret at K <= "
+                 f"{controls.NOISE_OFF_FACTOR:g} x what {widths} predict on this one-state, one-step instance (each "
+                 f"suboptimal arm pulled until its width falls below the gap); the factor {controls.NOISE_OFF_FACTOR:g}"
+                 f" is pre-registered, the over-exploring twin's width factor")
     claim = dataclasses.replace(V.make_claim(paper, item, claim_id, statement, "bound", ctx.artifact("privacy_cost", "md"),
                                              judged, ctx.experiment, src), controls=cell)
-    if scope != "paper_claim":
-        claim = dataclasses.replace(claim, scope=scope, regime=f"{UNSTATED_NOTE}; {claim.regime}"
-                                    if agent in UNSTATED else claim.regime)
-    return claim
+    note = "the project's control check (rejects the over-exploring twin), not a paper's statement"
+    return dataclasses.replace(claim, scope=scope, regime=f"{note}; {claim.regime}")
 
 
 def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:

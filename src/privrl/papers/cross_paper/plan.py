@@ -2,6 +2,7 @@
 reads the regime (:mod:`privrl.papers.planned`, :mod:`privrl.plan.claims`)."""
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from privrl import agents
@@ -42,9 +43,10 @@ def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
                                 gamma_need(x, priv), scope=scope)
         out += [x.claim(b_id, "privacy cost b: first eps cell", priv, min(needs), scope=scope), eps_claim]
         off = noise_off_declaration(x.name, env, agent, items, eps, x.mdp.get(env))
-        if off is not None:  # the noise-off level row (one-state, one-step instances)
-            off_id, off_scope, off_need = off
-            out.append(x.claim(off_id, "noise-off level: 10 x noise-off crossover", priv, off_need, scope=off_scope))
+        if off is not None:  # the noise-off level row (one-state, one-step instances): the project's control check
+            off_id, off_scope, off_need, off_cross = off
+            row = x.claim(off_id, "noise-off level: 10 x noise-off crossover", priv, off_need, scope=off_scope)
+            out.append(dataclasses.replace(row, crossovers={f"{agent} noise off": off_cross}))
     return out
 
 
