@@ -21,11 +21,14 @@ already makes, exactly in law --
   most), relabelled;
 * ``wrong_model`` -- the same algorithm under the other trust model (local noise where central
   is claimed and the reverse; ``SIBLINGS``), run beside it on the same instance, K and seeds;
-* ``over_exploring`` -- widths x10: the statistical width (``bonus_scale`` x10) and the privacy width
-  (``z`` x10, z sd of the agent's own release noise). Realised from runs where the design runs its
+* ``over_exploring`` -- statistical widths x10 (``bonus_scale`` x10). Its control cell also sets ``z`` x10
+  (z sd of the agent's own release noise), but it is run with the noise off, where z is inert (PUCB's
+  privacy term E is 0; Private-UCBVI's privacy term is scaled by ``bonus_scale``, not z): the twin
+  actually run is statistical widths x10 only, and a twin inflating only its privacy width (z x10, the
+  ~9 x privacy cost) is rejected by no row realised from runs. Realised from runs where the design runs its
   control cell beside the agent (``tags: {control: over_exploring}``, parameters x :data:`CONTROL_SCALES`,
-  found by :func:`control_cell`): the noise-off level row (:func:`score_noise_off_level`) scores its
-  runs through its own check. For an explicit regret bound its rejection is read from the
+  found by :func:`control_cell`): the noise-off level row (:func:`score_noise_off_level`, the project's
+  control check, a context row) scores its runs through its own check. For an explicit regret bound its rejection is read from the
   bound's measured slack: the twin's regret is at least 10 x the measured lower CI end (capped at
   K x the largest gap), rejected only where that exceeds the bound. Not defined for elimination
   agents (no widths) nor for PAC mistake counts (no premise): "not run" there;
@@ -58,7 +61,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -81,8 +83,10 @@ CONTROLS: dict[str, Control] = {
     "eps_blind": Control("eps-blind", "widths and noise at one fixed eps (the sweep's largest) whatever the label"),
     "wrong_model": Control("wrong trust model", "the same algorithm with local noise where central or shuffle "
                                                 "noise is claimed, central where local is"),
-    "over_exploring": Control("over-exploring", "widths x10: bonus_scale and z x10 (regret at least x10 on a gap "
-                                                "instance)"),
+    "over_exploring": Control("over-exploring", "statistical widths x10 (bonus_scale x10; z x10 inert with the noise "
+                                                "off, as every run of it is): regret at least x10 on a gap instance. "
+                                                "A twin inflating only its privacy width is not rejected by any "
+                                                "run-realised row"),
     "greedy": Control("greedy", "the same agent and noise with no exploration bonus (bonus_scale 0)"),
     "linear": Control("linear", "a learner that never learns: a uniformly random policy every episode "
                                 "(regret and mistakes linear in K, exact slopes)"),
@@ -144,12 +148,15 @@ OVER_EXPLORING_FACTOR = 10.0  # widths x10 -> regret x >= 10 on a gap instance (
 # control -> the parameters its cell sets (the rest equal to the real cell's): how a control cell of
 # the design (tags: {control: <name>}) is matched to the cell it is the twin of
 CONTROL_PARAMS: dict[str, dict[str, float]] = {"greedy": {"bonus_scale": 0.0, "z": 0.0}}
-# control -> the parameters its cell multiplies (the real cell's resolved value x the factor): widths x10
+# control -> the parameters its cell multiplies (the real cell's resolved value x the factor): how the cell is
+# matched. The over-exploring cell is run with the noise off, where z x10 is inert (PUCB's E is 0, Private-UCBVI
+# scales its privacy term by bonus_scale): the twin run is statistical widths x10 only; a twin inflating only its
+# privacy width is rejected by no row realised from runs (docs/decisions/controls.md)
 CONTROL_SCALES: dict[str, dict[str, float]] = {"over_exploring": {"bonus_scale": OVER_EXPLORING_FACTOR,
                                                                   "z": OVER_EXPLORING_FACTOR}}
 
-# a twin realised from a control cell's runs says so in its outcome (the ledger counts those apart, as
-# it counts the kinds of RUN_TWINS: only twins realised from runs measure a check's power)
+# a twin realised from a control cell's runs says so in its outcome's note (the ledger counts those rows' twins
+# as runs by the row's declared id, CONTROL_ROWS, as it counts the kinds of RUN_TWINS)
 RUN_MARK = "realised from runs"
 
 
@@ -302,13 +309,6 @@ def over_exploring_run_outcome(score: V.Score | None, label: str = "") -> TwinOu
         return TwinOutcome("over_exploring", None, "the design runs no widths-x10 control cell "
                                                    "(tags: {control: over_exploring})")
     return TwinOutcome("over_exploring", score, f"{RUN_MARK}: {label}" if label else RUN_MARK)
-
-
-def realised_from_runs(regime: str, name: str) -> bool:
-    """Whether a row's regime note (:func:`judge` appends each twin's text) says its twin ``name`` (as
-    printed) was realised from a control cell's runs (:data:`RUN_MARK`)."""
-    outcome = "|".join(re.escape(o) for o in OUTCOMES)
-    return re.search(rf"(?:^|; )twin {re.escape(name)}: (?:{outcome}) \({re.escape(RUN_MARK)}", regime) is not None
 
 
 # ---------------------------------------------------------------- the twins' eps cells

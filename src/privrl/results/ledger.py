@@ -185,24 +185,31 @@ def power_line(claims: Sequence[V.Claim]) -> str:
             f"{n[V.CHECKED]} are checks (algebra, or convergence on one fixed-gap instance)." + _controls_sentence(claims))
 
 
-def twin_outcomes(claims: Sequence[V.Claim]) -> dict[tuple[str, bool], Counter]:
+def twin_outcomes(claims: Sequence[V.Claim], control_rows: bool = False) -> dict[tuple[str, bool], Counter]:
     """{(twin name, realised from runs): Counter(outcome)} over the controls cells of the papers' scored
-    rows (not the checks: their twins cannot change a verdict): how often each wrong twin, through a
-    row's own check, was rejected, passed, undecided or not run. A twin is realised from runs when its
-    kind always is (``controls.RUN_TWINS``) or the row says so (``controls.realised_from_runs``: the
-    over-exploring twin is run from a control cell on some rows and read from a bound's slack on others)."""
-    from privrl.results.controls import CONTROLS, OUTCOMES, RUN_TWINS, realised_from_runs
+    rows (not the checks: their twins cannot change a verdict) -- or, with ``control_rows``, of the
+    project's control rows (``controls.control_row_twins``: the noise-off level rows, context) -- how often
+    each wrong twin, through a row's own check, was rejected, passed, undecided or not run. A twin is
+    realised from runs when its kind always is (``controls.RUN_TWINS``) or the row is a control row that
+    realises it from a control cell (``controls.CONTROL_ROWS``, by the row's declared id: its twin counts as
+    a run's even where the design ran no control cell, "not run"); elsewhere (the over-exploring twin read
+    from a bound's slack) it is analytic."""
+    from privrl.results.controls import CONTROLS, OUTCOMES, RUN_TWINS, control_row_twins
 
     run_names = {CONTROLS[k].name for k in RUN_TWINS}
     out: dict[tuple[str, bool], Counter] = {}
-    for c in split_scope(claims)["paper_claim"]:
+    for c in claims:
+        row_twins = {CONTROLS[k].name for k in control_row_twins(c.claim_id)}
+        mine = (bool(row_twins) and c.scope == "context") if control_rows else c.scope == "paper_claim"
+        if not mine:
+            continue
         if c.verdict == V.CHECKED or c.kind == "check":
             continue
         for part in str(c.controls or "").split("; "):
             what, _, names = part.partition(": ")
             if what in OUTCOMES:
                 for name in names.split(", "):
-                    key = (name, name in run_names or realised_from_runs(str(c.regime or ""), name))
+                    key = (name, name in run_names or name in row_twins)
                     out.setdefault(key, Counter())[what] += 1
     return out
 
@@ -217,10 +224,9 @@ def control_outcomes(claims: Sequence[V.Claim]) -> dict[str, Counter]:
 
 def _controls_sentence(claims: Sequence[V.Claim]) -> str:
     """Per twin kind, how many of the scored rows about it reject it, the twins realised from runs apart
-    from the analytic or definitional ones (only the first measure a check's power)."""
+    from the analytic or definitional ones (only the first measure a check's power); then, apart, the
+    project's control rows (context: no paper states them)."""
     per = twin_outcomes(claims)
-    if not per:
-        return ""
     parts = []
     for what, run in (("realised from runs", True), ("analytic or definitional", False)):
         names = sorted(n for n, r in per if r == run)
@@ -231,9 +237,13 @@ def _controls_sentence(claims: Sequence[V.Claim]) -> str:
             total.update(per[(n, run)])
         each = "; ".join(_twin_text(n, per[(n, run)]) for n in names)
         parts.append(f"{what}, {total['rejects']} of {sum(total.values())} (row, twin) pairs rejected: {each}")
-    return (" Wrong twins through the scored rows' own checks, per twin kind: how many of the rows about it "
-            "reject it -- "
-            + "; ".join(parts) + ".")
+    out = (" Wrong twins through the scored rows' own checks, per twin kind: how many of the rows about it "
+           "reject it -- " + "; ".join(parts) + ".") if parts else ""
+    own = twin_outcomes(claims, control_rows=True)
+    if own:
+        out += (" The project's control rows (context, no paper's statement), twins realised from runs: "
+                + "; ".join(_twin_text(n, own[(n, r)]) for n, r in sorted(own)) + ".")
+    return out
 
 
 def _twin_text(name: str, n: Counter) -> str:

@@ -52,7 +52,7 @@ def test_the_real_agent_passes_and_its_over_exploring_twin_is_rejected(tmp_path)
     res = registry.analysis("privacy_cost")(_context(tmp_path, twin_factor=60.0))
     r = _row(res)
     assert r.verdict == "reproduced" and r.controls == "rejects: over-exploring", r.regime
-    assert C.realised_from_runs(r.regime, "over-exploring") and "pucb_x10" in r.regime
+    assert f"twin over-exploring: rejects ({C.RUN_MARK}: pucb_x10" in r.regime
     assert r.kind == "bound" and r.paper == "vietri2020" and "= 2.0" in r.measured and "x the widths' prediction" in r.measured
     # the project's control check, filed as context beside the agent's paper item, not as the paper's statement
     assert r.scope == "context" and r.statement.startswith("project control check, not a paper's statement")
@@ -65,7 +65,7 @@ def test_the_real_agent_passes_and_its_over_exploring_twin_is_rejected(tmp_path)
 def test_without_the_control_cell_the_row_has_no_power(tmp_path):
     r = _row(registry.analysis("privacy_cost")(_context(tmp_path, twin_factor=None)))
     assert r.verdict == "consistent" and r.controls == "not run: over-exploring"
-    assert not C.realised_from_runs(r.regime, "over-exploring")
+    assert C.RUN_MARK not in r.regime
 
 
 def test_a_twin_within_the_factor_passes(tmp_path):
