@@ -298,6 +298,7 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
                 check_epsilon_range(c.params["epsilon"], f"cell {c.cell}: epsilon")
             except ValueError as e:
                 errs.append(f"{where}.cells: {e}")
+    errs += control_cell_errors(where, cells)
     for i, c in enumerate(exp.get("claims", []) or []):
         env = (c.get("check") or {}).get("env")
         if env not in exp.get("envs", {}):
@@ -317,6 +318,30 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         experiments.resolve_claims(config, name)
     except (ValueError, KeyError) as e:
         errs.append(str(e).splitlines()[0])
+    return errs
+
+
+def control_cell_errors(where: str, cells: list) -> list[str]:
+    """A control cell (``tags: {control: <name>}``, a name :func:`privrl.results.controls.control_cell` matches by
+    its parameters: over_exploring, greedy) that is the twin of no real cell among the experiment's ``cells``
+    (expanded cells), one line each: its analysis would find no twin and the row would read "not run"."""
+    from privrl import agents
+    from privrl.results import controls
+
+    def info(c) -> dict:  # as the run infos carry a cell (resolved params)
+        return {"agent": c.agent, "params": dict(agents.get(c.agent).resolve(c.params)), "env_key": c.env,
+                "tags": dict(c.tags or {}), "cell": c.cell}
+
+    matched = set(controls.CONTROL_PARAMS) | set(controls.CONTROL_SCALES)
+    real = [info(c) for c in cells if not controls.is_control({"tags": c.tags or {}})]
+    errs = []
+    for c in {c.cell: c for c in cells}.values():
+        name = controls.control_name({"tags": c.tags or {}})
+        if name in matched and not any(controls.control_cell([info(c)], r, name) for r in real):
+            rule = ", ".join([f"{k} = {v:g}" for k, v in controls.CONTROL_PARAMS.get(name, {}).items()]
+                             + [f"{k} x{f:g}" for k, f in controls.CONTROL_SCALES.get(name, {}).items()])
+            errs.append(f"{where}.cells: control cell {c.cell} (tags {{control: {name}}}) is the twin of no real cell: "
+                        f"none on env {c.env} with agent {c.agent} has its parameters but {rule}")
     return errs
 
 
