@@ -254,41 +254,58 @@ def thm4_claim_ids(env: str, cell: str) -> tuple[str, str]:
 
 def pac_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
     """The rows of ``vietri2020_pac``, declared from the run infos alone (no data): per PUCB cell and mistake
-    series (the design's alphas, one per gap interval, :func:`series_alphas`) the explicit bound (K needed:
-    the K from which it is below the trivial K, :func:`privrl.results.verdicts.bound_k_needed`) and the
-    mistake rate (a two-decade window past 10 x the crossover); ids :func:`pac_claim_ids`."""
+    series (the alphas the runs record -- the info's ``alphas``, else the config's, else the runs' default --
+    one per gap interval, :func:`series_alphas`) the explicit bound (K needed: the K from which it is below the
+    trivial K, :func:`privrl.results.verdicts.bound_k_needed`) and the mistake rate (a two-decade window past
+    10 x the crossover); ids :func:`pac_claim_ids`. Each pair in that order; the bound row's ``args`` carry
+    the alpha, the alphas of its series and the bound at the cell's K (what the analysis scores with)."""
     from privrl.papers.designs import window_k
     from privrl.runs.run import DEFAULT_ALPHAS
 
     out = []
     for info in _pucb_cells(infos):
         m, p, env = mdps[info["env_key"]], info["params"], info["env_key"]
-        for alpha in series_alphas(m, list(config.get("alphas", DEFAULT_ALPHAS))):
+        alphas = info.get("alphas") or config.get("alphas", DEFAULT_ALPHAS)
+        for alpha, same in series_alphas(m, [float(a) for a in alphas]).items():
             B = thm3_explicit_bound(m.S, m.A, m.H, alpha, p["epsilon"], float(info["episodes"]), p.get("beta", 0.05))
             bound_id, rate_id = pac_claim_ids(env, info["cell"], alpha)
-            out += [Row(bound_id, "explicit bound below K", ((env, info["cell"]),), V.bound_k_needed(lambda k: B, 1.0)),
+            out += [Row(bound_id, "explicit bound below K", ((env, info["cell"]),), V.bound_k_needed(lambda k: B, 1.0),
+                        args={"alpha": alpha, "same": same, "bound": B}),
                     Row(rate_id, "rate window (2 decades)", ((env, info["cell"]),),
                         window_k(crossover_of(info, m), V.THRESHOLDS.fit_decades))]
     return out
+
+
+def _thm4_bound(info: dict, mdp):
+    """Thm 4's explicit bound T -> B(T) on ``info``'s cell (:func:`thm4_explicit_bound` at its eps and beta)."""
+    p = info["params"]
+    return lambda T: thm4_explicit_bound(T, mdp.S, mdp.A, mdp.H, p["epsilon"], p["beta"])
 
 
 def thm4_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
     """The rows of ``vietri2020_thm4``, declared from the run infos alone (no data): per PUCB cell the explicit
     bound (K needed: the K from which it is below the trivial K x max policy gap, the vacuity rule of
     :func:`privrl.results.verdicts.score_bound`) and the O~(sqrt K) rate (its fit window past 10 x the
-    crossover); ids :func:`thm4_claim_ids`."""
+    crossover); ids :func:`thm4_claim_ids`. Each pair in that order; the bound row's ``args["bound"]`` is the
+    bound the analysis scores with."""
     from privrl.papers.designs import window_k
     from privrl.papers.planned import fit_decades
 
     out = []
     for info in _pucb_cells(infos):
-        m, p, env = mdps[info["env_key"]], info["params"], info["env_key"]
+        m, env = mdps[info["env_key"]], info["env_key"]
         bound_id, rate_id = thm4_claim_ids(env, info["cell"])
-        need = V.bound_k_needed(lambda k: thm4_explicit_bound(k, m.S, m.A, m.H, p["epsilon"], p["beta"]),
-                                max_policy_gap(m))
-        out += [Row(bound_id, "explicit bound below trivial", ((env, info["cell"]),), need),
+        bound = _thm4_bound(info, m)
+        out += [Row(bound_id, "explicit bound below trivial", ((env, info["cell"]),),
+                    V.bound_k_needed(bound, max_policy_gap(m)), args={"bound": bound}),
                 Row(rate_id, "rate window", ((env, info["cell"]),), window_k(crossover_of(info, m), fit_decades(config)))]
     return out
+
+
+def _declared_pairs(rows: list[Row], infos: list[dict]) -> list[tuple[dict, Row, Row]]:
+    """(info, bound row, rate row) of a declaration whose rows come in (bound, rate) pairs on one cell each."""
+    by = {(i["env_key"], i["cell"]): i for i in infos}
+    return [(by[b.cells[0]], b, r) for b, r in zip(rows[::2], rows[1::2])]
 
 
 # ----------------------------------------------------------------------------- Thm 3 (PAC)
@@ -297,20 +314,30 @@ def vietri2020_pac(ctx: AnalysisContext) -> AnalysisResult:
     twin_rng = rng_for(ctx, "pac_controls")  # the controls' own stream: the agents' CIs do not depend on them
     art = ctx.artifact("vietri2020_pac", "md")
     rows, claims, lines = [], [], []
-    for info in _pucb_cells(ctx):
-        mdp = env_mdp(ctx, info["env_key"])
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    pairs = _declared_pairs(pac_declaration(ctx.experiment, ctx.infos, mdps, ctx.config), _pucb_cells(ctx))
+    by_cell: dict[tuple[str, str], list[tuple[Row, Row]]] = {}
+    for info, b_row, r_row in pairs:
+        by_cell.setdefault((info["env_key"], info["cell"]), []).append((b_row, r_row))
+    infos = {(i["env_key"], i["cell"]): i for i in _pucb_cells(ctx)}
+    for key, declared in by_cell.items():
+        info = infos[key]
+        mdp = mdps[info["env_key"]]
         fit = _fit_row(ctx, info)
         reg = cell_regime(info, mdp, fit)
         eps = info["params"]["epsilon"]
         runs = ctx.runs(info["env_key"], info["cell"])
-        recorded = [float(c.split("_", 1)[1]) for c in runs.columns if c.startswith("mistakes_")]
-        for alpha, same in series_alphas(mdp, recorded).items():
-            col = next(c for c in runs.columns if c.startswith("mistakes_") and float(c.split("_", 1)[1]) == alpha)
+        recorded = {float(c.split("_", 1)[1]): c for c in runs.columns if c.startswith("mistakes_")}
+        for b_row, r_row in declared:
+            alpha, same, B = b_row.args["alpha"], b_row.args["same"], b_row.args["bound"]
+            if alpha not in recorded:
+                raise ValueError(f"{key[0]}/{key[1]}: no mistakes series at alpha = {alpha:g} (the runs record "
+                                 f"{sorted(recorded)})")
+            col = recorded[alpha]
             ep, M = curves(ctx, info["env_key"], info["cell"], col)
             K = float(ep[-1])
             m = mean_ci(M[:, -1], rng, ctx.n_boot)
-            B = thm3_explicit_bound(mdp.S, mdp.A, mdp.H, alpha, eps, K, info["params"].get("beta", 0.05))
-            bound_id, rate_id = pac_claim_ids(info["env_key"], info["cell"], alpha)
+            bound_id, rate_id = b_row.id, r_row.id
             also = "" if len(same) == 1 else f" (same episodes as alpha = {', '.join(f'{a:g}' for a in same[1:])})"
             q = _uniform_mistake_rate(mdp, alpha)
 
@@ -391,19 +418,18 @@ def vietri2020_thm4(ctx: AnalysisContext) -> AnalysisResult:
     rng = rng_for(ctx, "thm4")
     art = ctx.artifact("vietri2020_thm4", "md")
     rows, claims, lines = [], [], []
-    for info in _pucb_cells(ctx):
-        mdp = env_mdp(ctx, info["env_key"])
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    for info, b_row, r_row in _declared_pairs(thm4_declaration(ctx.experiment, ctx.infos, mdps, ctx.config),
+                                              _pucb_cells(ctx)):
+        mdp = mdps[info["env_key"]]
         p = info["params"]
         fit = _fit_row(ctx, info)
         reg = cell_regime(info, mdp, fit)
         ep, R = curves(ctx, info["env_key"], info["cell"])
         K = float(ep[-1])
         m = mean_ci(R[:, -1], rng, ctx.n_boot)
-
-        def bound(T, p=p, mdp=mdp):
-            return thm4_explicit_bound(T, mdp.S, mdp.A, mdp.H, p["epsilon"], p["beta"])
-
-        bound_id, rate_id = thm4_claim_ids(info["env_key"], info["cell"])
+        bound = b_row.args["bound"]
+        bound_id, rate_id = b_row.id, r_row.id
         s = controls.judge_bound(V.score_bound(m, bound, K, max_policy_gap(mdp)), m, bound(K), K * max_policy_gap(mdp),
                                  controls.linear_bound_outcome(lambda meas, bound=bound, K=K, mdp=mdp: V.score_bound(
                                      meas, bound, K, max_policy_gap(mdp)), K, controls.uniform_gap(mdp)))
