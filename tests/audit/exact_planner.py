@@ -5,11 +5,12 @@ privatizer door (central tree, each counter at eps/(3H): PUCB's accounting, Viet
 whose claim it inherits -- it releases 2H of PUCB's 3H counters per user). Its policy is
 ``argmax_a r/max(n, 1) + 4/sqrt(n + 1)`` per (h, s), computed from
 
-* the released counts (``exact = 0``): post-processing of the releases, eps-JDP by the billboard
-  lemma (Vietri et al. 2020 Lemma 2) -- the honest twin;
-* the exact counts (``exact = 1``): the same releases, but the actions every later user receives
-  depend on the earlier users' data without noise -- not private at all (JDP, their Def. 3, bounds
-  the law of those actions). An audit of the door's releases alone cannot tell the two apart.
+* the released counts (episodes before ``exact_from``): post-processing of the releases, eps-JDP by
+  the billboard lemma (Vietri et al. 2020 Lemma 2) -- the honest twin never leaves them;
+* the exact counts (episodes from ``exact_from`` on): the same releases, but the actions every later
+  user receives depend on the earlier users' data without noise -- not private at all (JDP, their
+  Def. 3, bounds the law of those actions). An audit of the door's releases alone cannot tell the
+  twins apart; an agent exact only from episode 8 on looks honest to an audit of 4 users.
 """
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ import math
 import numpy as np
 from numba import njit
 
-from privrl.agents.registry import POSITIVE, SWITCH, AgentSpec
+from privrl.agents.registry import NONNEGATIVE, POSITIVE, AgentSpec
 from privrl.mechanisms import accounting
 from privrl.mechanisms.accounting import per_counter_epsilon
 from privrl.mechanisms.privatizer import CENTRAL_TREE, door
 from privrl.rl import engine
 
-EPSILON, EXACT = 0, 1
+EPSILON, EXACT_FROM = 0, 1
+HONEST = 1e9  # exact_from of the honest twin: never
 _DOOR = door("none", "central-tree")
 privatizer_new, privatizer_release = _DOOR.new, _DOOR.release
 
@@ -47,7 +49,7 @@ def run_episodes(env, params, K, k0, k1, rng, rec, st):
     HSA = H * S * A
     states, actions, rewards = traj
     for k in range(k0, k1):
-        c = exact if params[EXACT] > 0.5 else released
+        c = exact if k >= params[EXACT_FROM] else released
         for h in range(H):
             for s in range(S):
                 best, arg = -math.inf, 0
@@ -74,10 +76,11 @@ def _guarantees(p, mdp, K):
     return [accounting.pucb_guarantee(p["epsilon"], mdp.H, K)]
 
 
-def spec(name: str, exact: bool) -> AgentSpec:
-    """The count-UCB agent under ``name``: planning on its exact counts (``exact``) or on its releases."""
+def spec(name: str, exact_from: float) -> AgentSpec:
+    """The count-UCB agent under ``name``, planning on its exact counts from episode ``exact_from`` on
+    (0: always; :data:`HONEST`: never) and on its releases before."""
     return AgentSpec(name=name, init_state=init_state, run_episodes=run_episodes,
-                     defaults={"epsilon": 1.0, "exact": 1.0 if exact else 0.0},
-                     domains={"epsilon": POSITIVE, "exact": SWITCH}, privacy_model="JDP",
+                     defaults={"epsilon": 1.0, "exact_from": float(exact_from)},
+                     domains={"epsilon": POSITIVE, "exact_from": NONNEGATIVE}, privacy_model="JDP",
                      reference="test fixture: count-UCB on the central tree (PUCB's accounting)",
                      privatizer="central-tree", guarantees=_guarantees)

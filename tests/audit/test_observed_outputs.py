@@ -17,8 +17,8 @@ N = 2000
 
 @pytest.fixture
 def twins(temporary_agent):
-    return (temporary_agent(exact_planner.spec("test-count-ucb-on-releases", exact=False)),
-            temporary_agent(exact_planner.spec("test-count-ucb-on-exact-counts", exact=True)))
+    return (temporary_agent(exact_planner.spec("test-count-ucb-on-releases", exact_planner.HONEST)),
+            temporary_agent(exact_planner.spec("test-count-ucb-on-exact-counts", 0)))
 
 
 def test_an_agent_planning_on_exact_counts_is_flagged_on_the_actions_it_takes(twins):
@@ -50,3 +50,13 @@ def test_the_observed_actions_are_the_other_users_and_follow_the_releases(twins)
         assert (np.ptp(first, axis=0).max() == 0) == deterministic
     plain = probe.sample_releases(exact, {}, mdp.P, pa.script(K, 0, "A"), 5, np.random.default_rng(4))
     assert plain.shape[1] == Y.shape[1] - (K - 1) * H
+
+
+def test_an_agent_exact_only_after_a_few_users_is_flagged_by_the_longer_audit(temporary_agent):
+    """Exact from the 9th user on: the audit of 4 users sees the honest agent; the audit of 64 users
+    (the default design's longer size) flags it -- replacement, the differing user first."""
+    late = temporary_agent(exact_planner.spec("test-count-ucb-exact-after-8", 8))
+    short = pa.audit_agent(late, ev.REPLACEMENT, np.random.default_rng(7), N, users=4)
+    assert short["verdict"] == "pass", short
+    long = pa.audit_agent(late, ev.REPLACEMENT, np.random.default_rng(8), 1000, users=64, positions=(0,))
+    assert long["verdict"] == "VIOLATION" and long["epsilon_lower_bound"] > long["claimed_epsilon"], long
