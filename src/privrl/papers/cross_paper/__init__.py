@@ -219,10 +219,10 @@ def _instance_scope(mdp, items) -> str:
             "stated for")
 
 
-def noise_off_declaration(experiment: str, env: str, agent: str, items, eps, mdp) -> tuple[str, str, float, float] | None:
+def noise_off_declaration(experiment: str, env: str, agent: str, items, mdp) -> tuple[str, str, float, float] | None:
     """(claim id, scope, K needed, noise-off crossover) of the noise-off level row the privacy-cost analysis
-    registers for one group (:func:`privacy_cost_declaration`'s arguments but ``eps``, kept for the
-    callers; ``mdp`` its instance), or None where it has none: an instance that is not one state and one
+    registers for one group (:func:`privacy_cost_declaration`'s experiment, env, agent and parameters
+    ``items``; ``mdp`` its instance), or None where it has none: an instance that is not one state and one
     step (the widths' prediction is a bandit's, :func:`privrl.results.controls.noise_off_prediction`) or
     an agent whose baseline is another agent (elimination: no widths). Scope "context": no paper states
     it -- it is the project's control check, built to reject the over-exploring twin. K needed:
@@ -239,14 +239,14 @@ def _noise_off_crossover(agent: str, items, mdp) -> float:
     return agent_crossover(agent, {**dict(items), "noise": 0.0}, mdp)
 
 
-def _noise_off_claim(ctx: AnalysisContext, env: str, agent: str, items, g: dict, base: np.ndarray, ep0, eps,
+def _noise_off_claim(ctx: AnalysisContext, env: str, agent: str, items, g: dict, base: np.ndarray, ep0,
                      paper: str, item: str, src: str, model_text: str):
     """The noise-off level row of one group (:func:`noise_off_declaration`: id, scope, K needed), scored with
     :func:`privrl.results.controls.score_noise_off_level` on the baseline's runs and on its over-exploring
     control cell's (statistical widths x10, :func:`privrl.results.controls.control_cell`); None where it
     has none. A context row: the project's control check, filed beside the agent's paper item."""
     mdp = _mdp_or_none(ctx, env)
-    decl = noise_off_declaration(ctx.experiment, env, agent, items, eps, mdp)
+    decl = noise_off_declaration(ctx.experiment, env, agent, items, mdp)
     if decl is None:
         return None
     claim_id, scope, k_needed, cross = decl
@@ -323,7 +323,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         if agent in UNSTATED:  # no shipped paper bounds this agent: both rows are context
             claims[-2:] = [dataclasses.replace(c, scope="context", regime=f"{UNSTATED_NOTE}; {c.regime}")
                            for c in claims[-2:]]
-        off = _noise_off_claim(ctx, env, agent, items, g, base, ep0, list(regimes), paper, item, src, model_text)
+        off = _noise_off_claim(ctx, env, agent, items, g, base, ep0, paper, item, src, model_text)
         if off is not None:
             claims.append(off)
         rows.append({

@@ -42,7 +42,7 @@ def privacy_cost(x: ExperimentCells) -> list[PlannedClaim]:
             eps_claim = x.claim(eps_id, "eps exponent: second eps cell past 10 x crossover", priv,
                                 gamma_need(x, priv), scope=scope)
         out += [x.claim(b_id, "privacy cost b: first eps cell", priv, min(needs), scope=scope), eps_claim]
-        off = noise_off_declaration(x.name, env, agent, items, eps, x.mdp.get(env))
+        off = noise_off_declaration(x.name, env, agent, items, x.mdp.get(env))
         if off is not None:  # the noise-off level row (one-state, one-step instances): the project's control check
             off_id, off_scope, off_need, off_cross = off
             row = x.claim(off_id, "noise-off level: 10 x noise-off crossover", priv, off_need, scope=off_scope)
