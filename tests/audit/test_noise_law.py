@@ -73,3 +73,13 @@ def test_rlsvi_perturbation_is_calibrated_against_its_label_law():
     assert np.isclose(sd[0, 0, 0, 1, 0], np.sqrt(10.0 * 0.5 * 2 * 8 * np.log(2 * 2 * 2 * 2 * 1)))  # k = 1, N = 0
     beta2 = 10.0 * 0.5 * 2 * 8 * np.log(16 * 2)  # k = 2: user 0 (A, state 0, action 0) visited (h, 0, 0)
     assert np.isclose(sd[0, 1, 0, 0, 0], np.sqrt(beta2 / 2)) and np.isclose(sd[0, 1, 0, 1, 0], np.sqrt(beta2))
+
+
+def test_a_door_releasing_bounded_noise_of_the_label_variance_is_flagged_by_its_law(agent="pucb"):
+    """The probe's bounded-noise door (every released value's noise replaced by +-sd of its own variance:
+    the label's second moment, eps = inf): the variance ratio reads ~1 and the variance test alone would
+    pass it; the law test flags it (tail ratio 0)."""
+    row = pa.power_curve(agent, ev.REPLACEMENT, np.random.default_rng(9), 1000, 0.05 / 100, (1.0,),
+                         variant="bounded-noise")[0]
+    assert row["verdict"] == "flagged" and row["variant"] == "bounded-noise, noise x1", row
+    assert 0.95 < row["variance_ratio"] < 1.05 and row["law_p_value"] < 1e-12 and row["tail_ratio"] == 0.0, row

@@ -253,8 +253,9 @@ def law_test(noise: np.ndarray, ref: np.ndarray, serial, t, tail: float = 0.01,
 # ----------------------------------------------------------------------------- the probe's noise log
 @njit
 def _log_noise(state, out, m):
-    """After the real door released ``out``: log it (serial s), the exact cumulative counts (serial
-    s + 0.25) and the users of the release (serial s + 0.5)."""
+    """After the real door released ``out`` (and the probe's broken variant, if any, changed it): log it
+    (serial s), the exact cumulative counts (serial s + 0.25) and the users of the release (serial s + 0.5)."""
+    pr._break(state, out)
     f = state[0]
     s, t = f[f.shape[0] - 1, 0], state[1][I_T]
     pr._log(out, s, t)
@@ -284,12 +285,14 @@ def noise_driver(agent: str, n_extra: int):
     return pr.driver(agent, n_extra, _NoiseSwaps)
 
 
-def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_multiplier: float = 1.0):
+def sample_noise(agent: str, params: dict, P, script: tuple, n: int, rng, noise_multiplier: float = 1.0,
+                 variant: str = "exact"):
     """``n`` runs of ``agent``'s kernel run with ``params`` on the scripted users: (noise[n, D] =
     released - exact, serial[D], t[D], m[D], exact[n, D]) of every value its privatizers released
-    (``exact``: the exact cumulative counts the door was fed)."""
+    (``exact``: the exact cumulative counts the door was fed); ``variant``: the probe's test-only broken
+    variants (:data:`privrl.audit.probe.VARIANTS`)."""
     control = np.zeros(pr.HEAD)
-    control[pr.MULT] = float(noise_multiplier)
+    control[pr.MULT], control[pr.VARIANT] = float(noise_multiplier), pr.VARIANTS[variant]
     out = pr.run_probe(agent, params, P, script, n, rng, control, _NoiseSwaps)
     D3 = out.shape[1]
     base = pr.HEAD + pr.LOG_CAPACITY

@@ -412,7 +412,7 @@ def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multipli
 
 def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, multipliers=POWER_MULTIPLIERS,
                 params: dict | None = None, users: int | None = None, label: dict | None = None,
-                instance: tuple | None = None) -> list[dict]:
+                instance: tuple | None = None, variant: str = "exact") -> list[dict]:
     """The noise-calibration rows of ``agent`` under ``relation``, one per noise multiplier m (the
     probe's ``noise_multiplier``): is the noise of the release at x``m`` below the noise the agent's
     *label* implies? ``params``: what the kernel runs with; ``label``: the parameters the agent is
@@ -432,8 +432,9 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     from privrl.audit.perturbation import perturbation_calibration, perturbation_of
 
     users = int(users or probe_of(agent)[1].users)
-    # an agent run with other parameters than its label (a wrong agent): its x1 row is power, not a false alarm
-    wrong = label is not None and audit_params(agent, label) != audit_params(agent, params)
+    # an agent run with other parameters than its label (a wrong agent), or a broken door (the probe's
+    # ``variant``, e.g. bounded-noise): its x1 row is power, not a false alarm
+    wrong = (label is not None and audit_params(agent, label) != audit_params(agent, params)) or variant != "exact"
     label = params if label is None else label
     claim = claimed(agent, relation, label, users, instance)
     eps, delta, src = claim if claim else (math.nan, 0.0, "no claim under this relation")
@@ -442,6 +443,8 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     rows = []
     label_ref = label_of(agent)
     pert = perturbation_of(agent)
+    if variant != "exact" and label_ref is None:
+        raise ValueError(f"{agent}: the probe's broken variants act on privatizer releases (a label calibration)")
     if pert is not None:  # a Gaussian perturbation against its label's law (RLSVI)
         lab = probe_of(agent)[0].resolve(audit_params(agent, label))
         u1, u0 = pair(agent, relation)
@@ -452,7 +455,12 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     elif label_ref is not None:
         spec = probe_of(agent)[0]
         lab = spec.resolve(audit_params(agent, label)) | {"_K": users}
+        from functools import partial
+
         from privrl.audit.label_noise import sample_noise
+
+        if variant != "exact":
+            sample_noise = partial(sample_noise, variant=variant)
 
         k, _ = _neighbour_pair(agent, relation, rng, 2, users, 1.0, params, order, sample_noise, instance)  # the position only
     else:
@@ -492,7 +500,8 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
             verdict = ("WRONG NOISE LAW" if law_only else "UNDER-NOISED") if flag else "pass"
         else:
             verdict = "flagged" if flag else "not flagged"
-        rows.append({"agent": agent, "relation": relation, "test": CALIBRATION, "variant": noise_name(float(m)),
+        name = noise_name(float(m)) if variant == "exact" else f"{variant}, {noise_name(float(m))}"
+        rows.append({"agent": agent, "relation": relation, "test": CALIBRATION, "variant": name,
                      "claimed_epsilon": eps, "delta": delta, "epsilon_lower_bound": math.nan, "p_value": pv,
                      "spread_ratio": ratio, "variance_ratio": vratio, "n_samples": n, "row_alpha": alpha,
                      "verdict": verdict, "statistic": statistic, "claim_source": src,

@@ -44,7 +44,9 @@ noise s.d.) and multiplies ``gaussian_noise``'s sigma; ``variant`` breaks the re
 the real door computed it, from the exact cumulative counts the wrapper keeps (two extra rows
 appended to the privatizer state): ``dropped-levels`` (central-tree: no noise on the nodes of
 levels >= ``drop_from``), ``reused-noise`` (every release carries the first release's noise),
-``shared-noise`` (every counter carries counter 0's noise).
+``shared-noise`` (every counter carries counter 0's noise), ``bounded-noise`` (every released value's
+noise replaced by +-sd, the sign of the real noise and the release's own variance: the label's second
+moment on a bounded support, eps = inf; central-tree and local-laplace).
 
 What other users receive (``sample_releases(observe=)``): the scripted engine sees the policy the
 kernel hands each user and the actions it takes for them, so it can log them, for every user but the
@@ -92,12 +94,12 @@ from privrl.agents.audit_probe import AuditProbe
 from privrl.agents.registry import get
 from privrl.mechanisms import privatizer
 from privrl.mechanisms.gaussian import gaussian_noise
-from privrl.mechanisms.kinds import I_KIND, I_LEVELS, I_T, ROW_CUM, ROW_LAST
+from privrl.mechanisms.kinds import F_SCALE, I_KIND, I_LEVELS, I_T, I_USERS, ROW_CUM, ROW_LAST
 from privrl.rl import engine
 
 MULT, USERS, ABSENT, RELEASED, CURSOR, VARIANT, DROP_FROM, SERIAL, OBSERVE, DIFFERING, HEAD = range(11)
 #: test-only broken variants of every release (see module docstring)
-VARIANTS = {"exact": 0, "dropped-levels": 1, "reused-noise": 2, "shared-noise": 3}
+VARIANTS = {"exact": 0, "dropped-levels": 1, "reused-noise": 2, "shared-noise": 3, "bounded-noise": 4}
 #: what the scripted engine logs of every user but the differing one (buffer slot OBSERVE): nothing, the
 #: actions the agent took for them (Vietri et al. 2020 Def. 3: JDP's output M_{-k}), or the policies it
 #: handed them (every state's action: a billboard, Vietri et al. 2020 Lemma 2, stronger than JDP)
@@ -113,6 +115,7 @@ _SIZE = _BUFFER.size
 BUFFER_SYMBOL = "privrl_probe_buffer"
 llvm_binding.add_symbol(BUFFER_SYMBOL, _BUFFER.ctypes.data)
 _TREE = privatizer.CENTRAL_TREE
+_LAPLACE = privatizer.LOCAL_LAPLACE
 
 
 @intrinsic
@@ -238,6 +241,21 @@ def _break(state, out):
             if t == 1:
                 kept[c] = out[c] - true[c]
             out[c] = true[c] + kept[c]
+    elif v == 4:  # bounded noise of the release's own variance: +-sd (the sign of the real noise)
+        scale = state[2][F_SCALE]
+        if istate[I_KIND] == _TREE:
+            nodes, u = 0, t
+            while u > 0:
+                nodes += u & 1
+                u >>= 1
+            var = nodes * 2.0 * scale * scale
+        elif istate[I_KIND] == _LAPLACE:
+            var = istate[I_USERS] * 2.0 * scale * scale
+        else:
+            raise ValueError("probe: the bounded-noise variant needs a central-tree or local-laplace privatizer")
+        sd = np.sqrt(var)
+        for c in range(n):
+            out[c] = true[c] + (sd if out[c] >= true[c] else -sd)
     else:
         z = out[0] - true[0]
         for c in range(n):
