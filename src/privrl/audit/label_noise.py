@@ -24,11 +24,14 @@ The audit takes the label separately from the parameters the kernel runs with
 ``epsilon = 10`` against its label ``epsilon = 1`` is the wrong agent that under-noises in its own
 code (tests/audit/test_label_noise.py).
 
-An agent not in :data:`LABELS` gets the default of its privatizer kind (:func:`label_of`). Agents
-without a clean analytic reference: Shuffled-OBI (its shuffle-RR
-release is a debiased unary RR sum over Lemma 4's per-bit eps with a data-dependent number of bits
-per user) and RLSVI (Gaussian noise inside the regression; the released Q-values are a nonlinear
-function of it): they keep the rank-sum test against their own x1.
+An agent not in :data:`LABELS` gets the default of its privatizer kind (:func:`label_of`).
+Shuffled-OBI's label is R_p at Lemma 4's per-bit eps on its encoding's bits per entry; RLSVI (Gaussian
+noise inside the regression) is calibrated on its perturbation (:mod:`privrl.audit.perturbation`).
+
+The law, not only the variance (:func:`law_test`): noise with the label's variance but another law --
+bounded support (eps = inf), a Gaussian where the label is a Laplace sum -- passes a second-moment
+test; per release the values are compared with draws of the label's law (:func:`label_law_draw`) by a
+two-sample Kolmogorov-Smirnov test and a tail-fraction test (docs/decisions/audit.md).
 """
 from __future__ import annotations
 

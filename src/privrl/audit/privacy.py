@@ -4,10 +4,11 @@ For an agent and a neighbour relation (:mod:`privrl.mechanisms.events`), two seq
 ``K >= 4`` scripted users ``U``, ``U'`` that differ in the user at one position are fed to
 the agent's own kernel through a probe (:mod:`privrl.audit.probe`: the kernel's bytecode
 with a scripted user engine and a recording privatizer door), ``n`` runs each; the output of
-a run is every statistic the kernel released over its K episodes, in order (the billboard the
-other users' policies are computed from -- the JDP output is post-processing of it and of
-their own data; for LDP / SDP agents it is post-processing of the users' messages; for RLSVI
-the perturbed Q-values of every episode). Two positions of the differing user are sampled:
+a run is every statistic the kernel released over its K episodes, in order (for RLSVI the
+perturbed Q-values of every episode), and the actions the kernel took for every user but the
+differing one -- the output JDP bounds (Vietri et al. 2020 Def. 3), observed by the scripted
+engine, so that an agent acting on data its releases do not carry is seen (``observe``; the
+statistics also see the releases alone). Two positions of the differing user are sampled:
 the first user (in every later release; all nodes of a binary-mechanism counter) and the
 middle one (released after others, so that noise reused across releases cancels). The audit
 
@@ -41,13 +42,17 @@ relation) also gets a *noise calibration* test at each noise multiplier of
 :data:`POWER_MULTIPLIERS` (x1, x1/1.2, x1/2, x1/3, x1/10): the noise the kernel releases (released -
 exact counts) against the variance the agent's *label* implies (the paper's per-counter mechanism at
 the labelled eps, :mod:`privrl.audit.label_noise`; not the kernel's own x1, which is as wrong as its
-releases when the agent under-noises in its own code), a one-sided variance-ratio test. Agents
-without an analytic label reference (Shuffled-OBI, RLSVI) keep the rank-sum spread test against their
-own x1 (:func:`calibration_test`). At x1 a flag is a false alarm; below, its power;
+releases when the agent under-noises in its own code), a one-sided variance-ratio test, and the
+noise's law against the label's (KS and tails per release, :func:`privrl.audit.label_noise.law_test`);
+RLSVI's perturbation against its label's Gaussian law (:mod:`privrl.audit.perturbation`). The rank-sum
+against an agent's own x1 (:func:`calibration_test`) is kept for an agent with neither. At x1 a flag
+is a false alarm (measured over repeated audit seeds: :func:`false_alarm_rows`); below, its power;
 :func:`smallest_detected` names the largest under-noising it flags. The audit takes the label apart
 from the parameters the kernel runs with: :data:`WRONG_AGENTS` (PUCB handed eps x10) are rows that
 must be flagged. The table runs every row of every test in one Bonferroni
-family (docs/decisions/mechanisms.md, "The agent audit's power").
+family (docs/decisions/mechanisms.md, "The agent audit's power"); what each test certifies and cannot
+see: docs/decisions/audit.md. The audit also runs at other sizes (``more_sizes``: K = 64 users, the
+second instance of :data:`INSTANCES`).
 """
 from __future__ import annotations
 
@@ -419,15 +424,19 @@ def power_curve(agent: str, relation: str, rng, n: int, alpha: float = 0.05, mul
     labelled with (the claim; default ``params``) -- separate inputs, so an agent that under-noises
     in its own code (its kernel run with eps x10 against the label eps) is a row like any other.
 
-    Agents of :data:`privrl.audit.label_noise.LABELS`: the released noise (released - exact counts,
-    the probe's door log) against the label's variance per value (the paper's per-counter mechanism
-    at the labelled eps), one-sided variance-ratio test (:func:`privrl.audit.label_noise.label_calibration`),
-    ``n`` runs per neighbouring sequence. The others (no analytic label reference: Shuffled-OBI,
-    RLSVI): the rank-sum spread test against the agent's own kernel at x1 (:func:`calibration_test`;
-    circular: it cannot see an agent that under-noises in its own code), stated in the row.
-    At x1 a flag is "UNDER-NOISED" (the agent as run releases less noise than its label implies: a false
-    alarm for a correct agent, a finding for a wrong one, like the privacy-loss rows' "VIOLATION");
-    below 1 ``flagged`` is the audit's power."""
+    Agents with a label (:func:`privrl.audit.label_noise.label_of`): the released noise (released -
+    exact counts, the probe's door log) against the label's variance per value (the paper's per-counter
+    mechanism at the labelled parameters), one-sided variance-ratio test
+    (:func:`privrl.audit.label_noise.label_calibration`), and against the label's law (two-sample KS and
+    tail fraction per release, :func:`privrl.audit.label_noise.law_calibration`), Bonferroni; ``n`` runs
+    per neighbouring sequence. RLSVI: its perturbation against N(0, beta_k / (N + 1)) at the labelled
+    beta_scale (:mod:`privrl.audit.perturbation`). An agent with neither: the rank-sum spread test
+    against its own kernel at x1 (:func:`calibration_test`; circular: it cannot see an agent that
+    under-noises in its own code), stated in the row. ``variant``: the probe's broken door
+    (:data:`privrl.audit.probe.VARIANTS`, e.g. ``bounded-noise``), labelled agents only.
+    At x1 a flag is "UNDER-NOISED" (the agent as run releases less noise than its label implies; "WRONG
+    NOISE LAW" when the law test alone flags it: a false alarm for a correct agent, a finding for a wrong
+    one, like the privacy-loss rows' "VIOLATION"); below 1 ``flagged`` is the audit's power."""
     from privrl.audit.label_noise import label_calibration, label_of, law_calibration
     from privrl.audit.perturbation import perturbation_calibration, perturbation_of
 
