@@ -206,13 +206,16 @@ def test_table_with_the_power_curve_and_its_claim():
     from privrl.papers.cross_paper import agent_audit_claim
 
     df = pa.agent_audit_table(np.random.default_rng(25), {"n": 2000, "n_calibration": N_CAL, "agents": ["pucb"],
-                                                           "variants": ["noise"], "false_alarm_seeds": 3})
+                                                           "variants": ["noise"], "false_alarm_seeds": 3,
+                                                           "false_alarm_n": 500})
     # + the wrong agent of the table's agents (PUCB handed eps x10) under both relations, in the same family;
     # the false-alarm seeds (3 per relation) outside it, at the same row level
     family = 2 * (1 + len(pa.POWER_MULTIPLIERS)) + 2
-    assert len(df) == family + 2 * 3 and (df["row_alpha"] == 0.05 / family).all()
+    assert len(df) == family + 2 * 3 * 2 and (df["row_alpha"] == 0.05 / family).all()
     fa = df[df["test"] == pa.FALSE_ALARMS]
-    assert len(fa) == 6 and set(fa["verdict"]) == {"pass"} and fa["variant"].str.startswith("noise x1, audit seed").all()
+    assert len(fa) == 12 and set(fa["verdict"]) == {"pass"}
+    assert fa["variant"].str.startswith("noise x1, audit seed").sum() == 6
+    assert fa["variant"].str.startswith("privacy loss x1, audit seed").sum() == 6
     assert set(df["size"]) == {"K = 4, S = 2, H = 2"}
     assert set(df.loc[df["test"] == pa.WRONG_AGENT, "verdict"]) == {"flagged"}
     cal = df[df["test"] == pa.CALIBRATION]
@@ -223,6 +226,7 @@ def test_table_with_the_power_curve_and_its_claim():
     assert len(power) == 2 and set(power["smallest_detected"]) == {"x1/1.2 and below"}
     assert set(power["smallest_overstatement"]) == {"eps x1.2 the label and above"}
     assert set(power["true_eps_2x_flagged"]) == {"yes"} and power["false_alarms"].str.startswith("0/3").all()
+    assert power["false_alarms_privacy_loss"].str.startswith("0/3 audit seeds (n = 250 held out)").all()
     md = pa.agent_audit_markdown(df)
     assert "## Power" in md and "smallest_detected" in md and "noise x1/2" in md
     claim = agent_audit_claim(df, "agent_audit.md")

@@ -242,7 +242,9 @@ def test_mechanism_jobs_are_priced_from_their_sizes():
     # sizes it was measured at; at most twice the main table's
     fa_s, fa = cost.AGENT_AUDIT_FALSE_ALARMS
     assert mech["agent_audit"]["false_alarm_seeds"] == fa["false_alarm_seeds"]
-    extra = fa_s + sum(s for s, _, _ in cost.AGENT_AUDIT_SIZES.values())
+    fl_s, fl = cost.AGENT_AUDIT_FALSE_ALARMS_LOSS  # the repeated privacy-loss row, when the design runs it
+    fl_s *= mech["agent_audit"].get("false_alarm_n", 0) / fl["false_alarm_n"]
+    extra = fa_s + fl_s + sum(s for s, _, _ in cost.AGENT_AUDIT_SIZES.values())
     assert at_reference == pytest.approx({"theorem_checks": 29.0, "privacy_audit": 3.0,
                                           "agent_audit": (354.0 / 12 + extra) * audited})
     assert at_reference["agent_audit"] <= 2 * 354.0 / 12 * audited

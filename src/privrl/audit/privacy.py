@@ -582,7 +582,8 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     power curve runs: (agent, kernel params, label params), one label-calibration row per relation),
     ``false_alarm_seeds`` (default :data:`FALSE_ALARM_SEEDS` when the power curve runs: the x1
     calibration repeated on that many audit seeds per (agent, relation), test :data:`FALSE_ALARMS`,
-    outside the family), ``more_sizes`` (default none: a list of ``{users, instance, n, n_calibration,
+    outside the family), ``false_alarm_n`` (default 0: the privacy-loss row at x1 repeated on the same
+    seeds with that many runs per sequence and position), ``more_sizes`` (default none: a list of ``{users, instance, n, n_calibration,
     multipliers, agents, relations}``, each the agents' privacy-loss row at x1 and power curve at another size --
     a longer horizon of users, the second instance of :data:`INSTANCES` -- in the same family; column
     ``size``). ``rng``: Generator or SeedSequence. No timing goes into the table (an output is
@@ -602,6 +603,7 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
     wrong = [(a, r, kp, lp) for a, kp, lp in sizes.get("wrong_agents", WRONG_AGENTS if "noise" in which else ())
              if a in agents for r in ev.NEIGHBOURS if claimed(a, r, lp, users) is not None]
     seeds = int(sizes.get("false_alarm_seeds", FALSE_ALARM_SEEDS if curve else 0))
+    n_fa_loss = int(sizes.get("false_alarm_n", 0))
     more = []
     for extra in sizes.get("more_sizes") or []:
         inst, k_users = _instance(extra.get("instance")), extra.get("users")
@@ -627,7 +629,7 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
                  for r in wrong_agent_rows(agent, relation, g, n_cal, a_row, kernel, label, users)]
     if seeds:
         for (agent, relation, _), g in zip(plan, rng.spawn(len(plan))):
-            rows += false_alarm_rows(agent, relation, g, n_cal, a_row, seeds, users)
+            rows += false_alarm_rows(agent, relation, g, n_cal, a_row, seeds, users, n_loss=n_fa_loss)
     for extra, inst, pairs in more:
         k_users = extra.get("users")
         x_n, x_cal = int(extra.get("n", 2000)), int(extra.get("n_calibration", 500))
@@ -642,16 +644,23 @@ def agent_audit_table(rng, sizes: dict | None = None) -> pd.DataFrame:
 
 
 def false_alarm_rows(agent: str, relation: str, rng, n: int, alpha: float, seeds: int,
-                     users: int | None = None, instance: tuple | None = None) -> list[dict]:
+                     users: int | None = None, instance: tuple | None = None, n_loss: int = 0) -> list[dict]:
     """The x1 noise calibration of ``agent`` under ``relation`` on ``seeds`` audit seeds (each its own
-    child of ``rng``'s SeedSequence), ``n`` runs per sequence, each at level ``alpha``: rows of test
-    :data:`FALSE_ALARMS`, verdict "false alarm" where a correct agent is flagged, else "pass"."""
+    child of ``rng``'s SeedSequence), ``n`` runs per sequence, and (``n_loss`` > 0) its privacy-loss row
+    at x1 with ``n_loss`` runs per sequence and position, each at level ``alpha``: rows of test
+    :data:`FALSE_ALARMS` (variant ``noise x1, audit seed i`` / ``privacy loss x1, audit seed i``),
+    verdict "false alarm" where a correct agent is flagged, else "pass"."""
     out = []
+    size = size_name(users or probe_of(agent)[1].users, instance)
     for i, g in enumerate(rng.spawn(seeds)):
-        row = power_curve(agent, relation, g, n, alpha, (1.0,), users=users, instance=instance)[0]
+        g_cal, g_loss = g.spawn(2)
+        row = power_curve(agent, relation, g_cal, n, alpha, (1.0,), users=users, instance=instance)[0]
         out.append(row | {"test": FALSE_ALARMS, "variant": f"noise x1, audit seed {i}",
-                          "verdict": "pass" if row["verdict"] == "pass" else "false alarm",
-                          "size": size_name(users or probe_of(agent)[1].users, instance)})
+                          "verdict": "pass" if row["verdict"] == "pass" else "false alarm", "size": size})
+        if n_loss:
+            row = audit_agent(agent, relation, g_loss, n_loss, 1.0, alpha, users=users, instance=instance)
+            out.append(row | {"test": FALSE_ALARMS, "variant": f"privacy loss x1, audit seed {i}",
+                              "verdict": "pass" if row["verdict"] == "pass" else "false alarm", "size": size})
     return out
 
 
@@ -693,9 +702,12 @@ def power_table(df: pd.DataFrame) -> pd.DataFrame:
         half = cal[cal["variant"] == "noise x1/2"]
         row["true_eps_2x_flagged"] = (("yes" if (half["verdict"] == "flagged").all() else "NO") if len(half)
                                       else "not run")
-        fa = g[g["test"] == FALSE_ALARMS]
+        fa = g[(g["test"] == FALSE_ALARMS) & g["variant"].str.startswith("noise")]
         row["false_alarms"] = (f"{int((fa['verdict'] != 'pass').sum())}/{len(fa)} audit seeds at the row level, "
                                f"{int((fa['p_value'] <= 0.05).sum())}/{len(fa)} at p <= 0.05" if len(fa) else "not run")
+        fl = g[(g["test"] == FALSE_ALARMS) & g["variant"].str.startswith("privacy loss")]
+        row["false_alarms_privacy_loss"] = (f"{int((fl['verdict'] != 'pass').sum())}/{len(fl)} audit seeds "
+                                            f"(n = {int(fl['n_samples'].max())} held out)" if len(fl) else "not run")
         broken = loss[loss["variant"] != "noise x1"]
         row["broken_flagged"] = (", ".join(f"{v}: {vd}" for v, vd in zip(broken["variant"], broken["verdict"]))
                                  or "none run")

@@ -164,6 +164,10 @@ AGENT_AUDIT_REFERENCE = (354.0 / 12, {"n": 30000, "n_calibration": 2000, "multip
 #: (every relation it claims) at ``n_calibration`` runs per sequence and ``false_alarm_seeds`` seeds
 #: (measured: 16.0 s for the 12 agents, 2-core AMD EPYC shared with other jobs, process CPU, probes loaded)
 AGENT_AUDIT_FALSE_ALARMS = (16.0 / 12, {"n_calibration": 2000, "false_alarm_seeds": 10})
+#: the privacy-loss row at x1 repeated on the same seeds (``false_alarm_n`` runs per sequence and position):
+#: CPU s per audited agent at the reference
+#: (measured: 102.6 s for the 12 agents, as above)
+AGENT_AUDIT_FALSE_ALARMS_LOSS = (102.6 / 12, {"false_alarm_n": 2000, "false_alarm_seeds": 10})
 #: the agent audit at other sizes (``more_sizes``): per instance, CPU s per audited agent at the reference
 #: size (the privacy-loss row at x1 and a power curve per relation audited), the size, the relations audited
 #: (measured as above: K = 64 under replacement 92.9 s for the 12 agents, S = 3 H = 3 under every relation
@@ -178,7 +182,8 @@ def agent_audit_seconds(given: Mapping[str, Any], agents: int) -> float:
     """CPU s of the agent audit job (beyond compiling its probes) at sizes ``given`` (config
     ``mechanisms.agent_audit``) over ``agents`` audited agents: the main table (privacy-loss rows and
     power curve, :data:`AGENT_AUDIT_REFERENCE`), the repeated x1 calibration
-    (:data:`AGENT_AUDIT_FALSE_ALARMS`; none without a power curve) and every size of ``more_sizes``
+    (:data:`AGENT_AUDIT_FALSE_ALARMS`; none without a power curve), the repeated x1 privacy-loss row
+    (:data:`AGENT_AUDIT_FALSE_ALARMS_LOSS`, with ``false_alarm_n``) and every size of ``more_sizes``
     (:data:`AGENT_AUDIT_SIZES`, scaled by its runs, users and relations), each scaled by its work."""
     ref_s, ref, users = AGENT_AUDIT_REFERENCE
     n, n_cal = (size_work(given.get(k, ref[k])) for k in ("n", "n_calibration"))
@@ -190,6 +195,10 @@ def agent_audit_seconds(given: Mapping[str, Any], agents: int) -> float:
     seeds = int(given.get("false_alarm_seeds", fa["false_alarm_seeds"] if curve else 0))
     per_agent += fa_s * seeds / fa["false_alarm_seeds"] * n_cal / fa["n_calibration"] * size_work(
         given.get("users", users)) / users
+    fl_s, fl = AGENT_AUDIT_FALSE_ALARMS_LOSS
+    if seeds and given.get("false_alarm_n"):
+        per_agent += fl_s * seeds / fl["false_alarm_seeds"] * size_work(given["false_alarm_n"]) / fl["false_alarm_n"] \
+            * size_work(given.get("users", users)) / users
     for extra in given.get("more_sizes") or []:
         x_s, x, x_rel = AGENT_AUDIT_SIZES[extra.get("instance", "riverswim S=2 H=2")]
         x_runs = (size_work(extra.get("n", 2000)) + size_work(extra.get("n_calibration", 500))
