@@ -103,13 +103,14 @@ def perturbation_calibration(agent: str, scripts: dict, params: dict, label: dic
                              noise_multiplier: float = 1.0, P=None) -> dict:
     """The calibration of ``agent``'s perturbation run with ``params`` against its ``label`` (resolved
     parameters with ``beta_scale``) on the scripted neighbouring sequences ``scripts = {name: script}``,
-    ``n`` runs each, on the transitions' shapes ``P`` (default the audit's tiny instance): {p,
-    p_variance, p_law, variance_ratio, tail_ratio, ks_distance}."""
+    ``n`` runs each, on the transitions' shapes ``P[H, S, A, S]`` (the audit passes its instance's;
+    default RiverSwim S = 2, H = 2, the audit's tiny instance): {p, p_variance, p_law, variance_ratio,
+    tail_ratio, ks_distance}."""
     from scipy import stats
 
-    from privrl.audit.privacy import tiny_mdp
+    from privrl.rl import envs
 
-    P = tiny_mdp().P if P is None else P
+    P = envs.riverswim(S=2, H=2, reward_noise="deterministic").P if P is None else P
     S, A = P.shape[1], P.shape[2]
     zs = []
     for sc in scripts.values():

@@ -475,8 +475,9 @@ def agent_audit_claim(audit: pd.DataFrame, artifact: str):
         for r in power.itertuples():
             detected.setdefault(r.smallest_detected, []).append(f"{r.agent} {r.relation}")
         weakest = min(detected, key=lambda d: (pa._multiplier(d.split()[0]) if d.endswith("and below") else 0.0))
-        measured += (f"; noise calibration against the noise the label implies (rank-sum against the agent's own "
-                     f"x1 where no analytic label reference: shuffled-obi, rlsvi) (power curve at noise x{', x'.join(pa.noise_name(m)[7:] for m in mults)}, "
+        measured += (f"; noise variance and law (KS, tails) against the label's mechanism, RLSVI's perturbation against "
+                     f"N(0, beta_k/(N+1)); the others' actions observed as JDP's output (what each test certifies and cannot "
+                     f"see: docs/decisions/audit.md) (power curve at noise x{', x'.join(pa.noise_name(m)[7:] for m in mults)}, "
                      f"{int(cal['n_samples'].max())} runs per sequence): false alarms at x1 {alarms}/{len(power)}, "
                      f"noise x1/2 flagged {int((half['verdict'] == 'flagged').sum())}/{len(half)}; smallest "
                      "under-noising detected: " + "; ".join(f"{d} ({len(v)} pairs)" for d, v in detected.items())
