@@ -13,7 +13,7 @@ their crossovers, and the K needed of the common kinds of row.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
 from privrl.design import experiments
@@ -155,8 +155,10 @@ Rule = Callable[[ExperimentCells], list[PlannedClaim]]
 class Row:
     """One row an analysis declares before any data: its id, the plan's name of its K rule, the cells it
     reads ((env key, cell id) pairs), the K its verdict needs, its scope ("paper_claim" rows above eps 10
-    become context by :func:`privrl.results.claims.eps_scope`, in the ledger and the plan alike) and, for
-    the analysis's scorer, what it needs to score the row (``args``; not compared)."""
+    become context by :func:`privrl.results.claims.eps_scope`, in the ledger and the plan alike), the
+    crossovers the plan prints for it where they are not its cells' own (``crossovers``, e.g. a noise-off
+    crossover; None: its cells') and, for the analysis's scorer, what it needs to score the row (``args``;
+    neither compared)."""
 
     id: str
     rule: str
@@ -164,6 +166,7 @@ class Row:
     need: float = NO_K
     scope: str = "paper_claim"
     k_max: float = math.inf
+    crossovers: Mapping[str, float] | None = field(default=None, compare=False)
     args: Mapping = field(default_factory=dict, compare=False)
 
 
@@ -181,11 +184,14 @@ def design_infos(x: ExperimentCells) -> list[dict]:
 
 def declared(declare: Declaration) -> Rule:
     """The plan rule of an analysis: its declaration run on the design's cells, each row a
-    :class:`PlannedClaim` with its cells' crossovers."""
+    :class:`PlannedClaim` with its cells' crossovers (or the row's own ``crossovers``)."""
     def rule(x: ExperimentCells) -> list[PlannedClaim]:
         by = {(c.env, c.cell): c for c in x.cells}
-        return [x.claim(r.id, r.rule, [by[k] for k in r.cells], r.need, r.k_max, r.scope)
-                for r in declare(x.name, design_infos(x), x.mdp, x.config)]
+        out = []
+        for r in declare(x.name, design_infos(x), x.mdp, x.config):
+            claim = x.claim(r.id, r.rule, [by[k] for k in r.cells], r.need, r.k_max, r.scope)
+            out.append(claim if r.crossovers is None else replace(claim, crossovers=dict(r.crossovers)))
+        return out
 
     rule.declaration = declare
     return rule

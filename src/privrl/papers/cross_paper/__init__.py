@@ -38,6 +38,7 @@ import pandas as pd
 
 from privrl.agents.crossover import first_step_gap
 from privrl.agents.registry import agent_crossover
+from privrl.agents.registry import get as agent_spec
 from privrl.rl import seeding
 from privrl.results import verdicts as V
 from privrl.results import controls
@@ -48,6 +49,8 @@ from privrl.results.stats import mean_ci, seed_matrix
 from privrl.papers.cross_paper import cross_model, separation, surface
 from privrl.papers.analysis import AnalysisContext, AnalysisResult
 from privrl.papers.common import env_mdp
+from privrl.papers.designs import window_k
+from privrl.papers.planned import Row, fit_decades
 from privrl.papers.registry import Paper
 
 ADDITIVE = (0.0, "power", (1.0, 1.0))
@@ -92,12 +95,12 @@ FIXED = ("epsilon", "noise")
 BASELINE_AGENT = {"sdp-pe": "pe", "sdp-pe-jdp": "pe", "sdp-pe-ldp": "pe"}
 
 
-def _groups(ctx: AnalysisContext) -> dict:
-    """(env, agent, other params) -> {'base': info or None, 'private': {eps: info}}: the baseline is
-    the agent's ``noise = 0`` cell, or the run of ``BASELINE_AGENT`` with the same shared parameters."""
+def _groups(infos: list[dict]) -> dict:
+    """(env, agent, other params) -> {'base': info or None, 'private': {eps: info}} of the run infos: the
+    baseline is the agent's ``noise = 0`` cell, or the run of ``BASELINE_AGENT`` with the same shared parameters."""
     out: dict = {}
     others = []
-    for info in ctx.infos:
+    for info in infos:
         p = info["params"]
         if "epsilon" not in p or ("noise" not in p and info["agent"] not in BASELINE_AGENT):
             others.append(info)
@@ -131,13 +134,22 @@ def _saturation(ctx: AnalysisContext, env: str, cell: str) -> float:
     return float(f.saturated_fraction.mean()) if len(f) and "saturated_fraction" in f else float("nan")
 
 
-def _fits(ctx: AnalysisContext) -> dict:
-    """(env, agent, other params) -> (group, fit, regimes, base, priv, ep0) for every group with a baseline."""
+def _declared(ctx: AnalysisContext) -> list[Row]:
+    """The analysis's rows, declared on its run infos (:func:`privacy_cost_declaration`)."""
+    mdps = {env: _mdp_or_none(ctx, env) for env in sorted({info["env_key"] for info in ctx.infos})}
+    return privacy_cost_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)
+
+
+def _fits(ctx: AnalysisContext, declared: list[Row] | None = None) -> dict:
+    """(env, agent, other params) -> (group, fit, regimes, base, priv, ep0) for every group the declaration
+    lists (``declared``, by default :func:`_declared`: a baseline and private cells)."""
     decades = float(ctx.config.get("fit_decades", 2))
     out = {}
-    for (env, agent, items), g in sorted(_groups(ctx).items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
-        if g["base"] is None or len(g["private"]) < 1:
+    for row in (_declared(ctx) if declared is None else declared):
+        env, agent, items = row.args["group"]
+        if (env, agent, items) in out:
             continue
+        g = {"base": row.args["base"], "private": row.args["private"]}
         _, ep0, base = seed_matrix(ctx.runs(env, g["base"]["cell"]))
         priv = {}
         for eps, info in g["private"].items():
@@ -180,7 +192,8 @@ def _sibling(fits: dict, env: str, agent: str, items, delivered: str) -> tuple[s
 def eps_exponent_test(agent: str, model: str, eps: Sequence[float]) -> tuple[str, bool]:
     """(the lower bound that pins ``agent``'s eps exponent under ``model``, or "" where none does: a law
     other than 1/eps, or no matching lower bound; whether the design's ``eps`` grid reads it two-sided).
-    The analysis and the claim plan (:mod:`privrl.papers.cross_paper.plan`) both decide by it."""
+    The declaration (:func:`privacy_cost_declaration`: the eps row's K needed) and the analysis (the row's
+    statement) both decide by it."""
     (_, law, _), *_ = TARGETS.get(agent, (MODEL_TARGETS.get(model, ADDITIVE), None, None, None))
     lower = PINNED.get(model, "") if law == "power" else ""
     return lower, bool(lower) and EV.reads_two_sided(eps)
@@ -191,17 +204,59 @@ def privacy_cost_tag(agent: str, env: str, items) -> str:
     return f"{agent}_{env}_{_fmt_params(items).replace('=', '').replace(', ', '_').replace('.', 'p')}"
 
 
-def privacy_cost_declaration(experiment: str, env: str, agent: str, items, eps) -> list[tuple[str, str]]:
+def privacy_cost_ids(experiment: str, env: str, agent: str, items, eps) -> list[tuple[str, str]]:
     """(claim id, scope) of the two rows (b, then the eps exponent) the privacy-cost analysis registers
     for one group -- (env, agent, its other parameters ``items``) over the eps cells ``eps`` -- as the
     ledger files them: context for an agent no shipped paper bounds (``UNSTATED``) and for a group with a
-    cell above eps 10 (:func:`privrl.results.claims.eps_scope`). The analysis names its rows by it and the
-    claim plan (:mod:`privrl.papers.cross_paper.plan`) runs it without data."""
+    cell above eps 10 (:func:`privrl.results.claims.eps_scope`); :func:`privacy_cost_declaration` names
+    its rows by it."""
     from privrl.results.claims import eps_scope
 
     tag = f"{experiment}_{privacy_cost_tag(agent, env, items)}"
     scope = "context" if agent in UNSTATED else eps_scope(eps)
     return [(f"{tag}_b", scope), (f"{tag}_eps", scope)]
+
+
+def privacy_cost_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``privacy_cost``, declared from the run infos alone (no data). Per group of the infos
+    (:func:`_groups`: env, agent and its parameters other than eps and noise) with a noise-off baseline and
+    private cells, in the analysis's order (sorted by group), each reading the group's private cells:
+
+    * the b row: K needed the first eps cell's fit window (:func:`privrl.papers.designs.window_k` over the
+      config's ``fit_decades``, from 10 x its crossover: the smallest over the eps cells);
+    * the eps-exponent row: K needed by the verdict's own rule (:func:`privrl.results.eps_verdicts.gamma_need`:
+      two eps cells past 10 x their crossover, or four over a decade where :func:`eps_exponent_test` reads
+      the exponent two-sided on the group's eps grid);
+    * on a one-state, one-step instance, the noise-off level row (:func:`noise_off_declaration`: context,
+      its K needed 10 x the noise-off crossover, the crossover the plan prints for it).
+
+    Ids and scopes by :func:`privacy_cost_ids`. ``args``: the group key, its baseline and private infos
+    ({eps: info}) and the row's kind ("b", "eps", "noise_off"; the noise-off crossover). The analysis scores
+    the groups and names the rows it lists; the claim plan (:mod:`privrl.papers.cross_paper.plan`) runs it
+    on the design's cells."""
+    decades = fit_decades(config)
+    out = []
+    for (env, agent, items), g in sorted(_groups(infos).items(), key=lambda kv: kv[0]):
+        if g["base"] is None or not g["private"]:
+            continue
+        mdp = mdps.get(env)
+        cross = {e: agent_crossover(agent, info["params"], mdp) for e, info in g["private"].items()}
+        cells = tuple((env, info["cell"]) for info in g["private"].values())
+        (b_id, scope), (eps_id, _) = privacy_cost_ids(experiment, env, agent, items, list(cross))
+        two_sided = eps_exponent_test(agent, agent_spec(agent).privacy_model, list(cross))[1]
+        args = {"group": (env, agent, items), "base": g["base"], "private": g["private"]}
+        out.append(Row(b_id, "privacy cost b: first eps cell", cells, min(window_k(k, decades) for k in cross.values()),
+                       scope, args={**args, "kind": "b"}))
+        out.append(Row(eps_id, "eps exponent, two-sided: 4 eps cells over a decade past 10 x crossover" if two_sided
+                       else "eps exponent: second eps cell past 10 x crossover", cells,
+                       EV.gamma_need(list(cross.items()), two_sided), scope, args={**args, "kind": "eps"}))
+        off = noise_off_declaration(experiment, env, agent, items, mdp)
+        if off is not None:  # the noise-off level row (one-state, one-step instances): the project's control check
+            off_id, off_scope, off_need, off_cross = off
+            out.append(Row(off_id, "noise-off level: 10 x noise-off crossover", cells, off_need, off_scope,
+                           crossovers={f"{agent} noise off": off_cross},
+                           args={**args, "kind": "noise_off", "crossover": off_cross}))
+    return out
 
 
 def _instance_scope(mdp, items) -> str:
@@ -221,10 +276,11 @@ def _instance_scope(mdp, items) -> str:
 
 def noise_off_declaration(experiment: str, env: str, agent: str, items, mdp) -> tuple[str, str, float, float] | None:
     """(claim id, scope, K needed, noise-off crossover) of the noise-off level row the privacy-cost analysis
-    registers for one group (:func:`privacy_cost_declaration`'s experiment, env, agent and parameters
-    ``items``; ``mdp`` its instance), or None where it has none: an instance that is not one state and one
-    step (the widths' prediction is a bandit's, :func:`privrl.results.controls.noise_off_prediction`) or
-    an agent whose baseline is another agent (elimination: no widths). Scope "context": no paper states
+    registers for one group (:func:`privacy_cost_ids`'s experiment, env, agent and parameters ``items``;
+    ``mdp`` its instance; :func:`privacy_cost_declaration` lists it), or None where it has none: an
+    instance that is not one state and one step (the widths' prediction is a bandit's,
+    :func:`privrl.results.controls.noise_off_prediction`) or an agent whose baseline is another agent
+    (elimination: no widths). Scope "context": no paper states
     it -- it is the project's control check, built to reject the over-exploring twin. K needed:
     ``regime_factor`` x the agent's noise-off crossover; the scorer
     (:func:`privrl.results.controls.score_noise_off_level`) takes it from here."""
@@ -239,17 +295,17 @@ def _noise_off_crossover(agent: str, items, mdp) -> float:
     return agent_crossover(agent, {**dict(items), "noise": 0.0}, mdp)
 
 
-def _noise_off_claim(ctx: AnalysisContext, env: str, agent: str, items, g: dict, base: np.ndarray, ep0,
-                     paper: str, item: str, src: str, model_text: str):
-    """The noise-off level row of one group (:func:`noise_off_declaration`: id, scope, K needed), scored with
-    :func:`privrl.results.controls.score_noise_off_level` on the baseline's runs and on its over-exploring
-    control cell's (statistical widths x10, :func:`privrl.results.controls.control_cell`); None where it
-    has none. A context row: the project's control check, filed beside the agent's paper item."""
-    mdp = _mdp_or_none(ctx, env)
-    decl = noise_off_declaration(ctx.experiment, env, agent, items, mdp)
-    if decl is None:
+def _noise_off_claim(ctx: AnalysisContext, row: Row | None, env: str, agent: str, items, g: dict, base: np.ndarray,
+                     ep0, paper: str, item: str, src: str, model_text: str):
+    """The noise-off level row of one group (``row``, declared by :func:`privacy_cost_declaration`: id, scope,
+    K needed, noise-off crossover), scored with :func:`privrl.results.controls.score_noise_off_level` on the
+    baseline's runs and on its over-exploring control cell's (statistical widths x10,
+    :func:`privrl.results.controls.control_cell`); None where the group has none. A context row: the
+    project's control check, filed beside the agent's paper item."""
+    if row is None:
         return None
-    claim_id, scope, k_needed, cross = decl
+    mdp = _mdp_or_none(ctx, env)
+    claim_id, scope, k_needed, cross = row.id, row.scope, row.need, row.args["crossover"]
     K = float(ep0[-1])
     predicted = controls.noise_off_prediction(first_step_gap(mdp), cross, mdp.A)
     rng = seeding.generator("privacy_cost_noise_off", f"{ctx.experiment}/{env}/{agent}/{items}", 0)
@@ -285,7 +341,11 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
     wrong twins (:mod:`privrl.results.controls`); the D curves for the figure; the Claims."""
     rows, curves, claims = [], {}, []
     art = ctx.artifact("privacy_cost", "md")
-    fits = _fits(ctx)
+    declared = _declared(ctx)
+    fits = _fits(ctx, declared)
+    named = {}  # group -> {kind: declared row}
+    for row in declared:
+        named.setdefault(row.args["group"], {})[row.args["kind"]] = row
     for (env, agent, items), (g, fit, regimes, base, priv, ep0) in fits.items():
         info0 = g["base"] if agent not in BASELINE_AGENT else next(iter(g["private"].values()))
         model = info0["privacy_model"]
@@ -303,7 +363,8 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         (b_score, b_controls), (g_score, g_controls) = controls.privacy_cost_with_twins(
             score, eps_cells(fit, regimes), sibling, twin_name, sibling_why)
         params = _fmt_params(items)
-        (b_id, _), (eps_id, _) = privacy_cost_declaration(ctx.experiment, env, agent, items, list(regimes))
+        mine = named[(env, agent, items)]
+        b_id, eps_id = mine["b"].id, mine["eps"].id
         kind = "additive" if b_paper == 0.0 else "multiplicative"
         pin = ""
         if two_sided:
@@ -323,7 +384,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         if agent in UNSTATED:  # no shipped paper bounds this agent: both rows are context
             claims[-2:] = [dataclasses.replace(c, scope="context", regime=f"{UNSTATED_NOTE}; {c.regime}")
                            for c in claims[-2:]]
-        off = _noise_off_claim(ctx, env, agent, items, g, base, ep0, paper, item, src, model_text)
+        off = _noise_off_claim(ctx, mine.get("noise_off"), env, agent, items, g, base, ep0, paper, item, src, model_text)
         if off is not None:
             claims.append(off)
         rows.append({
