@@ -15,12 +15,8 @@ from privrl.papers import registry
 from privrl.plan import claims as claim_plan
 from privrl.plan import validate
 
-#: analyses whose plan rule is not (yet) their analysis's declaration run on the design: the analysis's
-#: context rows are not listed at all (the privacy surface: its members are the privacy-cost analysis's
-#: fits); docs/decisions/claims.md, "Each claim declared once"
-NOT_DECLARED = {"privacy_surface"}
-#: the artifact the ledger rows of an analysis in NOT_DECLARED cite, where the plan lists none of them
-UNLISTED_ARTIFACTS = ("/privacy_surface.md",)
+from tests.papers.synthetic import privacy_context
+
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +46,6 @@ def test_the_plan_lists_the_ledgers_ids_and_scopes(design):
     1e11 (data): it compares as a paper claim."""
     config, claims, ledger = design
     stale = _stale(config, ledger)
-    ledger = ledger[~ledger.artifact.fillna("").str.endswith(UNLISTED_ARTIFACTS)]
     planned, scored = {}, {}
     for c in claims:
         planned.setdefault(c.experiment, set()).add((c.claim, c.scope))
@@ -94,15 +89,14 @@ def _synthetic_pucb(tmp_path):
 
 
 def test_every_plan_rule_is_its_analysis_declaration(tmp_path):
-    """A plan rule is the analysis's declaration run on the design (planned.declared), except the analyses
-    named in NOT_DECLARED; and the analyses of RUN_ON_SYNTHETIC, run on synthetic runs, score exactly the
+    """Every plan rule is the analysis's declaration run on the design (planned.declared); and the analyses of RUN_ON_SYNTHETIC, run on synthetic runs, score exactly the
     rows (id, scope) their declaration lists on the same run infos: the analysis iterates its declaration."""
     from privrl.papers.common import env_mdp
 
     rules = registry.claim_rules()
     assert set(rules) == set(registry.analyses())  # every analysis has a rule
     undeclared = {a for a, r in rules.items() if not hasattr(r, "declaration")}
-    assert undeclared == NOT_DECLARED
+    assert not undeclared
     ctx = _synthetic_pucb(tmp_path)
     mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
     for name in RUN_ON_SYNTHETIC:
@@ -125,6 +119,26 @@ def test_the_privacy_cost_analysis_scores_its_declared_rows(tmp_path):
     assert sorted(scored) == sorted((r.id, r.scope) for r in rows)
     assert [r.args["kind"] for r in rows] == ["b", "eps", "noise_off"] and rows[-1].scope == "context"
     assert {r.cells for r in rows} == {(("riverswim", "pucb_1"), ("riverswim", "pucb_10"))}  # the private cells
+
+
+def test_the_privacy_surface_measures_its_declared_rows(tmp_path, monkeypatch):
+    """The privacy surface, run on synthetic runs of one algorithm under the three trust models (three eps
+    each), measures exactly the context rows (id, scope) its declaration -- the plan rule -- lists, in its
+    order: per eps the separation, central < shuffle and shuffle < local."""
+    from privrl.papers import cross_paper
+    from privrl.papers.common import env_mdp
+    from tests.papers.cross_paper.test_privacy_surface import EPS, _family
+
+    monkeypatch.setattr(cross_paper.surface, "figure", lambda ctx, ms: None)
+    p = {"bonus_scale": 1.0, "delta": 0.05, "z": 3.0}
+    cells = [c for i, a in enumerate(("private-ucbvi-jdp", "private-ucbvi-sdp", "private-ucbvi-ldp"))
+             for c in _family(a, 0.5 * (a == "private-ucbvi-ldp"), 300.0, i, p)]
+    ctx = privacy_context(tmp_path, cells)
+    mdps = {env: env_mdp(ctx, env) for env in ctx.config["envs"]}
+    rows = registry.claim_rules()["privacy_surface"].declaration(ctx.experiment, ctx.infos, mdps, ctx.config)
+    scored = [(r.claim_id, r.scope) for r in registry.analysis("privacy_surface")(ctx).claims.itertuples()]
+    assert scored == [(r.id, r.scope) for r in rows] and len(rows) == 3 * len(EPS)
+    assert {r.scope for r in rows} == {"context"} and [r.args["kind"] for r in rows[:3]] == ["separation", "order", "order"]
 
 
 def test_stale_experiments_are_planned_with_the_analyses_ids(design):

@@ -28,8 +28,7 @@ rule, scope) from the run infos alone, names the rows it scores by that declarat
 is the declaration run on the design's cells (:func:`privrl.papers.planned.declared`; each paper's
 ``plan.py`` maps its analyses to their declarations, gathered by
 :func:`privrl.papers.registry.claim_rules`); an analysis without a rule is reported, its claims not
-counted. The privacy surface's context rows are not listed (its members are the privacy-cost analysis's
-fits); docs/decisions/claims.md, "Each claim declared once".
+counted; docs/decisions/claims.md, "Each claim declared once".
 
 Which rows are paper claims and which are context is decided by the analyses' own functions,
 called here rather than copied: :func:`privrl.papers.table_orders.dominance` (Garcelon Table 1's and

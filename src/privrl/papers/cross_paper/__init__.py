@@ -134,10 +134,14 @@ def _saturation(ctx: AnalysisContext, env: str, cell: str) -> float:
     return float(f.saturated_fraction.mean()) if len(f) and "saturated_fraction" in f else float("nan")
 
 
+def _mdps(ctx: AnalysisContext) -> dict:
+    """env key -> the run's MDP (None for an env the config does not list)."""
+    return {env: _mdp_or_none(ctx, env) for env in sorted({info["env_key"] for info in ctx.infos})}
+
+
 def _declared(ctx: AnalysisContext) -> list[Row]:
     """The analysis's rows, declared on its run infos (:func:`privacy_cost_declaration`)."""
-    mdps = {env: _mdp_or_none(ctx, env) for env in sorted({info["env_key"] for info in ctx.infos})}
-    return privacy_cost_declaration(ctx.experiment, ctx.infos, mdps, ctx.config)
+    return privacy_cost_declaration(ctx.experiment, ctx.infos, _mdps(ctx), ctx.config)
 
 
 def _fits(ctx: AnalysisContext, declared: list[Row] | None = None) -> dict:
@@ -256,6 +260,60 @@ def privacy_cost_declaration(experiment: str, infos: list[dict], mdps, config) -
             out.append(Row(off_id, "noise-off level: 10 x noise-off crossover", cells, off_need, off_scope,
                            crossovers={f"{agent} noise off": off_cross},
                            args={**args, "kind": "noise_off", "crossover": off_cross}))
+    return out
+
+
+def privacy_surface_declaration(experiment: str, infos: list[dict], mdps, config) -> list[Row]:
+    """The rows of ``privacy_surface``, declared from the run infos alone (no data): all context, never
+    scored (:data:`surface.SEPARATION_WHY`, :data:`surface.ORDER_WHY`). Its members are the privacy-cost
+    analysis's groups (:func:`privacy_cost_declaration`; per env and agent the last in its order, as the
+    surface keys its members). Per env, family of :data:`surface.FAMILIES` with a central and a local member,
+    and eps both ran, in the analysis's order:
+
+    * the separation row (D_LDP / D_JDP): K needed the central cell's fit window from 10 x its crossover
+      (:func:`privrl.papers.designs.window_k`), read only up to the local cell's crossover (``k_max``: past
+      it :func:`surface.score_separation` is inconclusive);
+    * with a shuffle member at that eps, "central < shuffle" and "shuffle < local": K needed both cells'
+      fit windows.
+
+    ``args``: env, family, eps, the row's kind ("separation", "order"), its members' agents (lower first;
+    the order's text). The analysis (:func:`surface.trust_model_rows`) measures and names the rows it lists;
+    the claim plan runs it on the design's cells."""
+    decades = fit_decades(config)
+    by = {}
+    for row in privacy_cost_declaration(experiment, infos, mdps, config):
+        env, agent, _ = row.args["group"]
+        by[(env, agent)] = row.args["private"]
+
+    def cell(env: str, agent: str, eps: float) -> tuple[tuple[str, str], float]:
+        info = by[(env, agent)][eps]
+        return (env, info["cell"]), agent_crossover(agent, info["params"], mdps.get(env))
+
+    out = []
+    for env in sorted({e for e, _ in by}):
+        for fam, (c_ag, s_ag, l_ag) in surface.FAMILIES.items():
+            c, sh, loc = by.get((env, c_ag)), by.get((env, s_ag)), by.get((env, l_ag))
+            if c is None or loc is None:
+                continue
+            for eps in sorted(set(c) & set(loc)):
+                stem = f"{experiment}_{env}_{fam.lower().replace('-', '_')}_"
+                args = {"env": env, "family": fam, "eps": eps}
+                (c_cell, c_cross), (l_cell, l_cross) = cell(env, c_ag, eps), cell(env, l_ag, eps)
+                out.append(Row(f"{stem}separation_eps{eps:g}".replace(".", "p"),
+                               "separation: central past 10 x crossover, before the local crossover (context)",
+                               (c_cell, l_cell), window_k(c_cross, decades), "context",
+                               l_cross if np.isfinite(l_cross) else float("inf"),
+                               args={**args, "kind": "separation", "members": (c_ag, l_ag)}))
+                if sh is None or eps not in sh:
+                    continue
+                s_cell, s_cross = cell(env, s_ag, eps)
+                for (lo_ag, lo_cell, lo_cross), (hi_ag, hi_cell, hi_cross), what in (
+                        ((c_ag, c_cell, c_cross), (s_ag, s_cell, s_cross), "central < shuffle"),
+                        ((s_ag, s_cell, s_cross), (l_ag, l_cell, l_cross), "shuffle < local")):
+                    out.append(Row(f"{stem}{what.replace(' < ', '_below_')}_eps{eps:g}".replace(".", "p"),
+                                   "order: both cells past 10 x crossover (context)", (lo_cell, hi_cell),
+                                   max(window_k(lo_cross, decades), window_k(hi_cross, decades)), "context",
+                                   args={**args, "kind": "order", "what": what, "members": (lo_ag, hi_ag)}))
     return out
 
 
@@ -493,7 +551,8 @@ def privacy_cost(ctx: AnalysisContext) -> AnalysisResult:
 
 def privacy_surface(ctx: AnalysisContext) -> AnalysisResult:
     """The privacy-cost surface (:mod:`privrl.papers.cross_paper.surface`) on this module's per-group fits."""
-    return surface.privacy_surface(ctx, _fits(ctx))
+    declared = privacy_surface_declaration(ctx.experiment, ctx.infos, _mdps(ctx), ctx.config)
+    return surface.privacy_surface(ctx, _fits(ctx), declared)
 
 
 def privacy_audit_claim(audit: pd.DataFrame, artifact: str):

@@ -215,50 +215,50 @@ def _context(claim: V.Claim, why: str) -> V.Claim:
     return dataclasses.replace(claim, scope="context", regime=f"{why}; {claim.regime}" if claim.regime else why)
 
 
-def trust_model_rows(ctx: AnalysisContext, ms: list[Member]) -> tuple[list, list[dict]]:
-    """The separation and shuffle-between comparisons of every family with its members on one env:
-    measured and shown as context rows, never scored (module docstring: SEPARATION_WHY, ORDER_WHY)."""
+def trust_model_rows(ctx: AnalysisContext, ms: list[Member], declared: list) -> tuple[list, list[dict]]:
+    """The separation and shuffle-between comparisons the declaration lists (``declared``:
+    :func:`privrl.papers.cross_paper.privacy_surface_declaration`, rows named by it; each family with its
+    members on one env): measured and shown as context rows, never scored (module docstring:
+    SEPARATION_WHY, ORDER_WHY). One seed stream per (env, family, eps), its rows in declared order."""
     art = ctx.artifact("privacy_surface", "md")
     decades = float(ctx.config.get("fit_decades", 1))
     by = {(m.env, m.agent): m for m in ms}
     claims, rows = [], []
-    for env in sorted({m.env for m in ms}):
-        for fam, (c_ag, s_ag, l_ag) in FAMILIES.items():
-            c, s, loc = by.get((env, c_ag)), by.get((env, s_ag)), by.get((env, l_ag))
-            if c is None or loc is None:
-                continue
-            for eps in sorted(set(c.private) & set(loc.private)):
-                rng = seeding.generator("privacy_surface", f"{ctx.experiment}/{env}/{fam}/{eps!r}", 0)
-                fit = d_ratio_exponent(loc, c, eps, rng, decades, ctx.n_boot)
-                score = score_separation(fit, c.regimes[eps], loc.regimes[eps].crossover_K)
-                if _deterministic(loc.private[eps], loc.base, c.private[eps], c.base):
-                    score = dataclasses.replace(score, measured=score.measured + DETERMINISTIC)
-                cid = f"{ctx.experiment}_{env}_{fam.lower().replace('-', '_')}_separation_eps{eps:g}".replace(".", "p")
-                claims.append(_context(V.make_claim(
-                    "cross_paper", "trust-model separation", cid,
-                    f"{fam} on {env} at eps = {eps:g}: K-exponent of D_LDP / D_JDP (the local model's minimax "
-                    f"Omega(sqrt(K)/eps) against the central additive O~(1/eps) would give >= 1/2)",
-                    "rate", art, score, ctx.experiment, SEPARATION_SOURCE), SEPARATION_WHY))
-                rows.append({"env": env, "family": fam, "epsilon": eps, "claim": "separation", "measured": score.measured,
-                             "reading": score.verdict, "why": score.regime})
-                if s is None or eps not in s.private:
-                    continue
-                for lo_m, hi_m, what in ((c, s, "central < shuffle"), (s, loc, "shuffle < local")):
-                    ratio = d_ratio(hi_m, lo_m, eps, rng, ctx.n_boot)
-                    cond = lo_m.regimes[eps].in_regime() and hi_m.regimes[eps].in_regime()
-                    need = max(lo_m.regimes[eps].k_needed(), hi_m.regimes[eps].k_needed())
-                    note = (f"{lo_m.agent}: {lo_m.regimes[eps].note()}; {hi_m.agent}: {hi_m.regimes[eps].note()}")
-                    sc = V.score_order(ratio, False, cond, note, need)
-                    if _deterministic(lo_m.private[eps], lo_m.base, hi_m.private[eps], hi_m.base):
-                        sc = dataclasses.replace(sc, measured=sc.measured + DETERMINISTIC)
-                    cid = (f"{ctx.experiment}_{env}_{fam.lower().replace('-', '_')}_"
-                           f"{what.replace(' < ', '_below_')}_eps{eps:g}").replace(".", "p")
-                    claims.append(_context(V.make_claim(
-                        "cross_paper", "shuffle between central and local", cid,
-                        f"{fam} on {env} at eps = {eps:g}: privacy cost {what} (D ratio > {1 + V.THRESHOLDS.min_effect:g})",
-                        "order", art, sc, ctx.experiment, ORDER_SOURCE), ORDER_WHY))
-                    rows.append({"env": env, "family": fam, "epsilon": eps, "claim": what, "measured": sc.measured,
-                                 "reading": sc.verdict, "why": sc.regime})
+    at, rng = None, None
+    for row in declared:
+        env, fam, eps = row.args["env"], row.args["family"], row.args["eps"]
+        if (env, fam, eps) != at:
+            at = (env, fam, eps)
+            rng = seeding.generator("privacy_surface", f"{ctx.experiment}/{env}/{fam}/{eps!r}", 0)
+        if row.args["kind"] == "separation":
+            c, loc = (by[(env, a)] for a in row.args["members"])
+            fit = d_ratio_exponent(loc, c, eps, rng, decades, ctx.n_boot)
+            score = score_separation(fit, c.regimes[eps], loc.regimes[eps].crossover_K)
+            if _deterministic(loc.private[eps], loc.base, c.private[eps], c.base):
+                score = dataclasses.replace(score, measured=score.measured + DETERMINISTIC)
+            claims.append(_context(V.make_claim(
+                "cross_paper", "trust-model separation", row.id,
+                f"{fam} on {env} at eps = {eps:g}: K-exponent of D_LDP / D_JDP (the local model's minimax "
+                f"Omega(sqrt(K)/eps) against the central additive O~(1/eps) would give >= 1/2)",
+                "rate", art, score, ctx.experiment, SEPARATION_SOURCE), SEPARATION_WHY))
+            rows.append({"env": env, "family": fam, "epsilon": eps, "claim": "separation", "measured": score.measured,
+                         "reading": score.verdict, "why": score.regime})
+            continue
+        lo_m, hi_m = (by[(env, a)] for a in row.args["members"])
+        what = row.args["what"]
+        ratio = d_ratio(hi_m, lo_m, eps, rng, ctx.n_boot)
+        cond = lo_m.regimes[eps].in_regime() and hi_m.regimes[eps].in_regime()
+        need = max(lo_m.regimes[eps].k_needed(), hi_m.regimes[eps].k_needed())
+        note = (f"{lo_m.agent}: {lo_m.regimes[eps].note()}; {hi_m.agent}: {hi_m.regimes[eps].note()}")
+        sc = V.score_order(ratio, False, cond, note, need)
+        if _deterministic(lo_m.private[eps], lo_m.base, hi_m.private[eps], hi_m.base):
+            sc = dataclasses.replace(sc, measured=sc.measured + DETERMINISTIC)
+        claims.append(_context(V.make_claim(
+            "cross_paper", "shuffle between central and local", row.id,
+            f"{fam} on {env} at eps = {eps:g}: privacy cost {what} (D ratio > {1 + V.THRESHOLDS.min_effect:g})",
+            "order", art, sc, ctx.experiment, ORDER_SOURCE), ORDER_WHY))
+        rows.append({"env": env, "family": fam, "epsilon": eps, "claim": what, "measured": sc.measured,
+                     "reading": sc.verdict, "why": sc.regime})
     return claims, rows
 
 
@@ -405,11 +405,12 @@ def figure(ctx: AnalysisContext, ms: list[Member]):
     return fig
 
 
-def privacy_surface(ctx: AnalysisContext, fits: dict) -> AnalysisResult:
-    """The analysis (registered by privrl.papers.cross_paper, which hands it its per-group fits)."""
+def privacy_surface(ctx: AnalysisContext, fits: dict, declared: list) -> AnalysisResult:
+    """The analysis (registered by privrl.papers.cross_paper, which hands it its per-group fits and its
+    declared trust-model rows, :func:`privrl.papers.cross_paper.privacy_surface_declaration`)."""
     ms = members(fits)
     surf = surface_rows(ms)
-    claims, trust = trust_model_rows(ctx, ms)
+    claims, trust = trust_model_rows(ctx, ms, declared)
     front = frontier_rows(ctx)
     table = pd.concat([surf.assign(part="surface"), pd.DataFrame(trust).assign(part="trust model"),
                        front.assign(part="frontier")], ignore_index=True)
