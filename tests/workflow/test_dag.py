@@ -64,7 +64,8 @@ _REPORT_ENTRY = re.compile(r'"filename": "([^"]+)", "labels": [^}]*\}, "size": "
 def test_report_holds_every_figure_with_a_caption_grouped_by_paper(smoke_run):
     workdir, cfg_path, cfg, first = smoke_run
     assert first.returncode == 0, first.stderr[-4000:]
-    out = _snakemake(workdir, "--configfile", str(cfg_path), "--report", "report.zip")
+    out = _snakemake(workdir, "--configfile", str(cfg_path), "--report", "report.zip",
+                     "--report-stylesheet", str(ROOT / "workflow/report/report.css"))
     assert out.returncode == 0, out.stderr[-4000:]
     with zipfile.ZipFile(workdir / "report.zip") as z:
         html = z.read("report/report.html").decode()
@@ -89,10 +90,11 @@ def test_report_page_shows_the_claims_tables_and_the_designs_sizes(smoke_run):
     a caption of the overlay gives the overlay's sizes."""
     workdir, cfg_path, cfg, first = smoke_run
     assert first.returncode == 0, first.stderr[-4000:]
-    out = _snakemake(workdir, "--configfile", str(cfg_path), "--report", "report.html")
+    out = _snakemake(workdir, "--configfile", str(cfg_path), "--report", "report.html",
+                     "--report-stylesheet", str(ROOT / "workflow/report/report.css"))
     assert out.returncode == 0, out.stderr[-4000:]
     page = (workdir / "report.html").read_text()
-    # the layout (workflow/report/report.css, by profiles/default): the page starts at the top
+    # the layout (workflow/report/report.css, passed as --report-stylesheet): the page starts at the top
     assert "justify-content: safe center" in page and "#app .h-screen.items-center.justify-center" in page
     entries = {name: json.loads(f'"{caption}"') for name, caption, mime in _REPORT_ENTRY.findall(page)}
     caption = entries["CLAIMS.md"]
