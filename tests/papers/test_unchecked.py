@@ -1,4 +1,4 @@
-"""Issue 41, item 3: the statements no row checks are registered rows of the ledger with their reason."""
+"""The statements no row checks are registered rows of the ledger with their reason."""
 from __future__ import annotations
 
 from privrl.papers.unchecked import UNCHECKED, unchecked_claims, with_unchecked

@@ -61,11 +61,11 @@ def test_paper_design_has_ninety_percent_of_its_claims_in_regime():
     s = claim_plan.summary(rest, with_no_k=False)
     assert s["fraction"] >= 0.9, [c.text() for c in rest if not c.in_regime]
     surface = [c for c in claims if c.experiment in surfaces]
-    # the rows the paper design is sized for: the central agents at eps >= 1 (K = 2e8; since issue 41 an eps
+    # the rows the paper design is sized for: the central agents at eps >= 1 (K = 1.5e8; since the claim rules of 2026-12-07 an eps
     # exponent reads D at one K past 10 x each cell's crossover, so DP-UCBVI JDP's two-sided one and
     # Shuffled-OBI's (tau = 0) are in regime too) and SDP-PE's central
     # and shuffle members (K = 1e11, aggregate simulation); the local rows need 1e9-1e16 (printed per row)
-    # (the ids are the ledger's since issue 41: the analysis's declaration names them)
+    # (the ids are the ledger's: the analysis's declaration names them)
     in_regime = {c.claim.removeprefix(f"{c.experiment}_") for c in surface if c.in_regime and c.scope == "paper_claim"}
     assert in_regime == {"pucb_riverswim_bonus_scale1_z3_b", "pucb_riverswim_bonus_scale1_z3_eps",
                          "dp-ucbvi-jdp_riverswim_bonus_scale1_z3_b", "dp-ucbvi-jdp_riverswim_bonus_scale1_z3_eps",

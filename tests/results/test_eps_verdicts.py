@@ -87,7 +87,7 @@ def test_no_positive_cost_with_cells_still_to_enter_is_not_reached():
 
 
 def test_zero_width_per_eps_slope_or_exponent_is_inconclusive():
-    """Issue 41 (d): D constant on the window in every seed gives a per-eps b of zero width (and an eps
+    """D constant on the window in every seed gives a per-eps b of zero width (and an eps
     exponent of zero width): neither is an estimate, so neither reads reproduced / consistent."""
     reg = V.Regime(1e-3, 1e3, 1e5, 0.0)
     eps = (0.5, 1.0, 2.0, 5.0)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from privrl import io
+from privrl.runs.provenance import changed_parts
 
 RECORD_SUFFIX = ".provenance.json"
 
@@ -85,10 +86,8 @@ def mismatch(output: str | os.PathLike, provenance: Mapping[str, Any], inputs: I
         data = None
     if not isinstance(data, dict):
         return f"{output}: its record {record} is unreadable"
-    held = data.get("provenance") or {}
-    changed = [k for k in ("rule", "code", "params") if held.get(k) != provenance.get(k)]
-    if changed:
-        what = " and ".join({"rule": "rule", "code": "code", "params": "parameters"}[k] for k in changed)
+    what = changed_parts(data.get("provenance") or {}, provenance)
+    if what:
         return f"{output}: its {what} changed since it was made ({record})"
     have = inputs_of(record, inputs)
     if None not in have.values() and have != data.get("inputs"):
