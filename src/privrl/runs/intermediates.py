@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from privrl import io
-from privrl.runs.provenance import changed_parts
 
 RECORD_SUFFIX = ".provenance.json"
 
@@ -86,8 +85,10 @@ def mismatch(output: str | os.PathLike, provenance: Mapping[str, Any], inputs: I
         data = None
     if not isinstance(data, dict):
         return f"{output}: its record {record} is unreadable"
-    what = changed_parts(data.get("provenance") or {}, provenance)
-    if what:
+    held = data.get("provenance") or {}
+    changed = [k for k in ("rule", "code", "params") if held.get(k) != provenance.get(k)]
+    if changed:
+        what = " and ".join({"rule": "rule", "code": "code", "params": "parameters"}[k] for k in changed)
         return f"{output}: its {what} changed since it was made ({record})"
     have = inputs_of(record, inputs)
     if None not in have.values() and have != data.get("inputs"):

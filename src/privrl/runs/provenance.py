@@ -70,13 +70,6 @@ def _read_sidecar(sidecar: str) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def changed_parts(held: Mapping[str, Any], prov: Mapping[str, Any]) -> str | None:
-    """Which of rule, code and parameters differ between a recorded provenance ``held`` and ``prov``
-    ("code and parameters"), or None when none does."""
-    changed = [k for k in ("rule", "code", "params") if held.get(k) != prov.get(k)]
-    return " and ".join({"rule": "rule", "code": "code", "params": "parameters"}[k] for k in changed) or None
-
-
 def mismatch(sidecar: str, prov: Mapping[str, Any], outputs: Iterable[str]) -> str | None:
     """Why the outputs are not what ``prov`` makes (None when the sidecar records ``prov`` and every
     output has the bytes it records). None too when an output is missing: Snakemake runs the job
@@ -87,8 +80,10 @@ def mismatch(sidecar: str, prov: Mapping[str, Any], outputs: Iterable[str]) -> s
     data = _read_sidecar(sidecar)
     if data is None:
         return f"{sidecar} missing or unreadable (no provenance recorded for its outputs)"
-    what = changed_parts(data.get("provenance") or {}, prov)
-    if what:
+    held = data.get("provenance") or {}
+    changed = [k for k in ("rule", "code", "params") if held.get(k) != prov.get(k)]
+    if changed:
+        what = " and ".join({"rule": "rule", "code": "code", "params": "parameters"}[k] for k in changed)
         return f"its {what} changed since {sidecar} was recorded"
     hashes = data.get("outputs") or {}
     if sorted(hashes) != sorted(_rel(o, sidecar) for o in outputs):
