@@ -125,6 +125,9 @@ def test_rule_a_gamma_reads_d_at_k_past_ten_times_the_crossover_where_d_has_flat
     assert g.verdict == V.REPRODUCED and "flattened" in g.regime
     _, g = EV.score_eps_dependence(_point_cells(1.0, b=0.4), 0.0, "power", (1.0, 1.0))
     assert g.verdict == V.NOT_REACHED and "not flattened" in g.measured  # D still growing: not read
+    # the formula's K (1e5) was run: the K printed is where the steep cells' whole window is past 10 x the
+    # crossover (1e4 x 10 x 100), never a K at or below the one run
+    assert g.k_needed == pytest.approx(1e7) and "window of eps 1, 2, 4, 10 past 10 x" in g.measured
     _, g = EV.score_eps_dependence(_point_cells(1.0, cross=2e4), 0.0, "power", (1.0, 1.0))
     assert g.verdict == V.NOT_REACHED and g.k_needed == pytest.approx(2e5)  # 10 x crossover, not 100 x
     assert EV.gamma_need([(1.0, 2e4), (10.0, 1e3)], False) == pytest.approx(2e5)
