@@ -33,6 +33,16 @@ def test_an_agent_planning_on_exact_counts_is_flagged_on_the_actions_it_takes(tw
         assert bad["verdict"] == "VIOLATION" and bad["epsilon_lower_bound"] > 2 * bad["claimed_epsilon"], bad
 
 
+def test_an_agent_planning_on_exact_counts_is_flagged_under_add_remove(twins):
+    """The empty user contributes nothing through the door; the episode the kernel still plays for it
+    is a stand-in in B's cells, so exact counts kept outside the door see A and the stand-in differ."""
+    honest, exact = twins
+    ok = pa.audit_agent(honest, ev.ADD_REMOVE, np.random.default_rng(5), N)
+    bad = pa.audit_agent(exact, ev.ADD_REMOVE, np.random.default_rng(6), N)
+    assert ok["verdict"] == "pass", ok
+    assert bad["verdict"] == "VIOLATION" and bad["epsilon_lower_bound"] > bad["claimed_epsilon"], bad
+
+
 def test_the_observed_actions_are_the_other_users_and_follow_the_releases(twins):
     """The log holds H actions per user but the differing one (serial -2, release index = the user),
     after the door's releases of the users before it; the exact planner's actions for user 1 are a
@@ -60,3 +70,12 @@ def test_an_agent_exact_only_after_a_few_users_is_flagged_by_the_longer_audit(te
     assert short["verdict"] == "pass", short
     long = pa.audit_agent(late, ev.REPLACEMENT, np.random.default_rng(8), 1000, users=64, positions=(0,))
     assert long["verdict"] == "VIOLATION" and long["epsilon_lower_bound"] > long["claimed_epsilon"], long
+
+
+def test_what_leaves_the_user_is_audited_where_a_batch_holds_that_user_alone():
+    """SDP-PE's stages sum several users into one release: the LDP and shuffle rows also audit the first
+    position at which the differing user is alone in its batch (its release is its own message); agents
+    that release once per user have it at the first position."""
+    assert pa.alone_position("sdp-pe", pa.audit_params("sdp-pe"), 5) == 4
+    assert pa.alone_position("sdp-pe-ldp", pa.audit_params("sdp-pe-ldp"), 5) == 4
+    assert pa.alone_position("ldp-obi", pa.audit_params("ldp-obi"), 4) == 0

@@ -113,7 +113,12 @@ def tiny_mdp(instance: tuple | None = None):
 
 def script(K: int, k_diff: int, user: str, others: int = 0, instance: tuple | None = None) -> tuple:
     """(s0[K], nxt[K, H, S, A], R[K, H, S, A], absent[K]) with user ``k_diff`` = "A", "A0", "B" or
-    "empty" (the add/remove neighbour) and the others in state ``others`` with reward 0."""
+    "empty" (the add/remove neighbour) and the others in state ``others`` with reward 0.
+
+    The empty user contributes nothing through the door (the probe zeroes its release input), but the
+    kernel still plays an episode for it; that stand-in plays B's cells (state 1, reward 0), disjoint
+    from A's, so an agent that keeps data outside the door sees A and the stand-in differ as much as A and
+    B do (a correct agent never reads them: the door's zeroed input is all it uses)."""
     s0 = np.full(K, others, np.int64)
     S, H = instance or INSTANCE
     nxt = np.full((K, H, S, A_), others, np.int64)
@@ -121,6 +126,7 @@ def script(K: int, k_diff: int, user: str, others: int = 0, instance: tuple | No
     absent = np.zeros(K, np.int64)
     if user == "empty":
         absent[k_diff] = 1
+        s0[k_diff], nxt[k_diff] = 1, 1  # the stand-in the kernel sees outside the door: B's cells
     else:
         s0[k_diff], nxt[k_diff] = (1, 1) if user == "B" else (0, 0)
         R[k_diff] = 0.0 if user == "A0" else 1.0
@@ -293,6 +299,14 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
     mdp = tiny_mdp(instance)
     samples = {}
     tried = list(positions or (0, users // 2))
+    alone = None
+    if positions is None and probe_of(agent)[0].privacy_model in ("LDP", "SDP"):
+        # what leaves the user: where a batch sums several users' messages (SDP-PE's stages), the position
+        # at which the differing user is alone in its batch releases its own message (for the bit-sum
+        # shuffler, its bits' multiset; for the local privatizer, its Laplace message) -- audited too
+        alone = alone_position(agent, p, users, instance)
+        if alone is not None and alone not in tried:
+            tried.append(alone)
     for k in tried + ([] if positions else [k for k in range(users) if k not in tried]):
         if samples and k not in tried:
             break  # the other positions only stand in where the default ones cannot be audited
@@ -308,7 +322,8 @@ def audit_agent(agent: str, relation: str, rng, n: int, noise_multiplier: float 
         serial, t = release_layout(Y1.shape[1])
         seen = serial == OBSERVED_SERIAL  # what the other users received (the probe's observation)
         door = ~seen
-        samples[f"user {k} of {users}"] = (Y1[:, door], Y0[:, door])
+        samples[f"user {k} of {users}" + (" (alone in its batch: its own message)" if k == alone else "")] = (
+            Y1[:, door], Y0[:, door])
         if seen.any():  # the whole output: the statistics see it beside the door's releases alone
             samples[f"user {k} of {users}, with the others' {observe}"] = (Y1, Y0)
         serial, t = serial[door], t[door]
@@ -390,6 +405,24 @@ def calibration_test(reference_fit: dict, reference: dict, audited: dict) -> tup
         ratios.append(float(np.median(r_aud) / np.median(r_ref)) if np.median(r_ref) > 0 else math.nan)
     z = float(np.sum(zs) / math.sqrt(len(zs)))
     return float(stats.norm.sf(z)), float(np.nanmean(ratios)) if not np.all(np.isnan(ratios)) else math.nan
+
+
+def alone_position(agent: str, params: dict, users: int, instance: tuple | None = None) -> int | None:
+    """The first user, in play order, alone in its batch -- the one whose release is its own message --
+    or None if every release sums several users. Read from the probe's batch check: the add/remove
+    script refuses a batch that mixes the empty user with others (one run per position, no statistic;
+    the generator only feeds the noise of that run)."""
+    mdp = tiny_mdp(instance)
+    for k in range(users):
+        try:
+            sample_releases(agent, params, mdp.P, script(users, k, "empty", 0, instance), 1,
+                            np.random.default_rng(k))
+        except ValueError as e:
+            if "mixes the absent user" not in str(e):
+                raise
+            continue
+        return k
+    return None
 
 
 def _neighbour_pair(agent: str, relation: str, rng, n: int, users: int, multiplier: float, params, positions,
