@@ -133,6 +133,19 @@ def test_rule_a_gamma_reads_d_at_k_past_ten_times_the_crossover_where_d_has_flat
     assert EV.gamma_need([(1.0, 2e4), (10.0, 1e3)], False) == pytest.approx(2e5)
 
 
+def test_rule_a_needs_the_whole_window_where_flattening_cannot_tell_the_regime():
+    """A multiplicative cost (b = 1/2) grows like K^(1/2) before its crossover too, so a b below 0.6 is no
+    evidence of the regime: its cells count only with their whole window past 10 x the crossover."""
+    assert EV.point_regime(0.0) and not EV.point_regime(0.5)
+    cells = _point_cells(1.0, b=0.5)  # past 10 x the crossover at K, window not; b 0.5 [0.48, 0.52] "flat"
+    _, g = EV.score_eps_dependence(cells, 0.5, "power", (1.0, 2.0))
+    assert g.verdict == V.NOT_REACHED and "no evidence of the regime" in g.measured
+    assert g.k_needed == pytest.approx(1e7)  # 1e4 x 10 x the window's two decades
+    assert EV.gamma_need([(1.0, 1e4), (10.0, 1e3)], False, span=100.0) == pytest.approx(1e7)
+    _, g = EV.score_eps_dependence(_point_cells(1.0, b=0.5, window=(1e5, 1e7)), 0.5, "power", (1.0, 2.0))
+    assert g.verdict == V.REPRODUCED  # every window past 10 x its crossover: read as before
+
+
 def test_rule_b_two_sided_lower_side_rejects_the_twins_not_the_bonus_shape():
     # PUCB's Hoeffding bonus predicts gamma 0.86 on the bandit: inside [0.5, 1.1], not below a 0.9 side
     _, g = EV.score_eps_dependence(_point_cells(0.86), 0.0, "power", (1.0, 1.0), gamma_two_sided=True)

@@ -212,12 +212,22 @@ def _b_score(live: Sequence[EpsCell], b_claimed: float, per_eps: str, th: Thresh
     return b_score
 
 
-def gamma_k(crossover_K: float, th: Thresholds = THRESHOLDS) -> float:
+def gamma_k(crossover_K: float, th: Thresholds = THRESHOLDS, span: float = 1.0) -> float:
     """The K from which an eps cell's D at K enters an eps-exponent reading (docs/decisions/verdicts.md, rule (a)): 10 x its
-    crossover (a point regime at the last K), not its whole b-window (100 x for two decades). Past its crossover
+    crossover (a point regime at the last K, ``span`` 1), not its whole b-window (100 x for two decades). Past its crossover
     a JDP agent's D grows like log K (measured: D at 10 x the crossover is 0.83-0.85 of D at 100 x at every
-    eps), so the cell's own flattening check (:func:`flattened`) guards the rest."""
-    return th.regime_factor * crossover_K
+    eps), so the cell's own flattening check (:func:`flattened`) guards the rest. Where that check cannot tell
+    (:func:`point_regime` False) ``span`` is the window's (its last K over its first): the whole window past 10 x."""
+    return th.regime_factor * crossover_K * span
+
+
+def point_regime(b_claimed: float, th: Thresholds = THRESHOLDS) -> bool:
+    """Whether an eps exponent may read a cell at 10 x its crossover with D's flattening checked on the data
+    (rule (a)): only where flattening tells the regime apart -- the claimed cost grows slower than the
+    K^(1/2) a local cost shows before its crossover (b_claimed + allowance < 1/2: the additive JDP rows). A
+    multiplicative row (b = 1/2) passes the check before its crossover too (DP-UCBVI LDP on the H = 2
+    bandit: b 0.50 on a window at 0.15-1.5 x its crossover), so its cells need their whole window in regime."""
+    return b_claimed + th.log_allowance < 0.5
 
 
 def flattened(c: EpsCell, b_claimed: float, th: Thresholds = THRESHOLDS) -> bool:
@@ -237,13 +247,15 @@ def gamma_eps(eps: Sequence[float], two_sided: bool, th: Thresholds = THRESHOLDS
     return e
 
 
-def gamma_need(pairs: Sequence[tuple[float, float]], two_sided: bool, th: Thresholds = THRESHOLDS) -> float:
+def gamma_need(pairs: Sequence[tuple[float, float]], two_sided: bool, th: Thresholds = THRESHOLDS,
+               span: float = 1.0) -> float:
     """K needed of an eps exponent from (eps, crossover K) per cell: the K at which enough cells of
-    :func:`gamma_eps` are past :func:`gamma_k` (two-sided: four over a decade; else two). The verdict's and the
-    claim plan's one rule."""
+    :func:`gamma_eps` are past :func:`gamma_k` (two-sided: four over a decade; else two); ``span``: 1 for a
+    point regime, the fit window's last K over its first where :func:`point_regime` is False. The verdict's
+    and the claim plan's one rule."""
     use = set(gamma_eps([e for e, _ in pairs], two_sided, th))
     n, dec = ((th.two_sided_eps_cells, th.two_sided_eps_decades) if two_sided else (th.min_eps_cells, 0.0))
-    return k_for_eps_grid([(e, gamma_k(k, th)) for e, k in pairs if e in use], n, dec)
+    return k_for_eps_grid([(e, gamma_k(k, th, span)) for e, k in pairs if e in use], n, dec)
 
 
 def gamma_lower(gamma_range: tuple[float, float], th: Thresholds = THRESHOLDS) -> float:
@@ -261,19 +273,27 @@ def _gamma_score(cells: Sequence[EpsCell], b_claimed: float, law: str, gamma_ran
     pool = [c for c in cells if c.eps in use]
     n_gamma = th.two_sided_eps_cells if two_sided else th.min_eps_cells
     decades = th.two_sided_eps_decades if two_sided else 0.0
-    need = gamma_need([(c.eps, c.regime.crossover_K) for c in cells], two_sided, th)
-    short = (f"eps exponent needs {n_gamma} eps cells past 10 x their crossover with D flattened"
+    point = point_regime(b_claimed, th)
+    span = 1.0 if point else max((c.regime.window_hi / c.regime.window_lo for c in cells
+                                  if c.regime.window_lo > 0), default=1.0)
+    need = gamma_need([(c.eps, c.regime.crossover_K) for c in cells], two_sided, th, span)
+    short = ((f"eps exponent needs {n_gamma} eps cells past 10 x their crossover with D flattened" if point else
+              f"eps exponent needs {n_gamma} eps cells with their whole window past 10 x their crossover "
+              "(a multiplicative cost: D's flattening cannot tell the regime)")
              + (f" over {decades:g} decade (two-sided, eps in {sorted(use)})" if two_sided else ""))
     at_k = [c for c in pool if np.isfinite(c.regime.crossover_K) and c.regime.window_hi >= gamma_k(c.regime.crossover_K, th)]
     cost = [c for c in at_k if c.D > 0 and c.D_lo > 0]
-    live = [c for c in cost if c.regime.in_regime(th) or flattened(c, b_claimed, th)]
+    live = [c for c in cost if c.regime.in_regime(th) or (point and flattened(c, b_claimed, th))]
     steep = [c for c in cost if c not in live]
-    note = f"; D not flattened at eps {', '.join(f'{c.eps:g}' for c in steep)} (b above {b_claimed + th.log_allowance:.3g})" if steep else ""
+    note = ((f"; D not flattened at eps {', '.join(f'{c.eps:g}' for c in steep)} (b above {b_claimed + th.log_allowance:.3g})"
+             if point else f"; eps {', '.join(f'{c.eps:g}' for c in steep)} past 10 x the crossover at K but not over "
+             "the window (a multiplicative cost: its flattening is no evidence of the regime)") if steep else "")
     if len(live) < n_gamma or (two_sided and eps_decades(live) < decades):
         if steep:  # the formula's K was run and D had not flattened: the K at which each such cell's whole
             # window is past 10 x its crossover, where the rule counts it without the flattening check
             need = max([need] + [c.regime.k_needed(th) for c in steep])
-            note += f"; K needed: the window of eps {', '.join(f'{c.eps:g}' for c in steep)} past 10 x its crossover"
+            if point:
+                note += f"; K needed: the window of eps {', '.join(f'{c.eps:g}' for c in steep)} past 10 x its crossover"
         return Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime" + (
             f" spanning {eps_decades(live):.2g} decades" if two_sided else "") + note, short, need)
     gam, glo, ghi = eps_exponent(live, law, th)
@@ -283,7 +303,8 @@ def _gamma_score(cells: Sequence[EpsCell], b_claimed: float, law: str, gamma_ran
     g_meas = (f"gamma = {gam:.3g} [{glo:.3g}, {ghi:.3g}] for g = {law} vs "
               + (f"in [{lo_ok:.3g}, {hi_ok:.3g}] (two-sided)" if two_sided else f"<= {hi_ok:.3g}")
               + f" (widths allow {gamma_target(gamma_range)}){fixed}")
-    why = f"D at K over {len(live)} eps past 10 x their crossover, D flattened{note}"
+    why = (f"D at K over {len(live)} eps past 10 x their crossover, D flattened{note}" if point else
+           f"D at K over {len(live)} eps, each window past 10 x its crossover{note}")
     if fixed:  # the eps dependence of a step function (e.g. the elimination schedule's): not an estimate
         return Score(INCONCLUSIVE, g_meas, f"{why}; every seed the same D: the slope of a schedule, "
                                            "not an estimate of the eps dependence")

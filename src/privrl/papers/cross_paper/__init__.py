@@ -230,7 +230,8 @@ def privacy_cost_declaration(experiment: str, infos: list[dict], mdps, config) -
       config's ``fit_decades``, from 10 x its crossover: the smallest over the eps cells);
     * the eps-exponent row: K needed by the verdict's own rule (:func:`privrl.results.eps_verdicts.gamma_need`:
       two eps cells past 10 x their crossover, or four over a decade where :func:`eps_exponent_test` reads
-      the exponent two-sided on the group's eps grid);
+      the exponent two-sided on the group's eps grid; a multiplicative cost's cells with their whole fit
+      window past it, :func:`privrl.results.eps_verdicts.point_regime`);
     * on a one-state, one-step instance, the noise-off level row (:func:`noise_off_declaration`: context,
       its K needed 10 x the noise-off crossover, the crossover the plan prints for it).
 
@@ -247,13 +248,16 @@ def privacy_cost_declaration(experiment: str, infos: list[dict], mdps, config) -
         cross = {e: agent_crossover(agent, info["params"], mdp) for e, info in g["private"].items()}
         cells = tuple((env, info["cell"]) for info in g["private"].values())
         (b_id, scope), (eps_id, _) = privacy_cost_ids(experiment, env, agent, items, list(cross))
-        two_sided = eps_exponent_test(agent, agent_spec(agent).privacy_model, list(cross))[1]
+        model = agent_spec(agent).privacy_model
+        two_sided = eps_exponent_test(agent, model, list(cross))[1]
+        (b_paper, _, _), *_ = TARGETS.get(agent, (MODEL_TARGETS.get(model, ADDITIVE), None, None, None))
+        span = 1.0 if EV.point_regime(b_paper) else 10.0 ** decades  # rule (a) where flattening tells the regime
         args = {"group": (env, agent, items), "base": g["base"], "private": g["private"]}
         out.append(Row(b_id, "privacy cost b: first eps cell", cells, min(window_k(k, decades) for k in cross.values()),
                        scope, args={**args, "kind": "b"}))
         out.append(Row(eps_id, "eps exponent, two-sided: 4 eps cells over a decade past 10 x crossover" if two_sided
                        else "eps exponent: second eps cell past 10 x crossover", cells,
-                       EV.gamma_need(list(cross.items()), two_sided), scope, args={**args, "kind": "eps"}))
+                       EV.gamma_need(list(cross.items()), two_sided, span=span), scope, args={**args, "kind": "eps"}))
         off = noise_off_declaration(experiment, env, agent, items, mdp)
         if off is not None:  # the noise-off level row (one-state, one-step instances): the project's control check
             off_id, off_scope, off_need, off_cross = off
