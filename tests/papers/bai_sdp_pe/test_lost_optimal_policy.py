@@ -92,7 +92,7 @@ def _error_level_cells(baseline, spread=True):
     for agent in ("sdp-pe-jdp", "sdp-pe"):
         for eps in (1.0, 4.0):
             E = thm.run_error_level({"agent": agent, "params": {**SDP, "epsilon": eps}}, mdp, EP[-1])
-            # seeds 1 % apart: identical seeds give a zero-width slope, which reads inconclusive (issue 41 (d))
+            # seeds 1 % apart: identical seeds give a zero-width slope, which reads inconclusive (verdicts.zero_width)
             cells.append((agent, {**SDP, "epsilon": eps},
                           [(lambda E, s: lambda k: 10 * np.log(k) + 2.0 * E * (1 + 0.01 * s))(E, s) for s in range(6)]
                           if spread else [(lambda E: lambda k: 10 * np.log(k) + 2.0 * E)(E)] * 6))

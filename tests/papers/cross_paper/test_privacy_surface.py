@@ -178,7 +178,7 @@ def test_a_sibling_delivering_the_same_trust_model_is_no_wrong_model_twin():
 
 
 def test_b_rows_without_a_same_algorithm_twin_name_what_would_test_them():
-    """Issue 41 (e): PUCB has no local member, the OBI family no central one. PUCB's b row is scored against
+    """Twins that do not exist (docs/decisions/controls.md): PUCB has no local member, the OBI family no central one. PUCB's b row is scored against
     the nearest LDP agent run beside it (LDP-OBI, labelled another algorithm); where none runs, and for LDP-OBI
     and Shuffled-OBI (tau = 0: eps0-LDP as run), the row says what would test it."""
     from privrl.papers.cross_paper import _sibling

@@ -193,12 +193,18 @@ def _sibling(fits: dict, env: str, agent: str, items, delivered: str) -> tuple[s
     return twin, None, "" if twin else untwinned
 
 
+def cost_target(agent: str, model: str) -> tuple:
+    """((b_paper, eps law, gamma range), paper id, item, source) of ``agent``'s privacy-cost rows: its entry of
+    :data:`TARGETS`, else its trust model's form (:data:`MODEL_TARGETS`) under the cross-paper item."""
+    return TARGETS.get(agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))
+
+
 def eps_exponent_test(agent: str, model: str, eps: Sequence[float]) -> tuple[str, bool]:
     """(the lower bound that pins ``agent``'s eps exponent under ``model``, or "" where none does: a law
     other than 1/eps, or no matching lower bound; whether the design's ``eps`` grid reads it two-sided).
     The declaration (:func:`privacy_cost_declaration`: the eps row's K needed) and the analysis (the row's
     statement) both decide by it."""
-    (_, law, _), *_ = TARGETS.get(agent, (MODEL_TARGETS.get(model, ADDITIVE), None, None, None))
+    (_, law, _), *_ = cost_target(agent, model)
     lower = PINNED.get(model, "") if law == "power" else ""
     return lower, bool(lower) and EV.reads_two_sided(eps)
 
@@ -250,7 +256,7 @@ def privacy_cost_declaration(experiment: str, infos: list[dict], mdps, config) -
         (b_id, scope), (eps_id, _) = privacy_cost_ids(experiment, env, agent, items, list(cross))
         model = agent_spec(agent).privacy_model
         two_sided = eps_exponent_test(agent, model, list(cross))[1]
-        (b_paper, _, _), *_ = TARGETS.get(agent, (MODEL_TARGETS.get(model, ADDITIVE), None, None, None))
+        (b_paper, _, _), *_ = cost_target(agent, model)
         span = 1.0 if EV.point_regime(b_paper) else 10.0 ** decades  # rule (a) where flattening tells the regime
         args = {"group": (env, agent, items), "base": g["base"], "private": g["private"]}
         out.append(Row(b_id, "privacy cost b: first eps cell", cells, min(window_k(k, decades) for k in cross.values()),
@@ -414,8 +420,7 @@ def privacy_cost_rows(ctx: AnalysisContext) -> tuple[pd.DataFrame, dict, list]:
         delivered = surface.delivered_model(next(iter(g["private"].values())))
         # the trust model the runs deliver beside the registered one (Shuffled-OBI at tau = 0: eps0-LDP)
         model_text = model if delivered == model else f"{model} registered, {delivered} as run"
-        (b_paper, law, gamma_range), paper, item, src = TARGETS.get(
-            agent, (MODEL_TARGETS.get(model, ADDITIVE), "cross_paper", "privacy cost", f"{model} theory"))
+        (b_paper, law, gamma_range), paper, item, src = cost_target(agent, model)
         lower, two_sided = eps_exponent_test(agent, model, list(regimes))
 
         def score(cells, two_sided=two_sided, b_paper=b_paper, law=law, gamma_range=gamma_range):
