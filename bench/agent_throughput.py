@@ -54,7 +54,9 @@ rates (used by ``--before-src``).
 ``--write`` saves the measured table as src/privrl/throughput.csv (columns agent, variant, env,
 S, A, H, K, episodes_per_s, cpu, date), read by privrl.plan.cost: there the *median* round's rate (what
 a job should expect), where the printed ratios use each agent's fastest round. Rows of variant
-``noise-off`` are the agent's noise-off twin (``noise = 0``, measured as its own agent); rows of
+``noise-off`` are the agent's noise-off twin (``noise = 0``, measured as its own agent); rows of variant
+``matched-coverage`` the agents with a ``z`` parameter at z = 3 (the LDP agents' episode then skips the
+solve of their noise bound, ~1.5x faster on the bandits: privrl.plan.cost prices z > 0 cells from them); rows of
 variant ``aggregate`` the agents with an aggregate simulation (the policy-elimination agents and
 private-ucbvi-sdp's doubling batches) at K = 1e8, 1e10, 1e12 (privrl.agents.simulation), on the
 garnets the design runs them on (ELIMINATION_INSTANCES, episode by episode too). ``--agents NAME ...`` measures only those agents (UCBVI too, for the
@@ -82,6 +84,7 @@ from privrl import io
 from privrl.agents import REGISTRY, simulation
 from privrl.mechanisms.laplace import laplace_unit
 from privrl.rl import engine, envs, seeding
+from privrl.runs.throughput import VARIANT_MATCHED as MATCHED
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/: the agents' lean kernels
 import lean_pucb  # noqa: E402
@@ -113,6 +116,8 @@ AGENT_DRAW_KIND = {"rlsvi": "gaussian"}  # agents whose noise is not a privatize
 TABLE = Path(__file__).resolve().parents[1] / "src" / "privrl" / "throughput.csv"
 #: largest ``x fl+twin`` a private agent may have: its episode over (noise floor + noise-free twin)
 TARGET_OVERHEAD = 1.3
+#: the z of the ``matched-coverage`` rows (the design's privacy-cost cells run z = 3)
+MATCHED_Z = 3.0
 
 # PCG64 (numpy's 128-bit LCG step: state <- state * MULT + inc, mod 2^128)
 _PCG_MULT = (2549297995355413924 << 64) + 4865540595714422341
@@ -346,13 +351,15 @@ def main() -> None:
         names = ["ucbvi"] + sorted(n for n in selected if n != "ucbvi")
         twins = [(f"{n}/noise-off", n, {**_params(n), "noise": 0.0}, "episode") for n in names
                  if "noise" in REGISTRY[n].defaults and n in selected]
-        measured, median, refused = best_of(names + twins, mdp, args.k_grid, args.min_cpu, args.repeat)
+        matched = [(f"{n}/{MATCHED}", n, {**_params(n), "z": MATCHED_Z}, "episode") for n in names
+                   if "z" in REGISTRY[n].defaults and n in selected]
+        measured, median, refused = best_of(names + twins + matched, mdp, args.k_grid, args.min_cpu, args.repeat)
         lean_ns = {n: min(LEAN_KERNELS[n](engine.env_arrays(mdp), Kmax, seeding.generator("bench", "lean", r))
                           for r in range(args.repeat)) / Kmax * 1e9 for n in names if n in LEAN_KERNELS and n in selected}
-        for key, tw_name, _p, _s in twins:
+        for key, tw_name, _p, _s in twins + matched:
             if key not in refused:
-                rows += [{"agent": tw_name, "variant": "noise-off", "env": env_name, "S": mdp.S, "A": mdp.A, "H": mdp.H,
-                          "K": K, "episodes_per_s": round(median[key, K], 1), "cpu": cpu, "date": date}
+                rows += [{"agent": tw_name, "variant": key.split("/")[1], "env": env_name, "S": mdp.S, "A": mdp.A,
+                          "H": mdp.H, "K": K, "episodes_per_s": round(median[key, K], 1), "cpu": cpu, "date": date}
                          for K in args.k_grid]
         for name in names:
             spec = REGISTRY[name]

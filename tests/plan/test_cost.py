@@ -1,5 +1,5 @@
 """privrl.plan.cost's model: terms by kind of agent, per-episode cost from two instance sizes, variants
-(noise-off twins, aggregate simulation) priced from their own rows, unmeasured agents planned; the
+(noise-off twins, matched coverage, aggregate simulation) priced from their own rows, unmeasured agents planned; the
 workflow's jobs, the committed throughput table, and the smoke design kept small.
 
 No test here times anything: the cost arithmetic is checked on synthetic throughput tables,
@@ -74,6 +74,18 @@ def test_noise_off_twin_priced_from_its_own_rows_and_unmeasured_agents_planned()
         warnings.simplefilter("always")
         df = cost.estimate_cost(config, table)
     assert len(df) == 1 and df.est_cpu_s.item() > 0 and any("'rlsvi' has no row" in str(w.message) for w in caught)
+
+
+def test_matched_coverage_cells_priced_from_their_own_rows():
+    # an LDP agent at z > 0 skips its noise bound's solve: its cells have their own rows; noise off wins
+    table = pd.DataFrame(_rows("ldp-obi", "", "riverswim", 2, 2, 3, lambda K: 3e-7 * K, [10**4, 10**5])
+                         + _rows("ldp-obi", "matched-coverage", "riverswim", 2, 2, 3, lambda K: 2e-7 * K, [10**4, 10**5]))
+    assert cost.variant_of({"epsilon": 1.0, "z": 3}) == "matched-coverage" == throughput.VARIANT_MATCHED
+    assert cost.variant_of({"epsilon": 1.0, "z": 0}) == "" and cost.variant_of({"noise": 0, "z": 3}) == "noise-off"
+    assert cost.seed_seconds(table, "ldp-obi", "riverswim", 2, 2, 3, 10**5, "matched-coverage")[0] == pytest.approx(0.02)
+    plain = table[table.variant == ""]
+    with pytest.warns(UserWarning, match="'ldp-obi' \\(matched-coverage\\) has no row.*priced as 'ldp-obi'"):
+        assert cost.seed_seconds(plain, "ldp-obi", "riverswim", 2, 2, 3, 10**5, "matched-coverage")[0] == pytest.approx(0.03)
 
 
 def test_workflow_estimate_holds_every_job_start_up_and_compilation():

@@ -18,8 +18,9 @@ and its longest job ``JOB_OVERHEAD_S + min(seeds, seeds_per_job) * (t(K) + SEED_
   1e5 because this stage work, not a per-seed constant, dominates at small K); ``b + c B(K)``
   for a cell in aggregate simulation (:mod:`privrl.agents.simulation`: a stage's ~2 H S A
   blocks cost the same whatever K); ``b + c log2 K`` for private-ucbvi-sdp in aggregate
-  simulation (its ~log2 K doubling batches, each a release and a plan). Noise-off twins (``noise: 0``) and aggregate cells are
-  priced from their own measured rows (column ``variant``: ``noise-off``, ``aggregate``).
+  simulation (its ~log2 K doubling batches, each a release and a plan). Noise-off twins (``noise: 0``), cells at matched
+  coverage (``z > 0``) and aggregate cells are priced from their own measured rows (column ``variant``:
+  ``noise-off``, ``matched-coverage``, ``aggregate``; an agent without such rows, from its plain ones).
 * instance size ``size = H * S * A * S``: an episode's backward induction and count update run
   over (h, s, a, s'). The per-episode cost is ``a(size) = a0 + a1 size``, a fixed part (the
   runner's recorder, generator calls, policy evaluation cache) plus a per-(h, s, a, s') part,
@@ -67,7 +68,7 @@ import numpy as np
 import pandas as pd
 
 from privrl.design import experiments
-from privrl.runs.throughput import VARIANT_AGGREGATE, VARIANT_NOISE_OFF, load_table, with_variant
+from privrl.runs.throughput import VARIANT_AGGREGATE, VARIANT_MATCHED, VARIANT_NOISE_OFF, load_table, with_variant
 
 DEFAULT_SEEDS_PER_JOB = 10  # seeds per run job when the config sets no seeds_per_job (workflow and estimate)
 
@@ -289,10 +290,13 @@ def n_stages(K: int) -> int:
 
 
 def variant_of(params: Mapping[str, Any], simulation: str = "episode") -> str:
-    """The table variant pricing a cell: aggregate simulation, a noise-off twin, or '' (the agent)."""
+    """The table variant pricing a cell: aggregate simulation, a noise-off twin, the agent at matched
+    coverage (``z > 0``), or '' (the agent at its defaults)."""
     if simulation == VARIANT_AGGREGATE:
         return VARIANT_AGGREGATE
-    return VARIANT_NOISE_OFF if float(params.get("noise", 1.0)) == 0.0 else ""
+    if float(params.get("noise", 1.0)) == 0.0:
+        return VARIANT_NOISE_OFF
+    return VARIANT_MATCHED if float(params.get("z", 0.0)) > 0.0 else ""
 
 
 def cost_terms(agent: str, variant: str) -> tuple[str, str]:
