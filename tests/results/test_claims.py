@@ -1,4 +1,5 @@
 """Config claim checks (privrl.results.claims.score_claims) under the verdict rules."""
+import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -68,6 +69,16 @@ def test_not_reached_rows_name_the_design_that_reaches_them():
     assert got[3].reached_by == "no shipped design runs this experiment" and got[4].reached_by == ""
     # the run already has the K: what is missing is not episodes (e.g. Prop. 5's users, an elimination)
     assert "not a matter of K" in C.with_reach([claim(120.0)], designs, {"rates": 10**5})[0].reached_by
+    # the same statement (and instance) read by another experiment of this design at the K needed
+    rerun = dataclasses.replace(claim(1e7, V.REPRODUCED, exp="rates_at_k"), claim_id="c_rerun")
+    near = dataclasses.replace(claim(1e7), claim_id="c_near")
+    elsewhere = C.with_reach([near, rerun], designs, {"rates": 10**5, "rates_at_k": 10**7})
+    assert elsewhere[0].reached_by == "this design's rates_at_k (K = 1e+07: reproduced, c_rerun)"
+    other_instance = dataclasses.replace(rerun, instance="garnet(seed=4)")
+    assert C.with_reach([near, other_instance], designs, {"rates": 10**5, "rates_at_k": 10**7})[0].reached_by \
+        == "config/paper.yaml (K = 1e+08)"
+    short = C.with_reach([near, rerun], designs, {"rates": 10**5, "rates_at_k": 10**6})[0]  # below the K needed
+    assert short.reached_by == "config/paper.yaml (K = 1e+08)"
     shipped = experiments.design_episodes(Path(__file__).resolve().parents[2])
     assert set(shipped) == {"config/config.yaml", "config/paper.yaml"}
     assert shipped["config/paper.yaml"]["garcelon_table1"] >= shipped["config/config.yaml"]["garcelon_table1"]

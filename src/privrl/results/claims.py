@@ -52,15 +52,27 @@ def claims_from_frame(df: pd.DataFrame) -> list[V.Claim]:
 def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int]],
                run: Mapping[str, int] | None = None) -> list[V.Claim]:
     """Each "not reached" row with the shipped design that runs its experiment to >= the K it needs
-    (``designs``: :func:`privrl.design.experiments.design_episodes`), or why none does. ``run``: {experiment:
-    K} of the design that produced the rows; where it already runs K >= the number needed, what is
+    (``designs``: :func:`privrl.design.experiments.design_episodes`), or why none does; first, another
+    row of ``claims`` with the same statement and instance, not "not reached", whose experiment this
+    design runs to >= that K (one row rerun at the K another printed: both rows stay, this one says
+    where the statement is read). ``run``: {experiment: K} of the design that produced the rows; where it already runs K >= the number needed, what is
     missing is not episodes (e.g. Prop. 5's users k, an elimination): the note says what (the first
     clause of the row's regime text)."""
+    # the same statement scored elsewhere in this design at a K at or above the one needed (an
+    # experiment that reruns one row at the K another printed): that row reaches it here
+    elsewhere = {}
+    for c in claims:
+        if c.verdict != V.NOT_REACHED and (run or {}).get(c.experiment):
+            elsewhere.setdefault((c.statement, c.instance), []).append(c)
     out = []
     for c in claims:
         if c.verdict == V.NOT_REACHED and not math.isnan(c.k_needed):
             runs = {d: k for d, e in designs.items() for name, k in e.items() if name == c.experiment}
-            if (run or {}).get(c.experiment, 0) >= c.k_needed:
+            there = [o for o in elsewhere.get((c.statement, c.instance), []) if run[o.experiment] >= c.k_needed]
+            if there:
+                note = "; ".join(f"this design's {o.experiment} (K = {run[o.experiment]:.3g}: {o.verdict}, "
+                                 f"{o.claim_id})" for o in there)
+            elif (run or {}).get(c.experiment, 0) >= c.k_needed:
                 note = f"not a matter of K (this run: K = {run[c.experiment]:.2g}): {ledger.why(c)}"
             elif math.isinf(c.k_needed):
                 note = "no K: the agent's width stays above the gap on this instance (needs another instance)"
