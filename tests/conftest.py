@@ -7,6 +7,17 @@ def rng():
     return np.random.default_rng(20261122)
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close the figures a test's analyses drew (an AnalysisResult keeps its figure open): one
+    worker runs hundreds of tests, and pyplot keeps every open figure alive."""
+    yield
+    import sys
+
+    if "matplotlib.pyplot" in sys.modules:  # never import matplotlib for a test that did not
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
 # The slowest test files (CPU-s, one process, cold cache: docs/timings.md), run first: under
 # pytest-xdist (`-n auto --dist loadfile --no-loadscope-reorder`: without the last flag xdist
 # re-sorts the files by their number of tests) each file goes whole to the next free worker, so
