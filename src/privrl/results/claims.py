@@ -58,11 +58,12 @@ def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int
     where the statement is read). ``run``: {experiment: K} of the design that produced the rows; where it already runs K >= the number needed, what is
     missing is not episodes (e.g. Prop. 5's users k, an elimination): the note says what (the first
     clause of the row's regime text)."""
+    run = run or {}
     # the same statement scored elsewhere in this design at a K at or above the one needed (an
     # experiment that reruns one row at the K another printed): that row reaches it here
     elsewhere = {}
     for c in claims:
-        if c.verdict != V.NOT_REACHED and (run or {}).get(c.experiment):
+        if c.verdict != V.NOT_REACHED and run.get(c.experiment):
             elsewhere.setdefault((c.statement, c.instance), []).append(c)
     out = []
     for c in claims:
@@ -72,7 +73,7 @@ def with_reach(claims: Sequence[V.Claim], designs: Mapping[str, Mapping[str, int
             if there:
                 note = "; ".join(f"this design's {o.experiment} (K = {run[o.experiment]:.3g}: {o.verdict}, "
                                  f"{o.claim_id})" for o in there)
-            elif (run or {}).get(c.experiment, 0) >= c.k_needed:
+            elif run.get(c.experiment, 0) >= c.k_needed:
                 note = f"not a matter of K (this run: K = {run[c.experiment]:.2g}): {ledger.why(c)}"
             elif math.isinf(c.k_needed):
                 note = "no K: the agent's width stays above the gap on this instance (needs another instance)"

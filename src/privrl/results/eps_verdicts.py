@@ -285,15 +285,20 @@ def _gamma_score(cells: Sequence[EpsCell], b_claimed: float, law: str, gamma_ran
     cost = [c for c in at_k if c.D > 0 and c.D_lo > 0]
     live = [c for c in cost if c.regime.in_regime(th) or (point and flattened(c, b_claimed, th))]
     steep = [c for c in cost if c not in live]
-    note = ((f"; D not flattened at eps {', '.join(f'{c.eps:g}' for c in steep)} (b above {b_claimed + th.log_allowance:.3g})"
-             if point else f"; eps {', '.join(f'{c.eps:g}' for c in steep)} past 10 x the crossover at K but not over "
-             "the window (a multiplicative cost: its flattening is no evidence of the regime)") if steep else "")
+    steep_eps = ", ".join(f"{c.eps:g}" for c in steep)
+    if not steep:
+        note = ""
+    elif point:
+        note = f"; D not flattened at eps {steep_eps} (b above {b_claimed + th.log_allowance:.3g})"
+    else:
+        note = (f"; eps {steep_eps} past 10 x the crossover at K but not over the window (a multiplicative "
+                "cost: its flattening is no evidence of the regime)")
     if len(live) < n_gamma or (two_sided and eps_decades(live) < decades):
         if steep:  # the formula's K was run and D had not flattened: the K at which each such cell's whole
             # window is past 10 x its crossover, where the rule counts it without the flattening check
             need = max([need] + [c.regime.k_needed(th) for c in steep])
             if point:
-                note += f"; K needed: the window of eps {', '.join(f'{c.eps:g}' for c in steep)} past 10 x its crossover"
+                note += f"; K needed: the window of eps {steep_eps} past 10 x its crossover"
         return Score(NOT_REACHED, f"{len(live)} eps cell(s) in regime" + (
             f" spanning {eps_decades(live):.2g} decades" if two_sided else "") + note, short, need)
     gam, glo, ghi = eps_exponent(live, law, th)
