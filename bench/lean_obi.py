@@ -4,9 +4,9 @@
 
 One numba function doing, per episode, the work LDP-OBI needs and nothing else (Garcelon et al.
 2021 as summarised in App. B of the Garcelon et al. ICML-21 note; the reconstruction of
-``privrl.agents.obi``): the deviation bounds c_{k,i} of the summed Laplace noise (the safeguarded
-Newton root of ``privrl.mechanisms.bounds.laplace_sum_bound``, one solve when S = 1; solved 16
-episodes at a time with the solves' steps interleaved, as privrl does), the model of
+``privrl.agents.obi``): the deviation bounds c_{k,i} of the summed Laplace noise
+(``privrl.mechanisms.bounds.laplace_sum_bound_ln``, one when S = 1; its explicit minimiser past the
+first ~100 ln(2/d) episodes, as privrl's), the model of
 Eq. 16 with the widths of Prop. 7, the stationary optimistic backward induction of Eq. 17 (ties to
 the smaller private count, then the lower action), the exact regret of the played policy, one
 sampled episode, and the user's count vector [N^r | R | N^p] released with Lap((6H - 2)/eps) per
@@ -35,6 +35,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from privrl.mechanisms.bounds import laplace_sum_bound_ln
 from privrl.mechanisms.laplace import laplace_unit
 
 
@@ -48,59 +49,6 @@ def fma(typingctx, a, b, c):
         fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(d, [d, d, d]), "llvm.fma.f64")
         return builder.call(fn, args)
     return sig, codegen
-
-
-BLOCK = 16
-
-
-@njit(cache=True, inline="always", error_model="numpy")
-def _bounds_block(kb, b, delta, S, SA, cb, ws):
-    """cb[f, i] = the (1 - d) bound on |sum of n Laplace(b)| for episode kb + i and family f (n, d) =
-    (k, dk/(4SA)), (S k, dk/(4SA)), (k, dk/(4SAS)) (one family when S = 1): the root of
-    2 n v/(1 - v) + n ln(1 - v) = ln(2/d) by safeguarded Newton from min(ln(2/d)/n, 1/2), stopped at
-    |g| < 1e-12 ln(2/d) or after 60 steps, t = b (ln(2/d) - n ln(1 - v))/sqrt(v); the lanes' steps
-    interleaved. ws[6, 3 BLOCK]: n, ln(2/d), v, lo, hi, done."""
-    B = cb.shape[1]
-    L = (1 if S == 1 else 3) * B
-    for j in range(L):
-        f, i = j // B, j % B
-        k = kb + i
-        dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)
-        n = S * k if f == 1 else k
-        d = dk / (4.0 * SA * S) if f == 2 else dk / (4.0 * SA)
-        ws[0, j] = n
-        ws[5, j] = 1.0
-        cb[f, i] = 0.0
-        if n > 0:
-            Ad = math.log(2.0 / d)
-            ws[1, j], ws[2, j], ws[3, j], ws[4, j], ws[5, j] = Ad, min(Ad / n, 0.5), 0.0, 1.0, 0.0
-    for _ in range(60):
-        active = 0
-        for j in range(L):
-            if ws[5, j] != 0.0:
-                continue
-            n, Ad, v = ws[0, j], ws[1, j], ws[2, j]
-            lg = math.log(1.0 - v)
-            g = 2.0 * n * v / (1.0 - v) + n * lg - Ad
-            if g > 0.0:
-                ws[4, j] = v
-            else:
-                ws[3, j] = v
-            if abs(g) < 1e-12 * Ad:
-                cb[j // B, j % B] = b * (Ad - n * lg) / math.sqrt(v)
-                ws[5, j] = 1.0
-                continue
-            active += 1
-            dg = 2.0 * n / (1.0 - v) ** 2 - n / (1.0 - v)
-            v_new = v - g / dg
-            lo, hi = ws[3, j], ws[4, j]
-            ws[2, j] = v_new if lo < v_new < hi else 0.5 * (lo + hi)
-        if active == 0:
-            break
-    for j in range(L):
-        if ws[5, j] == 0.0:
-            n, Ad, v = ws[0, j], ws[1, j], ws[2, j]
-            cb[j // B, j % B] = b * (Ad - n * math.log(1.0 - v)) / math.sqrt(v)
 
 
 @njit(cache=True, error_model="numpy")  # no zero test per division (none divides by zero): the same numbers
@@ -118,27 +66,22 @@ def lean_ldp_obi(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, de
     V = np.zeros((H + 1, S))
     W = np.zeros((H + 1, S))
     pi = np.zeros((H, S), np.int64)
-    cs = np.zeros(3)  # c12, c3, c4
-    cb = np.zeros((3, BLOCK))  # ... of the episodes kb..kb+BLOCK-1
-    ws = np.zeros((6, 3 * BLOCK))
-    kb = -BLOCK
     states = np.zeros(H + 1, np.int64)
     actions = np.zeros(H, np.int64)
     regret = 0.0
+    lk0 = math.log(4.0 * math.pi ** 2 * S * A * H / (3.0 * delta))
+    la0 = math.log(16.0 * math.pi ** 2 * SA / (3.0 * delta))
+    lS = math.log(float(S))
     for k in range(K):
         # c_{k,i}: |sum of n Laplace(b)| <= c w.p. 1 - d, for n = k (N^r, R), S k (N^p(s,a)), k (N^p(s,a,s')),
-        # solved for BLOCK episodes at once (their Newton iterations interleaved: independent chains)
-        if k - kb >= BLOCK:
-            kb = k
-            _bounds_block(kb, b, delta, S, SA, cb, ws)
-        cs[0] = cb[0, k - kb]
-        cs[1] = cb[1, k - kb]
-        cs[2] = cb[2, k - kb]
-        c12 = cs[0]
-        c3 = cs[1] if S > 1 else c12
-        c4 = cs[2] if S > 1 else c12
-        # Eq. 16 and Prop. 7
-        Lk = math.log(4.0 * math.pi ** 2 * S * A * H * float(k + 1) ** 3 / (3.0 * delta))
+        # at delta_k / (4 S A) (/ (4 S A S) for c4), delta_k = 3 delta / (2 pi^2 (k + 1)^2): ln(2 / d) = la0 + 2 ln(k + 1)
+        l1 = math.log(k + 1.0)
+        A12 = la0 + 2.0 * l1
+        c12 = laplace_sum_bound_ln(float(k), b, A12)
+        c3 = laplace_sum_bound_ln(float(S * k), b, A12) if S > 1 else c12
+        c4 = laplace_sum_bound_ln(float(k), b, A12 + lS) if S > 1 else c12
+        # Eq. 16 and Prop. 7: L_k = ln(4 pi^2 S A H k^3 / (3 delta)) for the 1-based k + 1
+        Lk = lk0 + 3.0 * l1
         for s in range(S):
             for a in range(A):
                 i = s * A + a

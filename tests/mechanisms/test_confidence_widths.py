@@ -34,6 +34,48 @@ def test_laplace_sum_bound_coverage_and_tightness(n, delta):
     assert bound < 3.0 * np.quantile(np.abs(sums), 1 - delta)
 
 
+def _chernoff_min(n, A):
+    """min over v of (A - n ln(1 - v)) / sqrt(v) (b = 1), by bisection on its stationarity condition
+    2 n v/(1 - v) + n ln(1 - v) = A written with log1p (no precision lost for small v)."""
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        v = 0.5 * (lo + hi)
+        if 2.0 * n * v / (1.0 - v) + n * math.log1p(-v) > A:
+            hi = v
+        else:
+            lo = v
+    v = 0.5 * (lo + hi)
+    return (A - n * math.log1p(-v)) / math.sqrt(v)
+
+
+@pytest.mark.parametrize("A", [math.log(2 / 0.05), math.log(2 / (0.05 / 6e6)), math.log(2 / 1e-30)])
+def test_laplace_sum_bound_is_the_chernoff_minimum_and_never_below_it(A):
+    """At every n the bound is the Chernoff bound minimised over v to within 1e-13 relative, and never below
+    the minimum by more than rounding (a bound below it would not be a Chernoff bound at any v): on both
+    sides of the switch from Newton's method to the minimiser's series (a = A / n = SERIES_MAX_A) and
+    far out (n = 1e12, where ln(1 - v) computed as log(1 - v) lost ~1e-5 relative)."""
+    from privrl.mechanisms.bounds import SERIES_MAX_A, laplace_sum_bound_ln
+
+    ns = np.unique(np.concatenate([np.logspace(0, 12, 400), A / SERIES_MAX_A * np.array([0.999, 1.0, 1.001])]))
+    for n in ns:
+        ref = _chernoff_min(float(n), A)
+        got = laplace_sum_bound_ln(float(n), 1.0, A)
+        assert -1e-14 <= (got - ref) / ref <= 1e-13, (n, A, got, ref)
+
+
+def test_laplace_sum_bound_coverage_on_its_series_branch():
+    """n past 100 ln(2/d) (the minimiser's series): the bound still covers, and is tight."""
+    from privrl.mechanisms.bounds import SERIES_MAX_A
+
+    n, delta, b = 5000, 0.1, 2.0
+    assert math.log(2 / delta) / n <= SERIES_MAX_A
+    rng = np.random.default_rng(5)
+    sums = rng.laplace(0.0, b, size=(20_000, n)).sum(axis=1)
+    bound = laplace_sum_bound(n, b, delta)
+    assert _ok((np.abs(sums) > bound).sum(), sums.size, delta)
+    assert bound < 1.5 * np.quantile(np.abs(sums), 1 - delta)
+
+
 def test_ldp_obi_widths_cover_the_local_laplace_privatizer():
     """c for k users = laplace_sum_bound(k, (6H-2)/eps, delta) holds per counter of the real privatizer."""
     H, eps, delta, n, k = 4, 1.0, 0.05, 4000, 50

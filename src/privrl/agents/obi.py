@@ -50,8 +50,9 @@ from numba import njit
 
 from privrl.mechanisms import accounting, events, release_guarantees
 from privrl.rl import engine
-from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_sd, rr_count_sd, rr_count_width,
-                                      rr_count_width_lg, rr_reward_sd, rr_reward_width, rr_reward_width_lg)
+from privrl.mechanisms.bounds import (laplace_sum_bound, laplace_sum_bound_ln, laplace_sum_sd, rr_count_sd,
+                                      rr_count_width, rr_count_width_lg, rr_reward_sd, rr_reward_width,
+                                      rr_reward_width_lg)
 from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
@@ -104,10 +105,6 @@ def _model(nr, rs, nps, c1, c2, c3, c4, alpha, Lk, scale, split, p1, r_plus, bp)
                 bp[s, a] = np.inf
 
 
-#: episodes whose LDP-OBI deviation bounds are solved together (:func:`_ldp_bounds_block`)
-BOUND_BLOCK = 16
-
-
 @njit(cache=True)
 def _planning_buffers(H, S, A):
     """Both OBI kernels' work arrays: p1[1, S, A, S] (p~), r_plus, bp [S, A], pi[H, S], V[H + 1, S],
@@ -118,90 +115,34 @@ def _planning_buffers(H, S, A):
 
 @njit(cache=True, inline="always")
 def _lk(S, A, H, k1, delta):
-    """L_k = ln(4 pi^2 S A H k^3 / (3 delta)) for the 1-based episode k1 (Prop. 7)."""
+    """L_k = ln(4 pi^2 S A H k^3 / (3 delta)) for the 1-based episode k1 (Prop. 7). LDP-OBI's loop takes it
+    as ``ln(4 pi^2 S A H / (3 delta)) + 3 ln k1``, sharing ln k1 with its deviation bounds (the same number up
+    to rounding)."""
     return math.log(4.0 * math.pi ** 2 * S * A * H * float(k1) ** 3 / (3.0 * delta))
 
 
 def ldp_init_state(env, params, K):
-    """LDP-OBI's state: (privatizer state, x, c, cb, ws, *planning buffers); x, c [S A (S + 2)] the
-    user's count vector and the released sums [N^r | R | N^p]; cb[3, BOUND_BLOCK] the deviation
-    bounds (c12, c3, c4) of a block of episodes and ws[6, 3 BOUND_BLOCK] their solver's work rows."""
+    """LDP-OBI's state: (privatizer state, x, c, *planning buffers); x, c [S A (S + 2)] the user's
+    count vector and the released sums [N^r | R | N^p]."""
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     n_cnt = S * A * (S + 2)  # [N^r (SA) | R (SA) | N^p (SAS)]
     noise = params[L_NOISE] > 0.5
     code = LOCAL_LAPLACE if noise else NONE
     state = privatizer_new(code, n_cnt, K, params[L_EPS] if noise else 1.0, 6.0 * H - 2.0, 0.0, np.int64(1))
-    return ((state, np.zeros(n_cnt), np.zeros(n_cnt), np.zeros((3, BOUND_BLOCK)), np.zeros((6, 3 * BOUND_BLOCK)))
-            + _planning_buffers(H, S, A))
+    return (state, np.zeros(n_cnt), np.zeros(n_cnt)) + _planning_buffers(H, S, A)
 
 
 @njit(cache=True, inline="always")
-def _ldp_bounds_block(kb, nb, b, delta, S, SA, cb, ws):
-    """LDP-OBI's c12, c3, c4 (the paper's c_{k,i}, Prop. 7: :func:`laplace_sum_bound` of the
-    (k - 1), S (k - 1) and (k - 1) noise terms of N~^r / R~, N~^p(s, a) and N~^p(s, a, s') at
-    ``delta_k / (4 S A)``, ``/ (4 S A)``, ``/ (4 S A S)``) for the ``nb`` episodes kb..kb+nb-1 into
-    cb[0..2, 0..nb-1]; with S = 1 the three coincide (same arguments) and only c12 is solved.
-
-    The same numbers as :func:`laplace_sum_bound` (the same operations on every lane), its
-    safeguarded Newton iterations run side by side over the lanes (episode x bound), so the
-    independent chains of logs and divisions overlap in the CPU instead of waiting on each other.
-    ws[6, L] work rows: n, A = ln(2/d), v, lo, hi, done."""
-    fam = 1 if S == 1 else 3
-    L = fam * nb
-    active = 0
-    for j in range(L):
-        f = j // nb
-        k = kb + j % nb
-        dk = 3.0 * delta / (2.0 * math.pi ** 2 * (k + 1.0) ** 2)  # Alg. 4
-        if f == 0:
-            n, d = k, dk / (4.0 * SA)
-        elif f == 1:
-            n, d = S * k, dk / (4.0 * SA)
-        else:
-            n, d = k, dk / (4.0 * SA * S)
-        ws[0, j] = n
-        if n <= 0 or b <= 0.0:
-            cb[f, j % nb] = 0.0
-            ws[5, j] = 1.0
-            continue
-        A = math.log(2.0 / d)
-        ws[1, j] = A
-        ws[2, j] = min(A / n, 0.5)
-        ws[3, j] = 0.0
-        ws[4, j] = 1.0
-        ws[5, j] = 0.0
-        active += 1
-    for _ in range(60):
-        if active == 0:
-            break
-        for j in range(L):
-            if ws[5, j] != 0.0:
-                continue
-            n, A, v = ws[0, j], ws[1, j], ws[2, j]
-            lg = math.log(1.0 - v)
-            g = 2.0 * n * v / (1.0 - v) + n * lg - A
-            if g > 0.0:
-                ws[4, j] = v
-            else:
-                ws[3, j] = v
-            if abs(g) < 1e-12 * A:
-                cb[j // nb, j % nb] = b * (A - n * lg) / math.sqrt(v)
-                ws[5, j] = 1.0
-                active -= 1
-                continue
-            dg = 2.0 * n / (1.0 - v) ** 2 - n / (1.0 - v)
-            v_new = v - g / dg
-            lo, hi = ws[3, j], ws[4, j]
-            ws[2, j] = v_new if lo < v_new < hi else 0.5 * (lo + hi)
-    for j in range(L):
-        if ws[5, j] == 0.0:  # 60 steps without convergence: the bound at the last v
-            n, A, v = ws[0, j], ws[1, j], ws[2, j]
-            cb[j // nb, j % nb] = b * (A - n * math.log(1.0 - v)) / math.sqrt(v)
+def _ldp_bounds(k, b, A12, lS, S):
+    """LDP-OBI's c12, c3, c4 after ``k`` users (the paper's c_{k,i}, Prop. 7): :func:`laplace_sum_bound`
+    of the k, S k and k noise terms of N~^r / R~, N~^p(s, a) and N~^p(s, a, s') at
+    ``delta_k / (4 S A)``, ``/ (4 S A)``, ``/ (4 S A S)``, given ``A12 = ln(2 / (delta_k / (4 S A)))``
+    and ``lS = ln S``; with S = 1 the three coincide and one is solved."""
+    c12 = laplace_sum_bound_ln(float(k), b, A12)
     if S == 1:
-        for i in range(nb):
-            cb[1, i] = cb[0, i]
-            cb[2, i] = cb[0, i]
+        return c12, c12, c12
+    return c12, laplace_sum_bound_ln(float(S * k), b, A12), laplace_sum_bound_ln(float(k), b, A12 + lS)
 
 
 @njit(cache=True)
@@ -217,10 +158,10 @@ def ldp_run_episodes(env, params, K, k0, k1, rng, rec, st):
 
     Compiled without reference counting (its owner :func:`ldp_kernel` holds the arrays); the model
     is inlined, the planner is one call (:func:`stationary_plan_1`, the planners' flags), the
-    deviation bounds are solved :data:`BOUND_BLOCK` episodes at a time. ``error_model="numpy"``: a
+    deviation bounds are :func:`_ldp_bounds` (a fixed cost once k >= 100 ln(2 / d)). ``error_model="numpy"``: a
     float division by zero would give inf / nan instead of raising (none occurs: every divisor is
     guarded or a positive parameter), so the divisions carry no zero test; the numbers are the same."""
-    state, x, c, cb, ws, p1, r_plus, bp, pi, V, traj, evc = st
+    state, x, c, p1, r_plus, bp, pi, V, traj, evc = st
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
     SA = S * A
@@ -234,18 +175,22 @@ def ldp_run_episodes(env, params, K, k0, k1, rng, rec, st):
     rs = c[SA:2 * SA].reshape((S, A))
     nps = c[2 * SA:].reshape((S, A, S))
     states, actions, rewards = traj
-    kb, nb = k0, 0  # the block of episodes whose bounds cb holds
+    # the episode's logarithms from one ln(k + 1): L_k = lk0 + 3 ln(k + 1) (:func:`_lk`) and, with
+    # delta_k = 3 delta / (2 pi^2 (k + 1)^2) (Alg. 4), ln(2 / (delta_k / (4 S A))) = la0 + 2 ln(k + 1)
+    lk0 = math.log(4.0 * math.pi ** 2 * S * A * H / (3.0 * delta))
+    la0 = math.log(16.0 * math.pi ** 2 * SA / (3.0 * delta))
+    lS = math.log(float(S))
     for k in range(k0, k1):
+        l1 = math.log(k + 1.0)
         if split:  # matched coverage: z sd of the Laplace sums
             c12 = z * laplace_sum_sd(k, b)
             c3 = z * laplace_sum_sd(S * k, b)
             c4 = c12
+        elif noise:
+            c12, c3, c4 = _ldp_bounds(k, b, la0 + 2.0 * l1, lS, S)
         else:
-            if k - kb >= nb:
-                kb, nb = k, min(BOUND_BLOCK, k1 - k)
-                _ldp_bounds_block(kb, nb, b, delta, S, SA, cb, ws)
-            c12, c3, c4 = cb[0, k - kb], cb[1, k - kb], cb[2, k - kb]
-        _model(nr, rs, nps, c12, c12, c3, c4, alpha, _lk(S, A, H, k + 1, delta), scale, split, p1, r_plus, bp)
+            c12 = c3 = c4 = 0.0
+        _model(nr, rs, nps, c12, c12, c3, c4, alpha, lk0 + 3.0 * l1, scale, split, p1, r_plus, bp)
         aux = stationary_plan_1(p1, r_plus, bp, nr, pi, V)
         engine.step(env, pi, k, aux, rng, traj, evc, rec)
         for h in range(H):

@@ -26,6 +26,7 @@ from privrl.mechanisms.events import LaplaceEvent
 from privrl.mechanisms.kinds import (
     F_SCALE,
     F_SENS,
+    ROW_CUM,
     ROW_LAST,
     MechanismKind,
     check_bounded_counts,
@@ -115,16 +116,30 @@ def laplace_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bit
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def laplace_kind_release(fstate, istate, fparams, t, x, m, rng, out):
     """local-laplace: each of the ``m`` users' vectors gets i.i.d. ``Lap(scale)`` per coordinate,
-    i.e. the batch's column sums x[n] get ``m`` draws per counter (user by user)."""
+    i.e. the batch's column sums x[n] get ``m`` draws per counter (user by user).
+
+    One user (every agent's episode): one pass over the counters, ``last = x + Lap``, ``cum += last``,
+    ``out = cum``, the draws in counter order; the same operations, in the same order per counter, as
+    the general path (copy, :func:`laplace_add_noise`, :func:`commit_release`), so the same numbers.
+    Inlined into the generated door, hence into the agents' loops (as the tree's release)."""
     check_bounded_counts(x, m * fparams[F_SENS])
+    scale = fparams[F_SCALE]
+    if m == 1 and scale != 0.0:
+        for c in range(x.shape[0]):
+            v = x[c] + scale * laplace_unit(rng)
+            fstate[ROW_LAST, c] = v
+            cum = fstate[ROW_CUM, c] + v
+            fstate[ROW_CUM, c] = cum
+            out[c] = cum
+        return
     last = fstate[ROW_LAST]
     for c in range(x.shape[0]):
         last[c] = x[c]
     for _ in range(m):
-        laplace_add_noise(fparams[F_SCALE], rng, last)
+        laplace_add_noise(scale, rng, last)
     commit_release(fstate, out)
 
 
