@@ -233,7 +233,9 @@ def _spy(monkeypatch, module, kernel_py, mdp, params, K, table_seed, sums_name=N
         g = np.random.default_rng([table_seed, len(calls), out.shape[0]])
         out[:] = len(calls) * g.uniform(0.5, 3.0, out.shape[0])
 
-    monkeypatch.setattr(module, "privatizer_release", lambda code, st, x, rng, out: fake(out, x, 1))
+    for name in ("privatizer_release", "shuffled_release"):  # the OBI module's second door: Shuffled-OBI's
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, lambda code, st, x, rng, out: fake(out, x, 1))
     if sums_name:
         monkeypatch.setattr(module, sums_name, lambda code, st, x, users, rng, out: fake(out, x, users))
     orig = _ORIG_STEP

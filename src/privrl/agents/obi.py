@@ -57,8 +57,7 @@ from privrl.mechanisms.privatizer import (
     LOCAL_LAPLACE,
     NONE,
     SHUFFLE_RR,
-    privatizer_new,
-    privatizer_release,
+    door,
     rr_p_from_epsilon,
     unary_count,
 )
@@ -67,6 +66,13 @@ from privrl.agents.audit_probe import AuditProbe
 from privrl.agents.crossover import optimism_rule, uniform_visits
 from privrl.agents.registry import (
     COUNT, HALF_OPEN_UNIT, NONNEGATIVE, NONNEGATIVE_INTEGER, OPEN_UNIT, POSITIVE, SWITCH, AgentSpec, register)
+
+# each kernel's privatizer door restricted to the kinds it uses (numba compiles only those: the general door
+# would inline every kind's release into each of Shuffled-OBI's three release sites); the spy tests replace
+# ``privatizer_release`` (LDP-OBI) and ``shuffled_release``
+_LDP_DOOR, _SHUFFLED_DOOR = door("none", "local-laplace"), door("none", "shuffle-rr")
+privatizer_new, privatizer_release = _LDP_DOOR.new, _LDP_DOOR.release
+shuffled_new, shuffled_release = _SHUFFLED_DOOR.new, _SHUFFLED_DOOR.release
 
 # ldp-obi parameter indices
 L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE, L_Z = 0, 1, 2, 3, 4, 5
@@ -231,9 +237,9 @@ def shuffled_init_state(env, params, K):
     eps_bit = params[S_EPS] / ((4.0 + 2.0 * m) * H)  # Lemma 4
     code = SHUFFLE_RR if noise else NONE
     e_arg = eps_bit if noise else 1.0
-    st_x = privatizer_new(code, SA, K, e_arg, 1.0, 0.0, H)
-    st_y = privatizer_new(code, SA * S, K, e_arg, 1.0, 0.0, H - 1)
-    st_r = privatizer_new(code, SA, K, e_arg, 1.0, 0.0, m * H)
+    st_x = shuffled_new(code, SA, K, e_arg, 1.0, 0.0, H)
+    st_y = shuffled_new(code, SA * S, K, e_arg, 1.0, 0.0, H - 1)
+    st_r = shuffled_new(code, SA, K, e_arg, 1.0, 0.0, m * H)
     return (st_x, st_y, st_r, np.zeros(SA), np.zeros(SA * S), np.zeros(SA), np.zeros((S, A)), np.zeros(SA),
             np.zeros((S, A)), np.zeros((S, A, S)), np.zeros(1), np.zeros(1)) + _planning_buffers(H, S, A)
 
@@ -324,9 +330,9 @@ def shuffled_run_episodes(env, params, K, k0, k1, rng, rec, st):
                 xr[i] += m * rewards[h]
             if h < H - 1:
                 xy[i * S + states[h + 1]] += 1.0
-        privatizer_release(code, st_x, xx, rng, nr_flat)
-        privatizer_release(code, st_y, xy, rng, nps_flat)
-        privatizer_release(code, st_r, xr, rng, rs_ones)
+        shuffled_release(code, st_x, xx, rng, nr_flat)
+        shuffled_release(code, st_y, xy, rng, nps_flat)
+        shuffled_release(code, st_r, xr, rng, rs_ones)
         for h in range(H):  # the messages back to 0 (only this user's entries are nonzero)
             i = states[h] * A + actions[h]
             xx[i] = 0.0

@@ -64,9 +64,9 @@ def laplace_sum_bound_ln(n, b, A):
     """:func:`laplace_sum_bound` with ``A = ln(2 / delta)`` given (the same number): a caller that asks
     for the bound of every episode at one delta (the LDP agents' error level) takes the log once.
 
-    The bound is ``b (A - n ln(1 - v)) / sqrt(v)`` at the minimiser v of the root of
+    The bound is ``b (A - n ln(1 - v)) / sqrt(v)`` at its minimiser v, the root of
     ``h(v) = 2 v / (1 - v) + ln(1 - v) = a``, ``a = A / n`` (``h(v) = sum_m (2 - 1/m) v^m``).
-    At ``a <= SERIES_MAX_A`` (every n past ~100 A, i.e. all but an LDP run's first ~2000 episodes) v is
+    At ``a <= SERIES_MAX_A`` (every n past 100 A: all but an LDP run's first ~2,000-4,000 episodes) v is
     h's inverse series to a^6, ``v = a - 3/2 a^2 + 17/6 a^3 - 49/8 a^4 + 1729/120 a^5 - 8609/240 a^6``
     (next term 93 a^7: v within 1e-10 relative, and E, flat at its minimum, within rounding of the
     minimum), and ``ln(1 - v)`` is ``log1p(-v)``: two operations of fixed cost, where a Newton solve
@@ -76,7 +76,7 @@ def laplace_sum_bound_ln(n, b, A):
     minimiser"); it is a pure function of (n, b, A), so a run's numbers do not depend on how it is
     chunked. Inlined into its callers (the series branch is a few operations; the Newton solve,
     :func:`laplace_sum_bound_newton`, stays a call)."""
-    if n <= 0 or b <= 0.0:
+    if n <= 0 or b <= 0.0 or A <= 0.0:  # A <= 0: delta >= 2, any t >= 0 holds
         return 0.0
     a = A / n
     if a <= SERIES_MAX_A:
