@@ -12,7 +12,7 @@ TABLE = Path(__file__).parent.parent / "throughput.csv"
 VARIANT_NOISE_OFF, VARIANT_AGGREGATE = "noise-off", "aggregate"
 #: an agent at matched coverage (``z > 0``: its privacy width z sd of its own release noise), whose
 #: episode can cost another amount than at the paper's width (z = 0): the LDP agents then skip the
-#: per-episode solve of the summed-noise bound (Newton, ``laplace_sum_bound``); measured at z = 3
+#: per-episode summed-noise bound (``laplace_sum_bound``, a fixed cost past n = 100 ln(2/d)); measured at z = 3
 VARIANT_MATCHED = "matched-coverage"
 
 
