@@ -55,9 +55,10 @@ rates (used by ``--before-src``).
 S, A, H, K, episodes_per_s, cpu, date), read by privrl.plan.cost: there the *median* round's rate (what
 a job should expect), where the printed ratios use each agent's fastest round. Rows of variant
 ``noise-off`` are the agent's noise-off twin (``noise = 0``, measured as its own agent); rows of variant
-``matched-coverage`` the agents with a ``z`` parameter at z = 3 (the LDP agents' episode then skips the
-solve of their noise bound: 1.5x faster at K = 1e6 for LDP-OBI on the H = 2 bandit, less at the bench's
-K; the JDP agents' matched sd can cost more: privrl.plan.cost prices z > 0 cells from these rows); rows of
+``matched-coverage`` the agents with a ``z`` parameter at z = 3 (the LDP agents' episode then takes the sd
+of their noise instead of its Chernoff bound -- 1.5x faster at K = 1e6 for LDP-OBI on the H = 2 bandit while
+that bound was a Newton solve, about the same cost since its series form, mechanisms D11b; the JDP agents'
+matched sd can cost more: privrl.plan.cost prices z > 0 cells from these rows); rows of
 variant ``aggregate`` the agents with an aggregate simulation (the policy-elimination agents and
 private-ucbvi-sdp's doubling batches) at K = 1e8, 1e10, 1e12 (privrl.agents.simulation), on the
 garnets the design runs them on (ELIMINATION_INSTANCES, episode by episode too). ``--agents NAME ...`` measures only those agents (UCBVI too, for the
