@@ -77,7 +77,8 @@ def test_noise_off_twin_priced_from_its_own_rows_and_unmeasured_agents_planned()
 
 
 def test_matched_coverage_cells_priced_from_their_own_rows():
-    # an LDP agent at z > 0 skips its noise bound's solve: its cells have their own rows; noise off wins
+    # an agent at z > 0 (matched coverage) costs another amount per episode: its cells have their own rows;
+    # noise off wins
     table = pd.DataFrame(_rows("ldp-obi", "", "riverswim", 2, 2, 3, lambda K: 3e-7 * K, [10**4, 10**5])
                          + _rows("ldp-obi", "matched-coverage", "riverswim", 2, 2, 3, lambda K: 2e-7 * K, [10**4, 10**5]))
     assert cost.variant_of({"epsilon": 1.0, "z": 3}) == "matched-coverage" == throughput.VARIANT_MATCHED
