@@ -76,6 +76,8 @@ shuffled_new, shuffled_release = _SHUFFLED_DOOR.new, _SHUFFLED_DOOR.release
 
 # ldp-obi parameter indices
 L_EPS, L_SCALE, L_DELTA, L_ALPHA, L_NOISE, L_Z = 0, 1, 2, 3, 4, 5
+#: Shuffled-OBI's shortest horizon: its transition messages y encode steps h = 1..H-1 (Garcelon note Alg. 4)
+SHUFFLED_MIN_HORIZON = 2
 # shuffled-obi parameter indices
 S_EPS, S_SCALE, S_DELTA, S_ALPHA, S_M, S_TAU, S_TAU_POWER, S_DELTA0, S_NOISE, S_Z = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9
 
@@ -229,8 +231,8 @@ def shuffled_init_state(env, params, K):
     [S, A, S], and one-element work arrays of the unary coding."""
     P = env[0]
     H, S, A = P.shape[0], P.shape[1], P.shape[2]
-    if H < 2:
-        raise ValueError("shuffled-obi needs H >= 2 (the y encoding has H - 1 steps)")
+    if H < SHUFFLED_MIN_HORIZON:
+        raise ValueError(f"shuffled-obi needs H >= {SHUFFLED_MIN_HORIZON} (the y encoding has H - 1 steps)")
     SA = S * A
     m = int(params[S_M])
     noise = params[S_NOISE] > 0.5
@@ -472,4 +474,5 @@ SHUFFLED_SPEC = register(AgentSpec(
     guarantees=_shuffled_guarantees,
     audit_probe=AuditProbe(audit_params={"tau": 0.0}),
     crossover_rule=optimism_rule(shuffled_step_width, OBI_FORMULA + " with Eq. 7-8 c's"),
+    min_horizon=SHUFFLED_MIN_HORIZON,
 ))

@@ -81,6 +81,9 @@ class AgentSpec:
     # seed, "B" per policy-elimination stage, "L" per log2 K (doubling batches). "aggregate" declares an
     # aggregate simulation, whose kernels the agent's aggregate module registers (privrl.agents.simulation)
     simulations: Mapping[str, tuple[str, str]] = field(default_factory=lambda: {"episode": ("K", "1")}, compare=False)
+    # the shortest horizon H the agent accepts (its init_state refuses a shorter instance); the design check
+    # (privrl.plan.validate) refuses a cell on a shorter instance before any job
+    min_horizon: int = 1
 
     def __post_init__(self) -> None:
         if self.privacy_model not in PRIVACY_MODELS:
@@ -93,6 +96,8 @@ class AgentSpec:
                 len(t) != 2 or set(t) - set(COST_TERMS) for t in self.simulations.values()):
             raise ValueError(f"agent {self.name!r}: simulations must map 'episode' (and optionally 'aggregate') to two "
                              f"cost terms of {COST_TERMS}; got {dict(self.simulations)}")
+        if not (isinstance(self.min_horizon, int) and self.min_horizon >= 1):
+            raise ValueError(f"agent {self.name!r}: min_horizon must be an integer >= 1; got {self.min_horizon!r}")
         for k, v in self.defaults.items():
             if (why := self.domains[k].why_not(v)) is not None:
                 raise ValueError(f"agent {self.name!r}: default {k} = {why}")

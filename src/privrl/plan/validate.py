@@ -292,6 +292,7 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
     for c in {c.cell: c for c in cells}.values():  # a cell id is a file name: {cell}.parquet, .json, .log
         if (why := name_length_error(c.cell, "cell id")) is not None:
             errs.append(f"{where}.cells: cell id {c.cell[:40]}... {why}; shorten its tag or its swept values")
+    errs += horizon_errors(config, name, cells)
     for c in cells:  # every private cell's epsilon (swept or matched) in the range run_seed accepts
         if REGISTRY[c.agent].privacy_model != "none" and "epsilon" in c.params and c.params.get("noise", 1) != 0:
             try:
@@ -318,6 +319,28 @@ def experiment_errors(config: Mapping[str, Any], name: str) -> list[str]:
         experiments.resolve_claims(config, name)
     except (ValueError, KeyError) as e:
         errs.append(str(e).splitlines()[0])
+    return errs
+
+
+def horizon_errors(config: Mapping[str, Any], name: str, cells: list) -> list[str]:
+    """One line per (agent, env) of experiment ``name`` whose instance is shorter than the agent's
+    ``AgentSpec.min_horizon`` (its init_state would refuse it in every job of the cell)."""
+    from privrl.agents import REGISTRY
+    from privrl.design import experiments
+    from privrl.rl import envs
+
+    errs, horizons, seen = [], {}, set()
+    for c in cells:
+        need = REGISTRY[c.agent].min_horizon
+        if need <= 1 or (c.agent, c.env) in seen:
+            continue
+        seen.add((c.agent, c.env))
+        if c.env not in horizons:
+            env_name, params = experiments.env_spec(config, name, c.env)
+            horizons[c.env] = envs.make(env_name, **params).H
+        if horizons[c.env] < need:
+            errs.append(f"experiments.{name}.cells: {c.agent} needs an instance of horizon H >= {need}; "
+                        f"envs.{c.env} has H = {horizons[c.env]}")
     return errs
 
 
