@@ -1,6 +1,6 @@
 """The agent contract over the whole registry (privrl.audit.agent_check, `privrl check-agent NAME`):
 determinism, chunked = unchunked through the resumable path, mechanisms only through the privatizer
-door, the end-to-end audit at the claimed eps (slow), a throughput row; and the door check's power
+door, the horizon the agent declares it needs, the end-to-end audit at the claimed eps (slow), a throughput row; and the door check's power
 on an agent that draws its own noise."""
 import subprocess
 import sys
@@ -19,8 +19,8 @@ PRIVATE = [a for a in AGENTS if REGISTRY[a].privacy_model != "none"]
 def test_every_agent_keeps_the_contract(agent):
     props = agent_check.check_agent(agent, episodes=40, audit=False)
     aggregate = ["aggregate simulation"] if "aggregate" in REGISTRY[agent].simulations else []
-    assert [p.name for p in props] == ["determinism", "chunked = unchunked", "door-only mechanisms", *aggregate,
-                                       "throughput"]
+    assert [p.name for p in props] == ["determinism", "chunked = unchunked", "door-only mechanisms", "min_horizon",
+                                       *aggregate, "throughput"]
     assert agent_check.passed(props), "\n".join(p.line() for p in props)
 
 
@@ -87,7 +87,8 @@ def test_cli_prints_one_line_per_property_and_its_verdict():
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert [ln.split(":")[0] for ln in lines[:-1]] == ["PASS  determinism", "PASS  chunked = unchunked",
-                                                       "PASS  door-only mechanisms", "PASS  digests", "PASS  throughput"]
+                                                       "PASS  door-only mechanisms", "PASS  min_horizon", "PASS  digests",
+                                                       "PASS  throughput"]
     assert lines[-1] == "ucbvi: the agent contract holds"
     bad = subprocess.run([sys.executable, "-m", "privrl.cli.main", "check-agent", "ucbvii"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "unknown agent 'ucbvii'" in bad.stderr

@@ -362,26 +362,12 @@ def test_vacuous_guarantee_refused_unless_opted_in(tmp_path, wd):
 def test_an_instance_shorter_than_the_agent_accepts_is_refused(tmp_path, wd):
     """config/paper.yaml's rates experiment once put Shuffled-OBI on the H = 1 bandit and passed the door: every
     job of those cells would have failed in the agent's init_state. AgentSpec.min_horizon declares what
-    init_state refuses, and the door reads it before any job."""
+    init_state refuses (the agent contract checks that, privrl.audit.agent_check.check_min_horizon), and the
+    door reads it before any job."""
     bandit = "b: {name: garnet, params: {S: 1, A: 2, branching: 1, H: 1, seed: 0}}"
     line = _refused(wd, _mine(env=bandit, cells="[{agent: shuffled-obi}, {agent: ucbvi}]"), "shuffled-obi")
     assert line == "experiments.mine.cells: shuffled-obi needs an instance of horizon H >= 2; envs.b has H = 1"
     assert _door(tmp_path, _mine(env=bandit.replace("H: 1", "H: 2"), cells="[{agent: shuffled-obi}]")) == []
-
-
-def test_min_horizon_is_what_each_agents_init_state_accepts():
-    from privrl.agents import REGISTRY
-    from privrl.rl import engine, envs
-
-    for name, spec in REGISTRY.items():
-        pv = spec.param_vector({})
-        for H in sorted({max(spec.min_horizon - 1, 1), spec.min_horizon}):
-            env = engine.env_arrays(envs.make("garnet", S=1, A=2, branching=1, H=H, seed=0))
-            if H < spec.min_horizon:
-                with pytest.raises(ValueError, match=f"H >= {spec.min_horizon}"):
-                    spec.init_state(env, pv, 10)
-            else:
-                spec.init_state(env, pv, 10)
 
 
 # --- the shipped designs pass the door -------------------------------------------------------------

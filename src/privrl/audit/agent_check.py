@@ -21,6 +21,9 @@ episodes), and reports one :class:`Property` per line:
   its noise calibration (:func:`privrl.audit.privacy.power_curve`) raises no alarm at the agent's
   own noise and flags half of it; an agent the audit cannot probe fails (it would otherwise go
   unaudited); a non-private agent passes trivially;
+* ``min_horizon``: the agent's init_state accepts the two-armed bandit of horizon
+  ``AgentSpec.min_horizon`` and refuses (ValueError) the one a step shorter, so the design check,
+  which reads ``min_horizon`` before any job (privrl.plan.validate), refuses exactly what a job would;
 * ``aggregate simulation`` (only for an agent whose spec declares one, ``AgentSpec.simulations``):
   its kernels registered, deterministic, chunked = unchunked and door-only as above;
 * ``throughput``: a row of the measured throughput table (``privrl.plan.cost``); none is a warning
@@ -189,6 +192,28 @@ def check_door_only(agent: str) -> Property:
                     ("reaches " + ", ".join(bad)) if bad else "privrl.mechanisms reached only through the privatizer door")
 
 
+def check_min_horizon(agent: str) -> Property:
+    from privrl.agents import get
+    from privrl.rl import engine, envs
+
+    spec = get(agent)
+    need, pv = spec.min_horizon, spec.param_vector({})
+
+    def accepts(H: int) -> bool:
+        env = engine.env_arrays(envs.make("garnet", S=1, A=2, branching=1, H=H, seed=0))
+        try:
+            spec.init_state(env, pv, 10)
+        except ValueError:
+            return False
+        return True
+
+    if not accepts(need):
+        return Property("min_horizon", FAIL, f"init_state refuses H = {need} (declare the horizon it needs)")
+    if need > 1 and accepts(need - 1):
+        return Property("min_horizon", FAIL, f"init_state accepts H = {need - 1} < min_horizon = {need}")
+    return Property("min_horizon", OK, f"init_state accepts H >= {need}" + (f", refuses H = {need - 1}" if need > 1 else ""))
+
+
 # ----------------------------------------------------------------------------- aggregate simulation
 def check_aggregate(agent: str, K: int) -> Property:
     """An agent whose spec declares an aggregate simulation (``AgentSpec.simulations``): its kernels
@@ -314,7 +339,8 @@ def check_agent(agent: str, episodes: int = 300, audit_n: int = 4000, audit: boo
     from privrl.agents import get
 
     get(agent)  # an unknown name: one ValueError listing the registry
-    out = [check_determinism(agent, episodes), check_chunked(agent, episodes), check_door_only(agent)]
+    out = [check_determinism(agent, episodes), check_chunked(agent, episodes), check_door_only(agent),
+           check_min_horizon(agent)]
     if "aggregate" in get(agent).simulations:
         out.append(check_aggregate(agent, episodes))
     if audit:

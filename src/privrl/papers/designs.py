@@ -53,7 +53,8 @@ def crossovers(cells: Sequence[tuple[str, Mapping[str, float]]], mdp) -> dict[st
         spec = agents.get(agent)
         p = {k: float(v) for k, v in params.items() if k in spec.defaults}
         label = agent + (f"@eps={p['epsilon']:g}" if "epsilon" in p else "")
-        out[label] = agent_crossover(agent, p, mdp)
+        # an instance shorter than the agent accepts (AgentSpec.min_horizon) never reaches its regime
+        out[label] = math.inf if mdp.H < spec.min_horizon else agent_crossover(agent, p, mdp)
     return out
 
 
