@@ -327,7 +327,7 @@ def horizon_errors(config: Mapping[str, Any], name: str, cells: list) -> list[st
     ``AgentSpec.min_horizon`` (its init_state would refuse it in every job of the cell)."""
     from privrl.agents import REGISTRY
     from privrl.design import experiments
-    from privrl.rl import envs
+    from privrl.plan.memory_bounds import env_shape
 
     errs, horizons, seen = [], {}, set()
     for c in cells:
@@ -335,9 +335,8 @@ def horizon_errors(config: Mapping[str, Any], name: str, cells: list) -> list[st
         if need <= 1 or (c.agent, c.env) in seen:
             continue
         seen.add((c.agent, c.env))
-        if c.env not in horizons:
-            env_name, params = experiments.env_spec(config, name, c.env)
-            horizons[c.env] = envs.make(env_name, **params).H
+        if c.env not in horizons:  # the shape its registration declares (checked by the env's own errors first)
+            horizons[c.env] = env_shape(*experiments.env_spec(config, name, c.env))[0]
         if horizons[c.env] < need:
             errs.append(f"experiments.{name}.cells: {c.agent} needs an instance of horizon H >= {need}; "
                         f"envs.{c.env} has H = {horizons[c.env]}")
