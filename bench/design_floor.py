@@ -1,7 +1,7 @@
 """A design's CPU time at a reference floor: each private cell's non-private work as cheap as the cheaper
 of UCBVI's lean episode and its own noise-off twin, plus its noise draws at the sampler's speed.
 
-    python bench/design_floor.py [--configfile config/paper.yaml] [--K 200000] [--K-time 300000]
+    python bench/design_floor.py [--configfile config/paper.yaml] [--K 200000] [--K-time 300000] [--no-lean]
 
 privrl.plan.cost prices each cell of a design from the measured throughput table. This script prices
 the same cells (the same episodes, seeds and run jobs: ``jobs x JOB_OVERHEAD_S`` of start-up each) with
@@ -24,8 +24,22 @@ than privrl's UCBVI, and a sampler could draw the same stream faster (an inlined
 uniform loop, 1.1x in the Laplace sampler; docs/decisions/performance.md). The ``draws free`` column drops
 the draws altogether: every private cell at its non-private part alone. Cells simulated in aggregate
 (policy elimination), non-private cells and private agents without a ``noise`` switch or a known draw kind
-keep their modelled cost (the last ones listed in a note). Printed per experiment: the modelled CPU time
-(the throughput table, whose CPU is printed beside this machine's), the floor and the draws-free price.
+keep their modelled cost (the last ones listed in a note).
+
+The ``lean`` column prices the design at what each algorithm's own arithmetic costs when written for speed:
+every cell whose agent has a lean kernel in bench/ (PUCB, DP-UCBVI JDP / LDP, LDP-OBI at z = 0; one njit
+function per agent, equal to privrl bit for bit) that implements the cell's parameters is priced at its
+modelled cost x (the lean kernel's time / privrl's) on the cell's instance, both timed at ``--K-time``
+episodes, fastest of ``--rounds`` interleaved rounds, after checking at 2e4 episodes that the two regrets are
+equal; every other cell keeps its modelled cost (``covered``: the modelled hours the lean kernels price).
+Where the floor credits each private agent with a non-private part as cheap as UCBVI's, the lean price keeps
+each algorithm's own planner (Bernstein bonuses and post-processing, OBI's widths, PrivQ), so ``x lean`` is
+privrl's engine overhead and lean over floor what the algorithms' own arithmetic costs beyond UCBVI's
+planning.
+
+Printed per experiment: the modelled CPU time (the throughput table, whose CPU is printed beside this
+machine's), the lean-kernel price, the floor and the draws-free price, then the range of privrl / lean
+kernel over the timed cells and its three smallest and largest.
 """
 from __future__ import annotations
 
@@ -44,6 +58,29 @@ from privrl.rl import engine, envs, seeding
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agent_throughput import cpu_model, draw_costs, noise_kind, pcg_distance  # noqa: E402
+import lean_dp_ucbvi  # noqa: E402
+import lean_obi  # noqa: E402
+import lean_pucb  # noqa: E402
+
+
+def _lean_pucb(env, K, rng, p):
+    a = lean_pucb.lean_args(env)
+    return lean_pucb.lean_pucb(*a, np.int64(K), p["epsilon"], p["bonus_scale"], p["beta"], p["noise"] > 0.5, p["z"], rng)
+
+
+def _lean_obi(env, K, rng, p):
+    return lean_obi.lean_ldp_obi(*lean_obi.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["delta"],
+                                 p["alpha"], rng)
+
+
+#: agent -> (the lean kernel on privrl's env tuple at the agent's full parameter dict, returning the cumulative
+#: regret; the parameters it implements): the kernels of bench/lean_*.py, equal to privrl bit for bit there
+LEAN = {
+    "pucb": (_lean_pucb, lambda p: True),
+    "dp-ucbvi-jdp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, False), lambda p: p["noise"] > 0.5),
+    "dp-ucbvi-ldp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, True), lambda p: p["noise"] > 0.5),
+    "ldp-obi": (_lean_obi, lambda p: p["noise"] > 0.5 and p["z"] == 0.0),
+}
 
 
 def _run(agent: str, params: dict, env: tuple, K: int, rng) -> None:
@@ -75,12 +112,34 @@ def seconds_per_episode(agent: str, params: dict, env: tuple, K: int, rounds: in
     return best
 
 
+def lean_ratio(agent: str, params: dict, mdp, env: tuple, K: int, K_check: int, rounds: int) -> float:
+    """privrl's episode over its lean kernel's for ``agent`` at ``params`` on ``mdp``: CPU time of ``K`` episodes,
+    fastest of ``rounds`` interleaved rounds (both compiled first), after checking at ``K_check`` episodes that
+    the two regrets are equal (a lean kernel that drifted from privrl would price something else)."""
+    from privrl.runs import run
+    fn = LEAN[agent][0]
+    p = {**REGISTRY[agent].defaults, **params}
+    got = fn(env, K_check, seeding.generator("adhoc", "default", 0), p)
+    want = run.run_seed(agent, params, mdp, K_check, 0)["cum_regret"].iloc[-1]
+    if got != want:
+        raise AssertionError(f"lean {agent} at {params}: regret {got!r} != privrl's {want!r}")
+    best = {"lean": np.inf, "privrl": np.inf}
+    for r in range(rounds):
+        t0 = time.process_time()
+        fn(env, K, seeding.generator("bench", "lean-time", r), p)
+        t1 = time.process_time()
+        _run(agent, params, env, K, seeding.generator("bench", "lean-time", r))
+        best["lean"], best["privrl"] = min(best["lean"], t1 - t0), min(best["privrl"], time.process_time() - t1)
+    return best["privrl"] / best["lean"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--configfile", default="config/paper.yaml")
     ap.add_argument("--K", type=int, default=200_000, help="largest K of the words-per-episode runs")
     ap.add_argument("--K-time", type=int, default=300_000, help="episodes of each timed run")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-lean", action="store_true", help="skip the lean column (its timings take ~4.5 of the ~6.5 min on config/paper.yaml)")
     args = ap.parse_args()
     config = experiments.resolve_overlay(load_yaml(args.configfile), ".", args.configfile)
     priced = cost.estimate_cost(config)
@@ -91,7 +150,8 @@ def main() -> None:
     made: dict = {}
     timed: dict = {}
     words: dict = {}
-    floor_s, free_s, kept = [], [], set()
+    ratios: dict = {}
+    floor_s, free_s, lean_s, covered, kept = [], [], [], [], set()
     for row in priced.itertuples():
         c = cells[row.experiment, row.env, row.cell]
         spec = REGISTRY[c.agent]
@@ -99,18 +159,28 @@ def main() -> None:
         if c.simulation != "episode" or spec.privacy_model == "none":
             floor_s.append(row.est_cpu_s)
             free_s.append(row.est_cpu_s)
+            lean_s.append(row.est_cpu_s)
+            covered.append(False)
             continue
+        name, params = experiments.env_spec(config, row.experiment, row.env)
+        ekey = (name, tuple(sorted(params.items())))
+        if ekey not in made:
+            mdp = envs.make(name, **params)
+            made[ekey] = (mdp, engine.env_arrays(mdp))
+        mdp, env = made[ekey]
+        p = dict(c.params)
+        lean = not args.no_lean and c.agent in LEAN and LEAN[c.agent][1]({**spec.defaults, **p})
+        if lean:
+            rkey = (ekey, c.agent, tuple(sorted(p.items())))
+            if rkey not in ratios:
+                ratios[rkey] = lean_ratio(c.agent, p, mdp, env, args.K_time, 20_000, args.rounds)
+        lean_s.append(row.est_cpu_s / ratios[rkey] if lean else row.est_cpu_s)
+        covered.append(bool(lean))
         if kind is None or "noise" not in spec.defaults:
             kept.add(c.agent)
             floor_s.append(row.est_cpu_s)
             free_s.append(row.est_cpu_s)
             continue
-        name, params = experiments.env_spec(config, row.experiment, row.env)
-        ekey = (name, tuple(sorted(params.items())))
-        if ekey not in made:
-            made[ekey] = engine.env_arrays(envs.make(name, **params))
-        env = made[ekey]
-        p = dict(c.params)
         off = {**p, "noise": 0.0}
         for key, agent, q in (((ekey, "ucbvi"), "ucbvi", {}), ((ekey, c.agent, tuple(sorted(off.items()))), c.agent, off)):
             if key not in timed:
@@ -124,18 +194,32 @@ def main() -> None:
         job_part = row.jobs * cost.JOB_OVERHEAD_S  # the model's start-up per run job, as in est_cpu_s
         floor_s.append(job_part + row.seeds * row.episodes * (plain + words[wkey] / words_per_draw * ns_draw * 1e-9))
         free_s.append(job_part + row.seeds * row.episodes * plain)
-    priced["floor_cpu_s"], priced["free_cpu_s"] = floor_s, free_s
-    by = priced.groupby("experiment", sort=False)[["est_cpu_s", "floor_cpu_s", "free_cpu_s"]].sum() / 3600
+    priced["floor_cpu_s"], priced["free_cpu_s"], priced["lean_cpu_s"] = floor_s, free_s, lean_s
+    priced["lean_covered_s"] = np.where(covered, priced.est_cpu_s, 0.0)
+    by = priced.groupby("experiment", sort=False)[["est_cpu_s", "lean_cpu_s", "floor_cpu_s", "free_cpu_s",
+                                                   "lean_covered_s"]].sum() / 3600
     print(f"# {args.configfile}: run jobs' CPU hours -- modelled (privrl.plan.cost, table measured on "
-          f"{', '.join(sorted(set(table['cpu'])))}), at the floor and draws free, timed on {cpu_model()}; "
+          f"{', '.join(sorted(set(table['cpu'])))}); at the lean kernels (the cells of {sorted(LEAN)} a lean kernel "
+          f"implements, priced at modelled x lean / privrl timed in one run: 'covered' is their modelled share); at "
+          f"the floor and draws free; timed on {cpu_model()}; "
           "draws: " + ", ".join(f"{k} {v[0]:.1f} ns ({v[1]:.2f} words)" for k, v in draws.items()))
-    print(f"{'experiment':34s} {'modelled':>9s} {'floor':>9s} {'x floor':>8s} {'draws free':>11s}")
+    print(f"{'experiment':34s} {'modelled':>9s} {'covered':>8s} {'lean':>9s} {'x lean':>7s} {'floor':>9s} {'x floor':>8s} "
+          f"{'draws free':>11s}")
+
+    def line(name, r):
+        print(f"{name:34s} {r.est_cpu_s:9.2f} {r.lean_covered_s:8.2f} {r.lean_cpu_s:9.2f} "
+              f"{r.est_cpu_s / max(r.lean_cpu_s, 1e-12):7.2f} {r.floor_cpu_s:9.2f} "
+              f"{r.est_cpu_s / max(r.floor_cpu_s, 1e-12):8.2f} {r.free_cpu_s:11.2f}")
     for exp, r in by.iterrows():
-        print(f"{exp:34s} {r.est_cpu_s:9.2f} {r.floor_cpu_s:9.2f} {r.est_cpu_s / max(r.floor_cpu_s, 1e-12):8.2f} "
-              f"{r.free_cpu_s:11.2f}")
-    tot = by.sum()
-    print(f"{'runs, total':34s} {tot.est_cpu_s:9.2f} {tot.floor_cpu_s:9.2f} {tot.est_cpu_s / tot.floor_cpu_s:8.2f} "
-          f"{tot.free_cpu_s:11.2f}")
+        line(exp, r)
+    line("runs, total", by.sum())
+    if ratios:
+        rs = np.array(list(ratios.values()))
+        print(f"privrl / lean kernel over the {len(rs)} (instance, agent, parameters) timed: {rs.min():.2f}-{rs.max():.2f}x "
+              f"(median {np.median(rs):.2f}x); every lean regret equal to privrl's")
+        ends = sorted(ratios.items(), key=lambda kv: kv[1])
+        for (ekey, agent, p), r in ends[:3] + ends[-3:]:
+            print(f"  {r:.2f}x  {agent} {dict(p)} on {ekey[0]} {dict(ekey[1])}")
     if kept:
         print(f"note: kept at their modelled cost (no noise switch or no known draw kind): {sorted(kept)}")
 
