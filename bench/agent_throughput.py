@@ -89,11 +89,37 @@ from privrl.rl import engine, envs, seeding
 from privrl.runs.throughput import VARIANT_MATCHED as MATCHED
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/: the agents' lean kernels
+import lean_dp_ucbvi  # noqa: E402
+import lean_obi  # noqa: E402
 import lean_pucb  # noqa: E402
 
+
+def _timed(run):
+    """``seconds(env, K, rng)``: CPU seconds of ``run(env, K, rng)``, compiled before the clock starts."""
+    def seconds(env, K, rng):
+        run(env, 10, np.random.Generator(np.random.PCG64(999)))
+        t0 = time.process_time()
+        run(env, K, rng)
+        return time.process_time() - t0
+    return seconds
+
+
+def _private_ucbvi(ldp: bool, bernstein: bool):
+    return _timed(lambda env, K, rng: lean_dp_ucbvi.lean_run(env, K, rng, {}, ldp, bernstein))
+
+
 #: agent -> its lean kernel (a scalar reference written for speed, regret equal bit for bit: tests/agents/
-#: test_lean_*.py): ``seconds(env, K, rng)`` of one run at the agent's bench parameters; column ``x lean``
-LEAN_KERNELS = {"pucb": lean_pucb.lean_seconds}
+#: test_lean_*.py): ``seconds(env, K, rng)`` of one run at the agent's bench parameters (its defaults:
+#: epsilon 1, z 0); column ``x lean``
+LEAN_KERNELS = {
+    "pucb": lean_pucb.lean_seconds,
+    "dp-ucbvi-jdp": _private_ucbvi(False, True),
+    "dp-ucbvi-ldp": _private_ucbvi(True, True),
+    "private-ucbvi-jdp": _private_ucbvi(False, False),
+    "private-ucbvi-ldp": _private_ucbvi(True, False),
+    "ldp-obi": _timed(lambda env, K, rng: lean_obi.lean_ldp_obi(*lean_obi.lean_args(env), np.int64(K), 1.0, 1.0, 0.05,
+                                                                2.0, rng)),
+}
 
 INSTANCES = {  # env name, params
     # the default design's agent rows: the two-armed bandits (garnet S=1, A=2, branching 1, seed 0)

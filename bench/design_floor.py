@@ -27,9 +27,9 @@ the draws altogether: every private cell at its non-private part alone. Cells si
 keep their modelled cost (the last ones listed in a note).
 
 The ``lean`` column prices the design at what each algorithm's own arithmetic costs when written for speed:
-every cell whose agent has a lean kernel in bench/ (PUCB, DP-UCBVI JDP / LDP, LDP-OBI at z = 0; one njit
-function per agent, equal to privrl bit for bit) that implements the cell's parameters is priced at its
-modelled cost x (the lean kernel's time / privrl's) on the cell's instance, both timed at ``--K-time``
+every cell whose agent has a lean kernel in bench/ (PUCB, DP-UCBVI and Private-UCBVI JDP / LDP, LDP-OBI at
+z = 0; one njit function per agent, equal to privrl bit for bit) that implements the cell's parameters is
+priced at its modelled cost x (the lean kernel's time / privrl's) on the cell's instance, both timed at ``--K-time``
 episodes, fastest of ``--rounds`` interleaved rounds, after checking at 2e4 episodes that the two regrets are
 equal; every other cell keeps its modelled cost (``covered``: the modelled hours the lean kernels price).
 Where the floor credits each private agent with a non-private part as cheap as UCBVI's, the lean price keeps
@@ -79,6 +79,10 @@ LEAN = {
     "pucb": (_lean_pucb, lambda p: True),
     "dp-ucbvi-jdp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, False), lambda p: p["noise"] > 0.5),
     "dp-ucbvi-ldp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, True), lambda p: p["noise"] > 0.5),
+    "private-ucbvi-jdp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, False, False),
+                          lambda p: p["noise"] > 0.5),
+    "private-ucbvi-ldp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, True, False),
+                          lambda p: p["noise"] > 0.5),
     "ldp-obi": (_lean_obi, lambda p: p["noise"] > 0.5 and p["z"] == 0.0),
 }
 

@@ -4,11 +4,13 @@
 
 One numba function doing, per episode, the work DP-UCBVI (the reconstruction of
 :mod:`privrl.agents.private_ucbvi`: Qiao & Wang 2023 as in Bai et al. Table I) needs and nothing
-else, on the same random stream as privrl's ``dp-ucbvi-jdp`` / ``dp-ucbvi-ldp``:
+else, on the same random stream as privrl's ``dp-ucbvi-jdp`` / ``dp-ucbvi-ldp``; with ``bernstein``
+False, the same for Private-UCBVI (``private-ucbvi-jdp`` / ``-ldp``: the Hoeffding bonus and planner):
 
 * the Bernstein backward induction (Azar et al. 2017, bonus_2 without its third term;
   ``planning.bernstein_plan``: Q = q_static + coef sqrt(Var_p(V_{h+1})) + p . V_{h+1}, clipped at
-  H - h, ties to the smaller post-processed count, then the lower action);
+  H - h, ties to the smaller post-processed count, then the lower action), or the Hoeffding one
+  (``planning.optimistic_plan``: Q = q_static + p . V_{h+1}, q_static with bonus_1 = 7 H L / sqrt(n));
 * the exact regret of the played policy and the sampled episode (as ``engine.step``);
 * the release of all (S + 2) H S A counters [R | N_sa | N_sas]: the binary mechanism per counter
   at eps/(3H) (JDP: Vietri et al. App. A Alg. 5, one fresh Laplace node per counter per release,
@@ -49,9 +51,10 @@ from privrl.mechanisms.tree import tree_levels
 
 
 @njit(cache=True, fastmath={"contract"})  # privrl's planner flags (planning.FP_FLAGS): the same sums
-def lean_dp_ucbvi(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, delta, z, ldp, rng):
-    """K episodes of DP-UCBVI (Bernstein bonus) on central-tree (``ldp`` False) or local-Laplace
-    counts; returns sum_k max(0, V*_1 - V^{pi_k}_1) (exact)."""
+def lean_dp_ucbvi(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, delta, z, ldp, bernstein, rng):
+    """K episodes of DP-UCBVI (``bernstein``: the Bernstein bonus) or Private-UCBVI (the Hoeffding bonus
+    and planner) on central-tree (``ldp`` False) or local-Laplace counts; returns
+    sum_k max(0, V*_1 - V^{pi_k}_1) (exact)."""
     H, S, A = R.shape
     HSA = H * S * A
     n = HSA * (S + 2)  # counters [R (HSA) | N_sa (HSA) | N_sas (HSAS)]
@@ -86,13 +89,16 @@ def lean_dp_ucbvi(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, d
     ch, cs, ca = 0, 0, 0
     regret = 0.0
     for k in range(K):
-        for h in range(H - 1, -1, -1):  # Bernstein backward induction
+        for h in range(H - 1, -1, -1):  # Bernstein (or Hoeffding) backward induction
             cap = float(H - h)
             for s in range(S):
                 best, ba, nb = -1.0, 0, np.inf
                 for a in range(A):
                     qa = q[h, s, a]
-                    if qa < cap:
+                    if qa < cap and not bernstein:  # planning.optimistic_layer: q_base + p^ . V_{h+1}
+                        for s2 in range(S):
+                            qa += ph[h, s, a, s2] * V[h + 1, s2]
+                    elif qa < cap:
                         m1 = 0.0
                         m2 = 0.0
                         for s2 in range(S):
@@ -250,8 +256,11 @@ def lean_dp_ucbvi(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, d
                 inv = 1.0 / nn
                 for j in range(S):
                     ph[ch, cs, ca, j] = nt[ch, cs, ca, j] * inv
-                q[ch, cs, ca] = c[i] / nn + scale * 14.0 * H * L / (3.0 * nn) + pscale * 2.0 * (S * H + 1.0) * E / nn
-                coef[ch, cs, ca] = scale * math.sqrt(8.0 * L / nn)
+                if bernstein:
+                    q[ch, cs, ca] = c[i] / nn + scale * 14.0 * H * L / (3.0 * nn) + pscale * 2.0 * (S * H + 1.0) * E / nn
+                    coef[ch, cs, ca] = scale * math.sqrt(8.0 * L / nn)
+                else:  # ucbvi.hoeffding_bonus: Azar et al. bonus_1, 7 H L / sqrt(n)
+                    q[ch, cs, ca] = c[i] / nn + scale * 7.0 * H * L / math.sqrt(nn) + pscale * 2.0 * (S * H + 1.0) * E / nn
             ca += 1
             if ca == A:
                 ca = 0
@@ -285,11 +294,12 @@ def lean_args(env: tuple) -> tuple:
     return P, P_cdf, R, det, rho, rho_cdf, float(v_star[0]), bool(bern[0])
 
 
-def lean_run(env: tuple, K: int, rng, params: dict, ldp: bool) -> float:
-    """The lean kernel on privrl's env tuple with dp-ucbvi's parameters (defaults filled in)."""
+def lean_run(env: tuple, K: int, rng, params: dict, ldp: bool, bernstein: bool = True) -> float:
+    """The lean kernel on privrl's env tuple with dp-ucbvi's (``bernstein``) or private-ucbvi's parameters
+    (defaults filled in)."""
     p = {"epsilon": 1.0, "bonus_scale": 1.0, "delta": 0.05, "z": 0.0, **params}
     return lean_dp_ucbvi(*lean_args(env), np.int64(K), float(p["epsilon"]), float(p["bonus_scale"]),
-                         float(p["delta"]), float(p["z"]), ldp, rng)
+                         float(p["delta"]), float(p["z"]), ldp, bernstein, rng)
 
 
 def main() -> None:
@@ -308,13 +318,15 @@ def main() -> None:
     print("# CPU time per episode, best of rounds, interleaved; compile excluded; K =", K, "z =", args.z)
     for inst, mdp in instances.items():
         env = engine.env_arrays(mdp)
-        for ldp, agent in ((False, "dp-ucbvi-jdp"), (True, "dp-ucbvi-ldp")):
-            lean_run(env, 50, seeding.generator("bench", "lean", 999), params, ldp)
+        for ldp, agent in ((False, "dp-ucbvi-jdp"), (True, "dp-ucbvi-ldp"), (False, "private-ucbvi-jdp"),
+                           (True, "private-ucbvi-ldp")):
+            bernstein = agent.startswith("dp-")
+            lean_run(env, 50, seeding.generator("bench", "lean", 999), params, ldp, bernstein)
             run.run_seed(agent, params, mdp, 50, 999)
             best = {"lean": np.inf, "privrl": np.inf}
             for r in range(args.rounds):
                 t0 = time.process_time()
-                a = lean_run(env, K, seeding.generator("adhoc", "default", r), params, ldp)
+                a = lean_run(env, K, seeding.generator("adhoc", "default", r), params, ldp, bernstein)
                 t1 = time.process_time()
                 b = run.run_seed(agent, params, mdp, K, r)["cum_regret"].iloc[-1]
                 t2 = time.process_time()
@@ -322,7 +334,7 @@ def main() -> None:
                 best["privrl"] = min(best["privrl"], t2 - t1)
                 assert a == b, (inst, agent, r, a, b)
             lean_ns, priv_ns = (best[w] / K * 1e9 for w in ("lean", "privrl"))
-            print(f"{inst:18s} {agent:13s} lean {lean_ns:7.1f} ns/ep   privrl {priv_ns:7.1f} ns/ep   "
+            print(f"{inst:18s} {agent:17s} lean {lean_ns:7.1f} ns/ep   privrl {priv_ns:7.1f} ns/ep   "
                   f"privrl/lean {priv_ns / lean_ns:5.2f}x   (regret equal)")
 
 

@@ -1,4 +1,5 @@
-"""The bench's lean DP-UCBVI kernel does the same work as privrl's dp-ucbvi-jdp / -ldp: the same
+"""The bench's lean DP-UCBVI kernel does the same work as privrl's dp-ucbvi-jdp / -ldp (and, with the
+Hoeffding bonus, private-ucbvi-jdp / -ldp): the same
 regret, bit for bit (so ``bench/lean_dp_ucbvi.py``'s ratio is privrl's fixed per-episode cost), and
 the private UCBVI family's episode loop, compiled without reference counting, leaks nothing."""
 from __future__ import annotations
@@ -30,14 +31,15 @@ def _lean(monkeypatch):
     ("riverswim", {"S": 6, "H": 20}, 300),
     ("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}, 2000),
 ])
-@pytest.mark.parametrize("agent, ldp", [("dp-ucbvi-jdp", False), ("dp-ucbvi-ldp", True)])
+@pytest.mark.parametrize("agent, ldp, bernstein", [("dp-ucbvi-jdp", False, True), ("dp-ucbvi-ldp", True, True),
+                                                   ("private-ucbvi-jdp", False, False), ("private-ucbvi-ldp", True, False)])
 @pytest.mark.parametrize("agent_params", [{}, {"z": 3.0}, {"bonus_scale": 0.01, "epsilon": 10.0}])
-def test_lean_dp_ucbvi_regret_equals_privrl(env_name, params, K, agent, ldp, agent_params, monkeypatch):
+def test_lean_dp_ucbvi_regret_equals_privrl(env_name, params, K, agent, ldp, bernstein, agent_params, monkeypatch):
     lean = _lean(monkeypatch)
     mdp = envs.make(env_name, **params)
     env = engine.env_arrays(mdp)
     for seed in (0, 1):
-        got = lean.lean_run(env, K, seeding.generator("adhoc", "default", seed), agent_params, ldp)
+        got = lean.lean_run(env, K, seeding.generator("adhoc", "default", seed), agent_params, ldp, bernstein)
         want = run.run_seed(agent, agent_params, mdp, K, seed)["cum_regret"].iloc[-1]
         assert got == want
 
