@@ -1,5 +1,6 @@
-"""A design's CPU time at a reference floor: each private cell's non-private work as cheap as the cheaper
-of UCBVI's lean episode and its own noise-off twin, plus its noise draws at the sampler's speed.
+"""A design's CPU time at a reference floor: each private cell's non-private work as cheap as the cheapest
+of UCBVI's episode (privrl's or the lean UCBVI kernel's) and its own noise-off twin, plus its noise draws at
+the sampler's speed; and at its agents' lean kernels.
 
     python bench/design_floor.py [--configfile config/paper.yaml] [--K 200000] [--K-time 300000] [--no-lean]
 
@@ -8,19 +9,21 @@ the same cells (the same episodes, seeds and run jobs: ``jobs x JOB_OVERHEAD_S``
 the per-seed time of each private cell simulated episode by episode replaced by ``K x floor``, measured
 on the cell's own instance (the per-seed set-up of the model's ``t(K) = a K + b`` dropped):
 
-    floor = min(UCBVI's episode, the cell's noise-off twin's episode) + noise draws per episode x ns per draw
+    floor = min(UCBVI's episode, lean UCBVI's, the cell's noise-off twin's) + noise draws per episode x ns per draw
 
-* the non-private part: UCBVI (the lean engine's non-private optimistic agent: planner and evaluation
-  inlined, docs/decisions/performance.md) and the cell's own agent at ``noise = 0`` (a batched agent such
-  as private-ucbvi-sdp plans only when a batch closes, below UCBVI's per-episode planning), each timed
-  at ``--K-time`` episodes, fastest of ``--rounds`` (CPU time);
+* the non-private part: privrl's UCBVI (the lean engine's non-private optimistic agent: planner and
+  evaluation inlined, docs/decisions/performance.md), the lean UCBVI kernel of bench/lean_kernel.py
+  (UCBVI-Hoeffding without privrl's recorder, evaluation cache or tie-breaking by counts) and the cell's
+  own agent at ``noise = 0`` (a batched agent such as private-ucbvi-sdp plans only when a batch closes,
+  below UCBVI's per-episode planning), each timed at ``--K-time`` episodes, fastest of ``--rounds`` (CPU
+  time);
 * noise draws per episode: the PCG64 words one seed of the cell consumes over those of its noise-off twin,
   at ``min(cell K, --K)`` episodes (a batched agent's draws per episode fall with K: measuring at a smaller
   K overstates them), divided by the words per draw of its noise kind; ns per draw from
   bench/agent_throughput.py's draw loops (numba's ``rng.random()`` call; fastest of ``--rounds``).
 
 Assumptions, so this is a reference price, not a proof: the non-private part could in principle be cheaper
-than privrl's UCBVI, and a sampler could draw the same stream faster (an inlined PCG64 step: 2.8x on a bare
+than the lean UCBVI kernel, and a sampler could draw the same stream faster (an inlined PCG64 step: 2.8x on a bare
 uniform loop, 1.1x in the Laplace sampler; docs/decisions/performance.md). The ``draws free`` column drops
 the draws altogether: every private cell at its non-private part alone. Cells simulated in aggregate
 (policy elimination), non-private cells and private agents without a ``noise`` switch or a known draw kind
@@ -29,8 +32,9 @@ keep their modelled cost (the last ones listed in a note).
 The ``lean`` column prices the design at what each algorithm's own arithmetic costs when written for speed:
 every cell whose agent has a lean kernel in bench/ (PUCB, DP-UCBVI and Private-UCBVI JDP / LDP, LDP-OBI at
 z = 0; one njit function per agent, equal to privrl bit for bit) that implements the cell's parameters is
-priced at its modelled cost x (the lean kernel's time / privrl's) on the cell's instance, both timed at ``--K-time``
-episodes, fastest of ``--rounds`` interleaved rounds, after checking at 2e4 episodes that the two regrets are
+priced at its modelled cost (start-up excluded) x (the lean kernel's time / privrl's) on the cell's instance
+and parameters, both timed at ``--K-time`` episodes (not at the cell's K: the tree agents' episode grows with
+log K, in both), fastest of ``--rounds`` interleaved rounds, after checking at 2e4 episodes that the two regrets are
 equal; every other cell keeps its modelled cost (``covered``: the modelled hours the lean kernels price).
 Where the floor credits each private agent with a non-private part as cheap as UCBVI's, the lean price keeps
 each algorithm's own planner (Bernstein bonuses and post-processing, OBI's widths, PrivQ), so ``x lean`` is
@@ -59,6 +63,7 @@ from privrl.rl import engine, envs, seeding
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agent_throughput import cpu_model, draw_costs, noise_kind, pcg_distance  # noqa: E402
 import lean_dp_ucbvi  # noqa: E402
+import lean_kernel  # noqa: E402
 import lean_obi  # noqa: E402
 import lean_pucb  # noqa: E402
 
@@ -74,7 +79,8 @@ def _lean_obi(env, K, rng, p):
 
 
 #: agent -> (the lean kernel on privrl's env tuple at the agent's full parameter dict, returning the cumulative
-#: regret; the parameters it implements): the kernels of bench/lean_*.py, equal to privrl bit for bit there
+#: regret; the parameters it implements): the lean kernels in bench/ (lean_pucb.py, lean_dp_ucbvi.py, lean_obi.py), equal to
+#: privrl bit for bit there
 LEAN = {
     "pucb": (_lean_pucb, lambda p: True),
     "dp-ucbvi-jdp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, False), lambda p: p["noise"] > 0.5),
@@ -112,6 +118,19 @@ def seconds_per_episode(agent: str, params: dict, env: tuple, K: int, rounds: in
         rng = seeding.generator("bench", "floor-time", r)
         t0 = time.process_time()
         _run(agent, params, env, K, rng)
+        best = min(best, (time.process_time() - t0) / K)
+    return best
+
+
+def lean_ucbvi_seconds_per_episode(env: tuple, K: int, rounds: int) -> float:
+    """CPU seconds per episode of the lean UCBVI kernel (bench/lean_kernel.py: UCBVI-Hoeffding with none of
+    privrl's recorder, cache or tie-breaking by counts) on ``env`` over ``K`` episodes, fastest round."""
+    args = lean_kernel.lean_args(env)
+    lean_kernel.lean_ucbvi(*args[:-1], np.int64(50), 0.05, 1.0, args[-1], seeding.generator("bench", "floor-time", 999))
+    best = np.inf
+    for r in range(rounds):
+        t0 = time.process_time()
+        lean_kernel.lean_ucbvi(*args[:-1], np.int64(K), 0.05, 1.0, args[-1], seeding.generator("bench", "floor-time", r))
         best = min(best, (time.process_time() - t0) / K)
     return best
 
@@ -178,7 +197,8 @@ def main() -> None:
             rkey = (ekey, c.agent, tuple(sorted(p.items())))
             if rkey not in ratios:
                 ratios[rkey] = lean_ratio(c.agent, p, mdp, env, args.K_time, 20_000, args.rounds)
-        lean_s.append(row.est_cpu_s / ratios[rkey] if lean else row.est_cpu_s)
+        job_part = row.jobs * cost.JOB_OVERHEAD_S  # the model's start-up per run job, as in est_cpu_s: not scaled
+        lean_s.append(job_part + (row.est_cpu_s - job_part) / ratios[rkey] if lean else row.est_cpu_s)
         covered.append(bool(lean))
         if kind is None or "noise" not in spec.defaults:
             kept.add(c.agent)
@@ -189,7 +209,9 @@ def main() -> None:
         for key, agent, q in (((ekey, "ucbvi"), "ucbvi", {}), ((ekey, c.agent, tuple(sorted(off.items()))), c.agent, off)):
             if key not in timed:
                 timed[key] = seconds_per_episode(agent, q, env, args.K_time, args.rounds)
-        plain = min(timed[ekey, "ucbvi"], timed[ekey, c.agent, tuple(sorted(off.items()))])
+        if (ekey, "lean-ucbvi") not in timed:
+            timed[ekey, "lean-ucbvi"] = lean_ucbvi_seconds_per_episode(env, args.K_time, args.rounds)
+        plain = min(timed[ekey, "ucbvi"], timed[ekey, "lean-ucbvi"], timed[ekey, c.agent, tuple(sorted(off.items()))])
         Kw = int(min(row.episodes, args.K))
         wkey = (ekey, c.agent, tuple(sorted(p.items())), Kw)
         if wkey not in words:

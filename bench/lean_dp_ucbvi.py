@@ -92,7 +92,7 @@ def lean_dp_ucbvi(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, d
         for h in range(H - 1, -1, -1):  # Bernstein (or Hoeffding) backward induction
             cap = float(H - h)
             for s in range(S):
-                best, ba, nb = -1.0, 0, np.inf
+                best, ba, nb = -1.0, 0, (np.inf if bernstein else 0.0)  # optimistic_plan starts from nb0 = 0
                 for a in range(A):
                     qa = q[h, s, a]
                     if qa < cap and not bernstein:  # planning.optimistic_layer: q_base + p^ . V_{h+1}
