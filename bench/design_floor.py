@@ -13,7 +13,7 @@ on the cell's own instance (the per-seed set-up of the model's ``t(K) = a K + b`
 
 * the non-private part: privrl's UCBVI (the lean engine's non-private optimistic agent: planner and
   evaluation inlined, docs/decisions/performance.md), the lean UCBVI kernel of bench/lean_kernel.py
-  (UCBVI-Hoeffding without privrl's recorder, evaluation cache or tie-breaking by counts) and the cell's
+  (UCBVI-Hoeffding without privrl's recorder, evaluation cache or resumable state) and the cell's
   own agent at ``noise = 0`` (a batched agent such as private-ucbvi-sdp plans only when a batch closes,
   below UCBVI's per-episode planning), each timed at ``--K-time`` episodes, fastest of ``--rounds`` (CPU
   time);
@@ -124,7 +124,7 @@ def seconds_per_episode(agent: str, params: dict, env: tuple, K: int, rounds: in
 
 def lean_ucbvi_seconds_per_episode(env: tuple, K: int, rounds: int) -> float:
     """CPU seconds per episode of the lean UCBVI kernel (bench/lean_kernel.py: UCBVI-Hoeffding with none of
-    privrl's recorder, cache or tie-breaking by counts) on ``env`` over ``K`` episodes, fastest round."""
+    privrl's recorder, evaluation cache or resumable state) on ``env`` over ``K`` episodes, fastest round."""
     args = lean_kernel.lean_args(env)
     lean_kernel.lean_ucbvi(*args[:-1], np.int64(50), 0.05, 1.0, args[-1], seeding.generator("bench", "floor-time", 999))
     best = np.inf

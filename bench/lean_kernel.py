@@ -7,7 +7,7 @@ optimistic backward induction of UCBVI-Hoeffding (Azar, Osband & Munos 2017, Alg
 Q_h = min(H - h, r^ + bonus + p^ . V_{h+1}), 0-based h, greedy argmax), the exact regret of
 the played policy (V*_1 - V^pi_1 averaged over rho, by a full evaluation every episode: no
 cache), one sampled episode, and the count updates. No recorder (one running sum), no
-checkpoints, no tie-breaking by counts (the first maximal action), no evaluation cache, no
+checkpoints, ties to the less visited action then the lower index (as privrl), no evaluation cache, no
 chunking or resumable state, one flat loop. ``bench/throughput.py`` times privrl's UCBVI
 against it; the ratio is privrl's fixed per-episode overhead at a given instance size.
 

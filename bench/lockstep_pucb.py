@@ -47,6 +47,8 @@ def make_lockstep(draw):
         """K episodes of PUCB with its noise on (``noise`` must be True: the exact-count twin is not written here)
         for G = len(rngs) seeds in lock-step, rngs a tuple of G generators; regret float64[G] receives each seed's
         sum_k max(0, V*_1 - V^{pi_k}_1), as :func:`lean_pucb.lean_pucb` returns it for that seed's generator."""
+        if not noise:
+            raise ValueError("lockstep_pucb: noise must be on (the exact-count twin is not written here)")
         G = len(rngs)
         H, S, A = R.shape
         HSA = H * S * A
