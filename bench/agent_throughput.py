@@ -94,32 +94,50 @@ import lean_obi  # noqa: E402
 import lean_pucb  # noqa: E402
 
 
-def _timed(run):
-    """``seconds(env, K, rng)``: CPU seconds of ``run(env, K, rng)``, compiled before the clock starts."""
+def _lean_pucb(env, K, rng, p):
+    a = lean_pucb.lean_args(env)
+    return lean_pucb.lean_pucb(*a, np.int64(K), p["epsilon"], p["bonus_scale"], p["beta"], p["noise"] > 0.5, p["z"], rng)
+
+
+def _lean_obi(env, K, rng, p):
+    return lean_obi.lean_ldp_obi(*lean_obi.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["delta"],
+                                 p["alpha"], rng)
+
+
+def _lean_ucbvi_family(ldp: bool, bernstein: bool):
+    return lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, ldp, bernstein)
+
+
+def _noise_on(p):
+    return p["noise"] > 0.5
+
+
+#: agent -> (its lean kernel: a scalar reference written for speed, ``run(env, K, rng, p)`` on privrl's env tuple at
+#: the agent's full parameter dict ``p``, returning the cumulative regret, equal to privrl's bit for bit (tests/agents/
+#: test_lean_*.py); ``implements(p)``: whether it implements those parameters). Column ``x lean`` (at the agent's
+#: defaults) and bench/design_floor.py's lean price.
+LEAN = {
+    "pucb": (_lean_pucb, lambda p: True),
+    "dp-ucbvi-jdp": (_lean_ucbvi_family(False, True), _noise_on),
+    "dp-ucbvi-ldp": (_lean_ucbvi_family(True, True), _noise_on),
+    "private-ucbvi-jdp": (_lean_ucbvi_family(False, False), _noise_on),
+    "private-ucbvi-ldp": (_lean_ucbvi_family(True, False), _noise_on),
+    "ldp-obi": (_lean_obi, lambda p: _noise_on(p) and p["z"] == 0.0),
+}
+
+
+def _timed(run, p):
+    """``seconds(env, K, rng)``: CPU seconds of ``run(env, K, rng, p)``, compiled before the clock starts."""
     def seconds(env, K, rng):
-        run(env, 10, np.random.Generator(np.random.PCG64(999)))
+        run(env, 10, np.random.Generator(np.random.PCG64(999)), p)
         t0 = time.process_time()
-        run(env, K, rng)
+        run(env, K, rng, p)
         return time.process_time() - t0
     return seconds
 
 
-def _private_ucbvi(ldp: bool, bernstein: bool):
-    return _timed(lambda env, K, rng: lean_dp_ucbvi.lean_run(env, K, rng, {}, ldp, bernstein))
-
-
-#: agent -> its lean kernel (a scalar reference written for speed, regret equal bit for bit: tests/agents/
-#: test_lean_*.py): ``seconds(env, K, rng)`` of one run at the agent's bench parameters (its defaults:
-#: epsilon 1, z 0); column ``x lean``
-LEAN_KERNELS = {
-    "pucb": lean_pucb.lean_seconds,
-    "dp-ucbvi-jdp": _private_ucbvi(False, True),
-    "dp-ucbvi-ldp": _private_ucbvi(True, True),
-    "private-ucbvi-jdp": _private_ucbvi(False, False),
-    "private-ucbvi-ldp": _private_ucbvi(True, False),
-    "ldp-obi": _timed(lambda env, K, rng: lean_obi.lean_ldp_obi(*lean_obi.lean_args(env), np.int64(K), 1.0, 1.0, 0.05,
-                                                                2.0, rng)),
-}
+#: agent -> ``seconds(env, K, rng)`` of one run of its lean kernel at the agent's defaults (epsilon 1, z 0)
+LEAN_KERNELS = {agent: _timed(run, dict(REGISTRY[agent].defaults)) for agent, (run, _) in LEAN.items()}
 
 INSTANCES = {  # env name, params
     # the default design's agent rows: the two-armed bandits (garnet S=1, A=2, branching 1, seed 0)

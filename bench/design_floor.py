@@ -61,36 +61,8 @@ from privrl.plan import cost
 from privrl.rl import engine, envs, seeding
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from agent_throughput import cpu_model, draw_costs, noise_kind, pcg_distance  # noqa: E402
-import lean_dp_ucbvi  # noqa: E402
+from agent_throughput import LEAN, cpu_model, draw_costs, noise_kind, pcg_distance  # noqa: E402
 import lean_kernel  # noqa: E402
-import lean_obi  # noqa: E402
-import lean_pucb  # noqa: E402
-
-
-def _lean_pucb(env, K, rng, p):
-    a = lean_pucb.lean_args(env)
-    return lean_pucb.lean_pucb(*a, np.int64(K), p["epsilon"], p["bonus_scale"], p["beta"], p["noise"] > 0.5, p["z"], rng)
-
-
-def _lean_obi(env, K, rng, p):
-    return lean_obi.lean_ldp_obi(*lean_obi.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["delta"],
-                                 p["alpha"], rng)
-
-
-#: agent -> (the lean kernel on privrl's env tuple at the agent's full parameter dict, returning the cumulative
-#: regret; the parameters it implements): the lean kernels in bench/ (lean_pucb.py, lean_dp_ucbvi.py, lean_obi.py), equal to
-#: privrl bit for bit there
-LEAN = {
-    "pucb": (_lean_pucb, lambda p: True),
-    "dp-ucbvi-jdp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, False), lambda p: p["noise"] > 0.5),
-    "dp-ucbvi-ldp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, True), lambda p: p["noise"] > 0.5),
-    "private-ucbvi-jdp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, False, False),
-                          lambda p: p["noise"] > 0.5),
-    "private-ucbvi-ldp": (lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, True, False),
-                          lambda p: p["noise"] > 0.5),
-    "ldp-obi": (_lean_obi, lambda p: p["noise"] > 0.5 and p["z"] == 0.0),
-}
 
 
 def _run(agent: str, params: dict, env: tuple, K: int, rng) -> None:
@@ -109,30 +81,29 @@ def words_per_episode(agent: str, params: dict, env: tuple, K: int) -> float:
     return pcg_distance(before, rng.bit_generator.state) / K
 
 
-def seconds_per_episode(agent: str, params: dict, env: tuple, K: int, rounds: int) -> float:
-    """CPU seconds per episode of ``agent`` at ``params`` on ``env`` over ``K`` episodes, fastest round
-    (compiled first)."""
-    _run(agent, params, env, 50, seeding.generator("bench", "floor-time", 999))
+def fastest_per_episode(run, K: int, rounds: int) -> float:
+    """CPU seconds per episode of ``run(K, rng)`` over ``K`` episodes, fastest of ``rounds`` (compiled first)."""
+    run(50, seeding.generator("bench", "floor-time", 999))
     best = np.inf
     for r in range(rounds):
         rng = seeding.generator("bench", "floor-time", r)
         t0 = time.process_time()
-        _run(agent, params, env, K, rng)
+        run(K, rng)
         best = min(best, (time.process_time() - t0) / K)
     return best
+
+
+def seconds_per_episode(agent: str, params: dict, env: tuple, K: int, rounds: int) -> float:
+    """CPU seconds per episode of ``agent`` at ``params`` on ``env`` over ``K`` episodes, fastest round."""
+    return fastest_per_episode(lambda K, rng: _run(agent, params, env, K, rng), K, rounds)
 
 
 def lean_ucbvi_seconds_per_episode(env: tuple, K: int, rounds: int) -> float:
     """CPU seconds per episode of the lean UCBVI kernel (bench/lean_kernel.py: UCBVI-Hoeffding with none of
     privrl's recorder, evaluation cache or resumable state) on ``env`` over ``K`` episodes, fastest round."""
     args = lean_kernel.lean_args(env)
-    lean_kernel.lean_ucbvi(*args[:-1], np.int64(50), 0.05, 1.0, args[-1], seeding.generator("bench", "floor-time", 999))
-    best = np.inf
-    for r in range(rounds):
-        t0 = time.process_time()
-        lean_kernel.lean_ucbvi(*args[:-1], np.int64(K), 0.05, 1.0, args[-1], seeding.generator("bench", "floor-time", r))
-        best = min(best, (time.process_time() - t0) / K)
-    return best
+    return fastest_per_episode(lambda K, rng: lean_kernel.lean_ucbvi(*args[:-1], np.int64(K), 0.05, 1.0, args[-1], rng),
+                               K, rounds)
 
 
 def lean_ratio(agent: str, params: dict, mdp, env: tuple, K: int, K_check: int, rounds: int) -> float:

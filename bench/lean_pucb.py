@@ -64,6 +64,43 @@ def fma(typingctx, a, b, c):
     return sig, codegen
 
 
+@njit(inline="always")
+def pucb_constants(K, eps, beta, H, S, A, noise):
+    """(eps' = eps / (3H) per counter (accounting.per_counter_epsilon), the tree's levels L = K.bit_length()
+    (tree.tree_levels), its node scale L Delta / eps', E_eps as printed with beta' = beta / K
+    (pucb.pucb_error_level; 0 without noise), ln(T / beta'))."""
+    eps_c = eps / (3.0 * H)
+    L = 1
+    while (K >> L) > 0:
+        L += 1
+    b = L * 1.0 / eps_c
+    E0 = 0.0
+    if noise and K >= 2:
+        E0 = 3.0 / eps * H * math.log((2.0 * S * A * H + S * S * A * H) / (beta / K)) * math.log(K) ** 2.5
+    return eps_c, L, b, E0, math.log(K / (beta / K))
+
+
+@njit(inline="always")
+def error_level(k, z, noise, scale, E0, L, eps_c):
+    """E of episode k: z sd of the release after k steps (bounds.tree_release_sd) at z > 0 with noise, else
+    bonus_scale x E_eps."""
+    if z > 0.0 and noise:
+        pc, t = 0, k
+        while t > 0:
+            pc += t & 1
+            t >>= 1
+        return z * (math.sqrt(pc) * math.sqrt(2.0) * L * 1.0 / eps_c)
+    return scale * E0
+
+
+@njit(inline="always")
+def privq_value(acc, n, E, coef, ln_tb, S, H):
+    """PrivQ's Q~ (Alg. 3) from acc = r~ + sum_s' V_{h+1}(s') m~(s') and the count n~ (n~ >= 2E, > 0)."""
+    phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
+    psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
+    return fma(coef, phi, acc / n) + psi
+
+
 @njit(cache=True)
 def lean_pucb(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, beta, noise, z, rng):
     """K episodes of PUCB (module docstring); returns sum_k max(0, V*_1 - V^{pi_k}_1) (exact).
@@ -73,15 +110,7 @@ def lean_pucb(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, beta,
     H, S, A = R.shape
     HSA = H * S * A
     n_cnt = HSA * (S + 2)
-    eps_c = eps / (3.0 * H)  # accounting.per_counter_epsilon
-    L = 1  # tree levels: K.bit_length() (tree.tree_levels)
-    while (K >> L) > 0:
-        L += 1
-    b = L * 1.0 / eps_c  # node scale L Delta / eps'
-    E0 = 0.0
-    if noise and K >= 2:  # E_eps as printed, beta' = beta / K (pucb.pucb_error_level)
-        E0 = 3.0 / eps * H * math.log((2.0 * S * A * H + S * S * A * H) / (beta / K)) * math.log(K) ** 2.5
-    ln_tb = math.log(K / (beta / K))
+    eps_c, L, b, E0, ln_tb = pucb_constants(K, eps, beta, H, S, A, noise)
     c = np.zeros(n_cnt)  # released counters
     x = np.zeros(n_cnt)  # the episode's increments
     exact = np.zeros((L, n_cnt))  # exact p-sums of the tree (levels)
@@ -97,14 +126,7 @@ def lean_pucb(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, beta,
     coef = scale * (H + 1.0)
     regret = 0.0
     for k in range(K):
-        if z > 0.0 and noise:  # z sd of the release after k steps (bounds.tree_release_sd)
-            pc, t = 0, k
-            while t > 0:
-                pc += t & 1
-                t >>= 1
-            E = z * (math.sqrt(pc) * math.sqrt(2.0) * L * 1.0 / eps_c)
-        else:
-            E = scale * E0
+        E = error_level(k, z, noise, scale, E0, L, eps_c)
         for s in range(S):  # PrivQ (Alg. 3)
             V[H, s] = 0.0
         for h in range(H - 1, -1, -1):
@@ -119,9 +141,7 @@ def lean_pucb(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, beta,
                         base = 2 * HSA + i * S
                         for s2 in range(S):
                             acc = fma(V[h + 1, s2], c[base + s2], acc)
-                        phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
-                        psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
-                        q = fma(coef, phi, acc / n) + psi
+                        q = privq_value(acc, n, E, coef, ln_tb, S, H)
                     if q >= capH:
                         q = capH
                     if q > best or (q == best and n < nb):

@@ -18,7 +18,6 @@ ns per seed-episode at each G, and the speed-up over G = 1 in the same run (CPU 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from pathlib import Path
@@ -29,7 +28,8 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.np.random._constants import fe_double, ke_double, we_double, ziggurat_exp_r
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from lean_pucb import BYTE, LOW9, TWO_53, U1, fma, lean_args, lean_pucb  # noqa: E402
+from lean_pucb import (BYTE, LOW9, TWO_53, U1, error_level, fma, lean_args, lean_pucb, privq_value,  # noqa: E402
+                       pucb_constants)
 from pcg64_step import uniform  # noqa: E402
 
 
@@ -53,15 +53,7 @@ def make_lockstep(draw):
         H, S, A = R.shape
         HSA = H * S * A
         n_cnt = HSA * (S + 2)
-        eps_c = eps / (3.0 * H)
-        L = 1
-        while (K >> L) > 0:
-            L += 1
-        b = L * 1.0 / eps_c
-        E0 = 0.0
-        if noise and K >= 2:
-            E0 = 3.0 / eps * H * math.log((2.0 * S * A * H + S * S * A * H) / (beta / K)) * math.log(K) ** 2.5
-        ln_tb = math.log(K / (beta / K))
+        eps_c, L, b, E0, ln_tb = pucb_constants(K, eps, beta, H, S, A, noise)
         c = np.zeros((G, n_cnt))
         x = np.zeros((G, n_cnt))
         exact = np.zeros((G, L, n_cnt))
@@ -78,14 +70,7 @@ def make_lockstep(draw):
         for g in range(G):
             regret[g] = 0.0
         for k in range(K):
-            if z > 0.0 and noise:
-                pc, t = 0, k
-                while t > 0:
-                    pc += t & 1
-                    t >>= 1
-                E = z * (math.sqrt(pc) * math.sqrt(2.0) * L * 1.0 / eps_c)
-            else:
-                E = scale * E0
+            E = error_level(k, z, noise, scale, E0, L, eps_c)
             for h in range(H - 1, -1, -1):  # PrivQ, seeds innermost
                 for s in range(S):
                     for g in range(G):
@@ -99,9 +84,7 @@ def make_lockstep(draw):
                                 base = 2 * HSA + i * S
                                 for s2 in range(S):
                                     acc = fma(V[g, h + 1, s2], c[g, base + s2], acc)
-                                phi = math.sqrt(2.0 * ln_tb / max(n - E, 1.0))
-                                psi = (1.0 + S * H) * (3.0 * E / n + 2.0 * E * E / (n * n))
-                                q = fma(coef, phi, acc / n) + psi
+                                q = privq_value(acc, n, E, coef, ln_tb, S, H)
                             if q >= capH:
                                 q = capH
                             if q > best or (q == best and n < nb):
