@@ -168,7 +168,7 @@ def main() -> None:
             rkey = (ekey, c.agent, tuple(sorted(p.items())))
             if rkey not in ratios:
                 ratios[rkey] = lean_ratio(c.agent, p, mdp, env, args.K_time, 20_000, args.rounds)
-        job_part = row.jobs * cost.JOB_OVERHEAD_S  # the model's start-up per run job, as in est_cpu_s: not scaled
+        job_part = row.jobs * cost.JOB_OVERHEAD_S  # the model's start-up per run job, as in est_cpu_s (kept whole below)
         lean_s.append(job_part + (row.est_cpu_s - job_part) / ratios[rkey] if lean else row.est_cpu_s)
         covered.append(bool(lean))
         if kind is None or "noise" not in spec.defaults:
@@ -188,7 +188,6 @@ def main() -> None:
         if wkey not in words:
             words[wkey] = max(words_per_episode(c.agent, p, env, Kw) - words_per_episode(c.agent, off, env, Kw), 0.0)
         ns_draw, words_per_draw = draws[kind]
-        job_part = row.jobs * cost.JOB_OVERHEAD_S  # the model's start-up per run job, as in est_cpu_s
         floor_s.append(job_part + row.seeds * row.episodes * (plain + words[wkey] / words_per_draw * ns_draw * 1e-9))
         free_s.append(job_part + row.seeds * row.episodes * plain)
     priced["floor_cpu_s"], priced["free_cpu_s"], priced["lean_cpu_s"] = floor_s, free_s, lean_s
