@@ -214,7 +214,7 @@ def main() -> None:
         print(f"privrl / lean kernel over the {len(rs)} (instance, agent, parameters) timed: {rs.min():.2f}-{rs.max():.2f}x "
               f"(median {np.median(rs):.2f}x); every lean regret equal to privrl's")
         ends = sorted(ratios.items(), key=lambda kv: kv[1])
-        for (ekey, agent, p), r in ends[:3] + ends[-3:]:
+        for (ekey, agent, p), r in (ends if len(ends) <= 6 else ends[:3] + ends[-3:]):
             print(f"  {r:.2f}x  {agent} {dict(p)} on {ekey[0]} {dict(ekey[1])}")
     if kept:
         print(f"note: kept at their modelled cost (no noise switch or no known draw kind): {sorted(kept)}")
