@@ -104,6 +104,12 @@ def _lean_obi(env, K, rng, p):
                                  p["alpha"], rng)
 
 
+def _lean_shuffled_obi(env, K, rng, p):
+    from privrl.agents.obi import shuffled_tau_py
+    return lean_obi.lean_shuffled_obi(*lean_obi.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["delta"],
+                                      p["alpha"], int(p["m"]), shuffled_tau_py(p, int(K)), rng)
+
+
 def _lean_ucbvi_family(ldp: bool, bernstein: bool):
     return lambda env, K, rng, p: lean_dp_ucbvi.lean_run(env, K, rng, p, ldp, bernstein)
 
@@ -123,6 +129,7 @@ LEAN = {
     "private-ucbvi-jdp": (_lean_ucbvi_family(False, False), _noise_on),
     "private-ucbvi-ldp": (_lean_ucbvi_family(True, False), _noise_on),
     "ldp-obi": (_lean_obi, lambda p: _noise_on(p) and p["z"] == 0.0),
+    "shuffled-obi": (_lean_shuffled_obi, lambda p: _noise_on(p) and p["z"] == 0.0),
 }
 
 

@@ -30,8 +30,8 @@ the draws altogether: every private cell at its non-private part alone. Cells si
 keep their modelled cost (the last ones listed in a note).
 
 The ``lean`` column prices the design at what each algorithm's own arithmetic costs when written for speed:
-every cell whose agent has a lean kernel in bench/ (PUCB, DP-UCBVI and Private-UCBVI JDP / LDP, LDP-OBI at
-z = 0; one njit function per agent, equal to privrl bit for bit) that implements the cell's parameters is
+every cell whose agent has a lean kernel in bench/ (PUCB, DP-UCBVI and Private-UCBVI JDP / LDP, LDP-OBI and
+Shuffled-OBI at noise on and z = 0; one njit function per agent, equal to privrl bit for bit) that implements the cell's parameters is
 priced at its modelled cost (start-up excluded) x (the lean kernel's time / privrl's) on the cell's instance
 and parameters, both timed at ``--K-time`` episodes (not at the cell's K: the tree agents' episode grows with
 log K, in both), fastest of ``--rounds`` interleaved rounds, after checking at 2e4 episodes that the two regrets are
@@ -40,6 +40,13 @@ Where the floor credits each private agent with a non-private part as cheap as U
 each algorithm's own planner (Bernstein bonuses and post-processing, OBI's widths, PrivQ), so ``x lean`` is
 privrl's engine overhead and lean over floor what the algorithms' own arithmetic costs beyond UCBVI's
 planning.
+
+The ``at targets`` column prices the design as if every private agent's episode cost exactly its per-agent
+target in UCBVI episodes on the same instance (:data:`RATIO_TARGETS`: PUCB 3, DP-UCBVI and Private-UCBVI JDP / LDP
+4, LDP-OBI and Shuffled-OBI 4): its noise-on rows of the throughput table (plain and matched coverage) replaced by
+UCBVI's row of the same instance and K over the target, its noise-off twins kept as measured; no timing. ``capped``
+keeps each measured row but slows none: a row above its target is brought down to it. So ``at targets`` is what an
+engine that just met the per-agent targets would cost, and ``capped`` what meeting them would save today.
 
 Printed per experiment: the modelled CPU time (the throughput table, whose CPU is printed beside this
 machine's), the lean-kernel price, the floor and the draws-free price, then the range of privrl / lean
@@ -59,10 +66,33 @@ from privrl.design import experiments
 from privrl.design.config_files import load_yaml
 from privrl.plan import cost
 from privrl.rl import engine, envs, seeding
+from privrl.runs import throughput
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from agent_throughput import LEAN, cpu_model, draw_costs, noise_kind, pcg_distance  # noqa: E402
 import lean_kernel  # noqa: E402
+
+
+#: the engine's per-agent targets: an agent's episode in UCBVI episodes on the same instance (H = 1 bandit and
+#: RiverSwim S=2 H=2 at K = 1e6; docs/decisions/performance.md, "The private agents at the speed limit")
+RATIO_TARGETS = {"pucb": 3.0, "dp-ucbvi-jdp": 4.0, "dp-ucbvi-ldp": 4.0, "private-ucbvi-jdp": 4.0,
+                 "private-ucbvi-ldp": 4.0, "ldp-obi": 4.0, "shuffled-obi": 4.0}
+
+
+def table_at_targets(table, capped: bool = False):
+    """The throughput table with the noise-on rows (plain, matched coverage) of every agent of
+    :data:`RATIO_TARGETS` at UCBVI's rate of the same (env, S, A, H, K) over the agent's target; ``capped``: only
+    the rows slower than that (the rest as measured). Rows without a UCBVI row of their instance and K stay."""
+    out = throughput.with_variant(table).copy()
+    ucbvi = out[out.agent == "ucbvi"].set_index(["env", "S", "A", "H", "K"])["episodes_per_s"]
+    on = out.agent.isin(list(RATIO_TARGETS)) & out.variant.isin(["", throughput.VARIANT_MATCHED])
+    for i in out.index[on]:
+        r = out.loc[i]
+        key = (r.env, r.S, r.A, r.H, r.K)
+        if key in ucbvi.index:
+            rate = ucbvi[key] / RATIO_TARGETS[r.agent]
+            out.loc[i, "episodes_per_s"] = max(rate, r.episodes_per_s) if capped else rate
+    return out
 
 
 def _run(agent: str, params: dict, env: tuple, K: int, rng) -> None:
@@ -136,8 +166,10 @@ def main() -> None:
     ap.add_argument("--no-lean", action="store_true", help="skip the lean column (its timings take ~4.5 of the ~6.5 min on config/paper.yaml)")
     args = ap.parse_args()
     config = experiments.resolve_overlay(load_yaml(args.configfile), ".", args.configfile)
-    priced = cost.estimate_cost(config)
     table = cost.load_table()
+    priced = cost.estimate_cost(config, table=table)
+    priced["target_cpu_s"] = cost.estimate_cost(config, table=table_at_targets(table)).est_cpu_s.to_numpy()
+    priced["capped_cpu_s"] = cost.estimate_cost(config, table=table_at_targets(table, capped=True)).est_cpu_s.to_numpy()
     runs = [draw_costs() for _ in range(args.rounds)]
     draws = {k: min(run[k] for run in runs) for k in runs[0]}  # each kind's fastest round
     cells = {(c.experiment, c.env, c.cell): c for c in experiments.all_cells(config)}
@@ -193,19 +225,21 @@ def main() -> None:
     priced["floor_cpu_s"], priced["free_cpu_s"], priced["lean_cpu_s"] = floor_s, free_s, lean_s
     priced["lean_covered_s"] = np.where(covered, priced.est_cpu_s, 0.0)
     by = priced.groupby("experiment", sort=False)[["est_cpu_s", "lean_cpu_s", "floor_cpu_s", "free_cpu_s",
-                                                   "lean_covered_s"]].sum() / 3600
+                                                   "lean_covered_s", "target_cpu_s", "capped_cpu_s"]].sum() / 3600
     print(f"# {args.configfile}: run jobs' CPU hours -- modelled (privrl.plan.cost, table measured on "
           f"{', '.join(sorted(set(table['cpu'])))}); at the lean kernels (the cells of {sorted(LEAN)} a lean kernel "
           f"implements, priced at modelled x lean / privrl timed in one run: 'covered' is their modelled share); at "
-          f"the floor and draws free; timed on {cpu_model()}; "
+          f"the floor and draws free; at the per-agent targets {RATIO_TARGETS} x UCBVI (exactly, and capped); "
+          f"timed on {cpu_model()}; "
           "draws: " + ", ".join(f"{k} {v[0]:.1f} ns ({v[1]:.2f} words)" for k, v in draws.items()))
     print(f"{'experiment':34s} {'modelled':>9s} {'covered':>8s} {'lean':>9s} {'x lean':>7s} {'floor':>9s} {'x floor':>8s} "
-          f"{'draws free':>11s}")
+          f"{'draws free':>11s} {'at targets':>11s} {'capped':>9s}")
 
     def line(name, r):
         print(f"{name:34s} {r.est_cpu_s:9.2f} {r.lean_covered_s:8.2f} {r.lean_cpu_s:9.2f} "
               f"{r.est_cpu_s / max(r.lean_cpu_s, 1e-12):7.2f} {r.floor_cpu_s:9.2f} "
-              f"{r.est_cpu_s / max(r.floor_cpu_s, 1e-12):8.2f} {r.free_cpu_s:11.2f}")
+              f"{r.est_cpu_s / max(r.floor_cpu_s, 1e-12):8.2f} {r.free_cpu_s:11.2f} {r.target_cpu_s:11.2f} "
+              f"{r.capped_cpu_s:9.2f}")
     for exp, r in by.iterrows():
         line(exp, r)
     line("runs, total", by.sum())

@@ -1,8 +1,9 @@
-"""The bench's lean LDP-OBI kernel does the same work as privrl's ``ldp-obi``: the same regret, bit
-for bit; and the OBI episode loops, compiled without reference counting, leak nothing.
+"""The bench's lean LDP-OBI and Shuffled-OBI kernels do the same work as privrl's ``ldp-obi`` and
+``shuffled-obi``: the same regret, bit for bit; and the OBI episode loops, compiled without reference
+counting, leak nothing.
 
-``bench/lean_obi.py`` is the reference for ldp-obi's per-episode cost; the comparison means
-something only if the two run the same algorithm on the same random stream.
+``bench/lean_obi.py`` is the reference for their per-episode cost; the comparison means something only
+if the kernel and the agent run the same algorithm on the same random stream.
 """
 from __future__ import annotations
 
@@ -39,6 +40,28 @@ def test_lean_obi_regret_equals_privrl_ldp_obi(env_name, params, K, eps, monkeyp
     for seed in (0, 1):
         got = lean.lean_ldp_obi(*args, K, eps, 1.0, 0.05, 2.0, seeding.generator("adhoc", "default", seed))
         want = run.run_seed("ldp-obi", {"epsilon": eps}, mdp, K, seed)["cum_regret"].iloc[-1]
+        assert got == want
+
+
+@pytest.mark.parametrize("env_name, params, K, p", [
+    ("garnet", {"S": 1, "A": 2, "branching": 1, "H": 2, "seed": 0}, 5000, {"epsilon": 10.0}),  # the design's H = 2 bandit
+    ("garnet", {"S": 1, "A": 2, "branching": 1, "H": 2, "seed": 0}, 5000,
+     {"epsilon": 5.49, "tau_power": 1 / 3, "bonus_scale": 0.1}),  # Table 1's tau = K^(1/3), a burn-in of 18
+    ("riverswim", {"S": 2, "H": 2}, 3000, {"epsilon": 1.0, "tau": 100.0}),
+    ("riverswim", {"S": 3, "H": 4}, 2000, {"epsilon": 10.0, "m": 4.0}),  # 16 bits per reward entry: the binomials
+    ("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}, 2000, {"epsilon": 5.0}),
+])
+def test_lean_shuffled_obi_regret_equals_privrl_shuffled_obi(env_name, params, K, p, monkeypatch):
+    from privrl.agents import REGISTRY
+    from privrl.agents.obi import shuffled_tau_py
+    lean = _lean(monkeypatch)
+    mdp = envs.make(env_name, **params)
+    args = lean.lean_args(engine.env_arrays(mdp))
+    q = {**REGISTRY["shuffled-obi"].defaults, **p}
+    for seed in (0, 1):
+        got = lean.lean_shuffled_obi(*args, K, q["epsilon"], q["bonus_scale"], q["delta"], q["alpha"], int(q["m"]),
+                                     shuffled_tau_py(q, K), seeding.generator("adhoc", "default", seed))
+        want = run.run_seed("shuffled-obi", p, mdp, K, seed)["cum_regret"].iloc[-1]
         assert got == want
 
 
