@@ -172,7 +172,7 @@ def none_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_per_en
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def none_release(fstate, istate, fparams, t, x, m, rng, out):
     """Exact release: the batch's counts are x itself."""
     check_counts(x)

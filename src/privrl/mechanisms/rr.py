@@ -292,7 +292,7 @@ def rr_kind_setup(istate, fparams, horizon, epsilon, sensitivity, beta, bits_per
     return 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rr_kind_release(fstate, istate, fparams, t, x, m, rng, out):
     """shuffle-rr: all ``m * bits_per_entry`` bits of each counter through R_p, x[n] of them
     ones (integers in [0, m bits_per_entry], checked by :func:`rr_sum_counts`); the released
