@@ -408,7 +408,8 @@ def main() -> None:
                    if "z" in REGISTRY[n].defaults and n in selected]
         measured, median, refused = best_of(names + twins + matched, mdp, args.k_grid, args.min_cpu, args.repeat)
         lean_ns = {n: min(LEAN_KERNELS[n](engine.env_arrays(mdp), Kmax, seeding.generator("bench", "lean", r))
-                          for r in range(args.repeat)) / Kmax * 1e9 for n in names if n in LEAN_KERNELS and n in selected}
+                          for r in range(args.repeat)) / Kmax * 1e9 for n in names
+                   if n in LEAN_KERNELS and n in selected and n not in refused}
         for key, tw_name, _p, _s in twins + matched:
             if key not in refused:
                 rows += [{"agent": tw_name, "variant": key.split("/")[1], "env": env_name, "S": mdp.S, "A": mdp.A,

@@ -26,8 +26,8 @@ tests/agents/test_lean_obi.py checks that their regrets equal privrl's bit for b
 (the paper's widths).
 
 privrl's planner and policy evaluation are compiled with ``contract`` (``planning.FP_FLAGS``:
-``a * b + c`` fused into one FMA), its model and bounds without it. This kernel is compiled without
-fastmath, and writes the planner's and the evaluation's fused operations as explicit FMAs
+``a * b + c`` fused into one FMA), its model and bounds without it. These kernels are compiled without
+fastmath, and write the planner's and the evaluation's fused operations as explicit FMAs
 (:func:`fma`, LLVM's ``llvm.fma``: ``a * b + c`` rounded once), so both halves keep privrl's numbers.
 
 Arrays as :func:`privrl.rl.engine.env_arrays`: P, P_cdf float64[H, S, A, S], R float64[H, S, A],
@@ -178,8 +178,8 @@ def lean_ldp_obi(P, P_cdf, R, det, rho, rho_cdf, v_star, bern, K, eps, scale, de
                 s += 1
         for h in range(H):
             a = pi[h, s]
-            m = R[h, s, a]
-            r = (1.0 if rng.random() < m else 0.0) if bern and 0.0 < m < 1.0 else m
+            mean = R[h, s, a]
+            r = (1.0 if rng.random() < mean else 0.0) if bern and 0.0 < mean < 1.0 else mean
             s2 = det[h, s, a]
             if s2 < 0:
                 u = rng.random()

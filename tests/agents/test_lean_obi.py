@@ -50,6 +50,7 @@ def test_lean_obi_regret_equals_privrl_ldp_obi(env_name, params, K, eps, monkeyp
     ("riverswim", {"S": 2, "H": 2}, 3000, {"epsilon": 1.0, "tau": 100.0}),
     ("riverswim", {"S": 3, "H": 4}, 2000, {"epsilon": 10.0, "m": 4.0}),  # 16 bits per reward entry: the binomials
     ("garnet", {"S": 3, "A": 2, "branching": 2, "H": 4, "seed": 1}, 2000, {"epsilon": 5.0}),
+    ("riverswim", {"S": 2, "H": 13}, 300, {"epsilon": 10.0}),  # 13 bits per visit entry: every release by binomials
 ])
 def test_lean_shuffled_obi_regret_equals_privrl_shuffled_obi(env_name, params, K, p, monkeypatch):
     from privrl.agents import REGISTRY
