@@ -84,6 +84,7 @@ from numba import njit
 
 from privrl import io
 from privrl.agents import REGISTRY, simulation
+from privrl.agents.obi import shuffled_tau_py
 from privrl.mechanisms.laplace import laplace_unit
 from privrl.rl import engine, envs, seeding
 from privrl.runs.throughput import VARIANT_MATCHED as MATCHED
@@ -105,7 +106,6 @@ def _lean_obi(env, K, rng, p):
 
 
 def _lean_shuffled_obi(env, K, rng, p):
-    from privrl.agents.obi import shuffled_tau_py
     return lean_obi.lean_shuffled_obi(*lean_obi.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["delta"],
                                       p["alpha"], int(p["m"]), shuffled_tau_py(p, int(K)), rng)
 

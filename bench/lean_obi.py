@@ -45,7 +45,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from privrl.agents.obi import shuffled_deviation_bounds
+from privrl.agents.obi import SHUFFLED_MIN_HORIZON, shuffled_deviation_bounds, shuffled_tau_py
 from privrl.mechanisms.bounds import laplace_sum_bound_ln
 from privrl.mechanisms.laplace import laplace_unit
 from privrl.mechanisms.rr import rr_sum_counts
@@ -298,7 +298,6 @@ def lean_args(env: tuple) -> tuple:
 
 def main() -> None:
     from privrl.agents import REGISTRY
-    from privrl.agents.obi import SHUFFLED_MIN_HORIZON, shuffled_tau_py
     from privrl.rl import engine, envs, seeding
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
