@@ -4,8 +4,9 @@ same bit for bit.
 
     python bench/shape_constants.py [--episodes 1000000] [--rounds 3]
 
-Each lean kernel (``bench/lean_kernel.py``'s UCBVI, ``lean_pucb``, ``lean_dp_ucbvi`` with its four presets'
-switches, ``lean_obi``'s LDP-OBI and Shuffled-OBI) reads its shape once, ``H, S, A = R.shape``. Here that line
+Each lean kernel (``bench/lean_kernel.py``'s UCBVI, ``lean_pucb`` (also at z = 3, the design's
+matched-coverage cells, and noise off), ``lean_dp_ucbvi`` as DP-UCBVI and Private-UCBVI JDP (also at z = 3),
+``lean_obi``'s LDP-OBI and Shuffled-OBI) reads its shape once, ``H, S, A = R.shape``. Here that line
 becomes ``H, S, A = H_, S_, A_`` with the instance's numbers as globals of a copy of the kernel, which numba
 freezes as constants (and a check that the arrays have that shape): LLVM then knows every loop's trip count
 and can unroll the tiny loops of the design's instances (the two-armed bandits have S = 1, A = 2). Nothing else
@@ -67,15 +68,17 @@ def _ucbvi(f, env, K, rng):
     return f(*a[:-1], np.int64(K), 0.05, 1.0, a[-1], rng)
 
 
-def _pucb(f, env, K, rng):
-    p = defaults("pucb")
-    return f(*lean_pucb.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["beta"], True, p["z"], rng)
+def _pucb(z: float = 0.0, noise: bool = True):
+    def run(f, env, K, rng):
+        p = defaults("pucb")
+        return f(*lean_pucb.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["beta"], noise, z, rng)
+    return run
 
 
-def _dp_ucbvi(ldp: bool, bernstein: bool, agent: str):
+def _dp_ucbvi(ldp: bool, bernstein: bool, agent: str, z: float = 0.0):
     def run(f, env, K, rng):
         p = defaults(agent)
-        return f(*lean_dp_ucbvi.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["delta"], p["z"],
+        return f(*lean_dp_ucbvi.lean_args(env), np.int64(K), p["epsilon"], p["bonus_scale"], p["delta"], z,
                  ldp, bernstein, rng)
     return run
 
@@ -93,9 +96,13 @@ def _shuffled_obi(f, env, K, rng):
 
 KERNELS = {
     "ucbvi": (lean_kernel, "lean_ucbvi", _ucbvi, 1),
-    "pucb": (lean_pucb, "lean_pucb", _pucb, 1),
+    "pucb": (lean_pucb, "lean_pucb", _pucb(), 1),
+    "pucb z=3": (lean_pucb, "lean_pucb", _pucb(z=3.0), 1),
+    "pucb noise off": (lean_pucb, "lean_pucb", _pucb(noise=False), 1),
     "dp-ucbvi-jdp": (lean_dp_ucbvi, "lean_dp_ucbvi", _dp_ucbvi(False, True, "dp-ucbvi-jdp"), 1),
+    "dp-ucbvi-jdp z=3": (lean_dp_ucbvi, "lean_dp_ucbvi", _dp_ucbvi(False, True, "dp-ucbvi-jdp", 3.0), 1),
     "private-ucbvi-jdp": (lean_dp_ucbvi, "lean_dp_ucbvi", _dp_ucbvi(False, False, "private-ucbvi-jdp"), 1),
+    "private-ucbvi-jdp z=3": (lean_dp_ucbvi, "lean_dp_ucbvi", _dp_ucbvi(False, False, "private-ucbvi-jdp", 3.0), 1),
     "ldp-obi": (lean_obi, "lean_ldp_obi", _ldp_obi, 1),
     "shuffled-obi": (lean_obi, "lean_shuffled_obi", _shuffled_obi, 2),  # its transition messages need H >= 2
 }
@@ -110,7 +117,7 @@ def main() -> None:
     K = args.episodes
     print(f"# lean kernels, generic vs (H, S, A) compile-time constants; K = {K:g}, agents' defaults, ns per episode, "
           f"fastest of {args.rounds} interleaved rounds, compile excluded (its CPU s printed)")
-    print(f"{'instance':<19}{'kernel':<19}{'generic':>9}{'shape':>9}{'speed-up':>10}{'compile s':>11}  same regret")
+    print(f"{'instance':<19}{'kernel':<23}{'generic':>9}{'shape':>9}{'speed-up':>10}{'compile s':>11}  same regret")
     for label, (env_name, env_params) in INSTANCES.items():
         env = engine.env_arrays(envs.make(env_name, **env_params))
         H, S, A = env[2].shape
@@ -134,7 +141,7 @@ def main() -> None:
                     best[which] = min(best[which], time.process_time() - t0)
                 same &= regrets["generic"] == regrets["shape"]
             g, s = best["generic"] / K * 1e9, best["shape"] / K * 1e9
-            print(f"{label:<19}{kname:<19}{g:>9.1f}{s:>9.1f}{g / s:>9.2f}x{compile_s:>11.1f}  {same}", flush=True)
+            print(f"{label:<19}{kname:<23}{g:>9.1f}{s:>9.1f}{g / s:>9.2f}x{compile_s:>11.1f}  {same}", flush=True)
 
 
 if __name__ == "__main__":
