@@ -8,9 +8,12 @@ Each lean kernel (``bench/lean_kernel.py``'s UCBVI, ``lean_pucb`` (also at z = 3
 matched-coverage cells, and noise off), ``lean_dp_ucbvi`` as DP-UCBVI and Private-UCBVI JDP (also at z = 3),
 ``lean_obi``'s LDP-OBI and Shuffled-OBI) reads its shape once, ``H, S, A = R.shape``. Here that line
 becomes ``H, S, A = H_, S_, A_`` with the instance's numbers as globals of a copy of the kernel, which numba
-freezes as constants (and a check that the arrays have that shape): LLVM then knows every loop's trip count
-and can unroll the tiny loops of the design's instances (the two-armed bandits have S = 1, A = 2). Nothing else
-changes: the same operations in the same order, so the same numbers (checked: every cumulative regret equal).
+freezes as constants (and a check that the arrays have that shape), compiled with the kernel's own decorator
+options (its fastmath flags and error model): LLVM then knows every loop's trip count and can unroll the tiny loops
+of the design's instances (the two-armed bandits have S = 1, A = 2). Nothing else changes: the same operations in
+the same order, so the same numbers by construction for the flag-free kernels (PUCB, the OBI kernels); under
+``contract`` (UCBVI, DP-UCBVI) a fusion is allowed, not required, so equality is checked per build, as privrl's
+own planners rely on (tests/rl/test_cpu_targets.py): every cumulative regret is compared.
 The price is one compilation per (kernel, shape), printed. Timings: one process, the generic and specialised
 kernels interleaved, the fastest of the rounds kept, compilation excluded; compare only the ratios of one run.
 """
@@ -55,7 +58,9 @@ def with_shape_constants(module, name: str, H: int, S: int, A: int):
                                   "        raise ValueError('arrays of another shape than the compiled one')\n")
     namespace = dict(vars(module), H_=H, S_=S, A_=A)
     exec(compile(src, f"<{name} H={H} S={S} A={A}>", "exec"), namespace)
-    return njit(namespace[name])
+    kernel = getattr(module, name)  # its decorator's options (fastmath flags, error model) kept, as audit/probe.py's clone
+    options = {k: v for k, v in kernel.targetoptions.items() if k not in ("cache", "nopython")}
+    return njit(**options)(namespace[name])
 
 
 def defaults(agent: str) -> dict:
