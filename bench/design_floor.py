@@ -78,7 +78,7 @@ import lean_kernel  # noqa: E402
 #: the engine's per-agent targets: an agent's episode in UCBVI episodes on the same instance (set on the H = 1 bandit
 #: and RiverSwim S=2 H=2 at K = 1e6; docs/decisions/performance.md, "The private agents at the speed limit")
 UCBVI_RATIO_TARGETS = {"pucb": 3.0, "dp-ucbvi-jdp": 4.0, "dp-ucbvi-ldp": 4.0, "private-ucbvi-jdp": 4.0,
-                 "private-ucbvi-ldp": 4.0, "ldp-obi": 4.0, "shuffled-obi": 4.0}
+                       "private-ucbvi-ldp": 4.0, "ldp-obi": 4.0, "shuffled-obi": 4.0}
 
 
 def table_at_targets(table):
@@ -231,8 +231,8 @@ def main() -> None:
     print(f"# {args.configfile}: run jobs' CPU hours -- modelled (privrl.plan.cost, table measured on "
           f"{', '.join(sorted(set(table['cpu'])))}); at the lean kernels (the cells of {sorted(LEAN)} a lean kernel "
           f"implements, priced at modelled x lean / privrl timed in one run: 'covered' is their modelled share); at "
-          f"the floor and draws free; at the per-agent targets {UCBVI_RATIO_TARGETS} x UCBVI (exactly, and each cell capped at "
-          "them); "
+          f"the floor and draws free; at the per-agent targets {UCBVI_RATIO_TARGETS} x UCBVI "
+          "(exactly, and each cell capped at them); "
           f"timed on {cpu_model()}; "
           "draws: " + ", ".join(f"{k} {v[0]:.1f} ns ({v[1]:.2f} words)" for k, v in draws.items()))
     print(f"{'experiment':34s} {'modelled':>9s} {'covered':>8s} {'lean':>9s} {'x lean':>7s} {'floor':>9s} {'x floor':>8s} "

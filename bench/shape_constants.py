@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent_throughput import INSTANCES as THROUGHPUT_INSTANCES  # noqa: E402
 import lean_dp_ucbvi  # noqa: E402
 import lean_kernel  # noqa: E402
 import lean_obi  # noqa: E402
@@ -39,12 +40,7 @@ from privrl.agents.obi import shuffled_tau_py  # noqa: E402
 from privrl.rl import engine, envs, seeding  # noqa: E402
 
 SHAPE_LINE = "    H, S, A = R.shape\n"
-INSTANCES = {  # as bench/agent_throughput.py
-    "bandit H=1": ("garnet", {"S": 1, "A": 2, "branching": 1, "H": 1, "seed": 0}),
-    "bandit H=2": ("garnet", {"S": 1, "A": 2, "branching": 1, "H": 2, "seed": 0}),
-    "riverswim S=2 H=2": ("riverswim", {"S": 2, "H": 2}),
-    "riverswim S=2 H=3": ("riverswim", {"S": 2, "H": 3}),
-}
+INSTANCES = {k: THROUGHPUT_INSTANCES[k] for k in ("bandit H=1", "bandit H=2", "riverswim S=2 H=2", "riverswim S=2 H=3")}
 
 
 def with_shape_constants(module, name: str, H: int, S: int, A: int):
@@ -58,7 +54,7 @@ def with_shape_constants(module, name: str, H: int, S: int, A: int):
                                   "        raise ValueError('arrays of another shape than the compiled one')\n")
     namespace = dict(vars(module), H_=H, S_=S, A_=A)
     exec(compile(src, f"<{name} H={H} S={S} A={A}>", "exec"), namespace)
-    kernel = getattr(module, name)  # its decorator's options (fastmath flags, error model) kept, as audit/probe.py's clone
+    kernel = getattr(module, name)  # its decorator's options (fastmath flags, error model), as audit/probe.py's clone
     options = {k: v for k, v in kernel.targetoptions.items() if k not in ("cache", "nopython")}
     return njit(**options)(namespace[name])
 

@@ -32,12 +32,11 @@ import llvmlite
 import numba
 import numpy
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from agent_throughput import INSTANCES as THROUGHPUT_INSTANCES, cpu_model  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-INSTANCES = {  # as bench/agent_throughput.py
-    "bandit H=1": ("garnet", {"S": 1, "A": 2, "branching": 1, "H": 1, "seed": 0}),
-    "bandit H=2": ("garnet", {"S": 1, "A": 2, "branching": 1, "H": 2, "seed": 0}),
-    "riverswim S=2 H=2": ("riverswim", {"S": 2, "H": 2}),
-}
+INSTANCES = {k: THROUGHPUT_INSTANCES[k] for k in ("bandit H=1", "bandit H=2", "riverswim S=2 H=2")}
 AGENTS = ("ucbvi", "pucb", "dp-ucbvi-jdp", "ldp-obi")
 
 #: run in a fresh process under one tree: prints {instance|agent: episodes / CPU s, "privrl": its path} as JSON
@@ -101,13 +100,6 @@ def rates_under_tree(src: Path, cache: Path, k: int, min_cpu: float) -> dict[str
         raise SystemExit(f"timing under {src} imported privrl from {imported}")
     return out
 
-
-def cpu_model() -> str:
-    try:
-        line = next(ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("model name"))
-        return line.split(":", 1)[1].strip()
-    except (OSError, StopIteration):
-        return "unknown CPU"
 
 
 def table(before: dict[str, float], now: dict[str, float], k: int) -> str:
